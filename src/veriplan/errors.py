@@ -1,0 +1,98 @@
+"""The one exception hierarchy of veriplan.
+
+Misuse and infrastructure faults are exceptions; a bad plan or a bad model
+answer is a returned value (see :class:`veriplan.verify.ValidationResult`).
+Every message names the offending thing and, where there is one, the fix.
+"""
+
+from __future__ import annotations
+
+
+class VeriplanError(Exception):
+    """Base class of every error veriplan raises on purpose."""
+
+
+class SourceError(VeriplanError):
+    """An error at a location in a text (a PDDL file, a plan, a config)."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str | None = None,
+        line: int | None = None,
+        col: int | None = None,
+    ) -> None:
+        self.message = message
+        self.file = file
+        self.line = line
+        self.col = col
+        super().__init__(self._render())
+
+    @property
+    def location(self) -> str:
+        parts = [self.file or "<text>"]
+        if self.line is not None:
+            parts.append(str(self.line))
+            if self.col is not None:
+                parts.append(str(self.col))
+        return ":".join(parts)
+
+    def _render(self) -> str:
+        return f"{self.location}: {self.message}"
+
+
+class PDDLParseError(SourceError):
+    """A PDDL text that is malformed or outside the supported subset."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str | None = None,
+        line: int | None = None,
+        col: int | None = None,
+        requirement: str | None = None,
+    ) -> None:
+        self.requirement = requirement
+        super().__init__(message, file=file, line=line, col=col)
+
+
+class UnsupportedRequirementError(PDDLParseError):
+    """A PDDL construct outside veriplan's subset (names the requirement)."""
+
+
+class PDDLSemanticError(VeriplanError):
+    """A well-formed PDDL task that cannot be turned into a model
+    (for example a problem naming an object its domain does not know)."""
+
+
+class PlanParseError(SourceError):
+    """A plan text in which a line could not be read (raised on request only:
+    :func:`veriplan.planio.parse_plan` returns unread lines as values)."""
+
+
+class PlanFormatError(VeriplanError):
+    """A plan that names an action or object the task does not have, raised
+    only where a well-formed plan is required (search results, writers)."""
+
+
+class ConfigError(VeriplanError):
+    """A configuration file (for example a PlanBench YAML config) that is
+    missing keys or malformed."""
+
+
+class PlannerError(VeriplanError):
+    """An external planner that is missing, crashed or timed out."""
+
+
+class DataError(VeriplanError):
+    """A dataset directory or file that is missing or malformed."""
+
+
+class VeriplanWarning(UserWarning):
+    """Base class of the warnings veriplan issues."""
+
+
+class PDDLLenientWarning(VeriplanWarning):
+    """A PDDL defect accepted because the file was loaded with ``strict=False``."""

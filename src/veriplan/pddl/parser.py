@@ -1,0 +1,560 @@
+"""Parser for the supported PDDL subset: STRIPS, typing, negative
+preconditions, equality, constants, ADL formulas, conditional and ``forall``
+effects, and ``:action-costs``.
+
+Anything outside the subset raises :class:`PDDLParseError` (or its subclass
+:class:`UnsupportedRequirementError`) with file, line and column. ``strict``
+(the default) treats type misuse as an error; ``strict=False`` accepts the
+defects some published domains have (Fast Downward accepts them) and reports
+each as a :class:`PDDLLenientWarning` with its location.
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+from veriplan.errors import PDDLLenientWarning, PDDLParseError, UnsupportedRequirementError
+from veriplan.pddl import ast
+from veriplan.pddl.ast import (
+    OBJECT,
+    ActionSchema,
+    And,
+    Atom,
+    Domain,
+    Effect,
+    Equals,
+    Exists,
+    Forall,
+    ForallEffect,
+    Formula,
+    FuncTerm,
+    Imply,
+    Increase,
+    Literal,
+    Not,
+    Or,
+    Param,
+    Problem,
+    When,
+)
+from veriplan.pddl.sexpr import SList, Source, Sym, offset_of, read
+
+SUPPORTED_REQUIREMENTS = frozenset({
+    ":strips", ":typing", ":negative-preconditions", ":equality",
+    ":disjunctive-preconditions", ":existential-preconditions",
+    ":universal-preconditions", ":quantified-preconditions",
+    ":conditional-effects", ":adl", ":action-costs",
+})
+UNSUPPORTED_SECTIONS = {
+    ":durative-action": ":durative-actions",
+    ":derived": ":derived-predicates",
+    ":constraints": ":constraints",
+    ":process": ":time (PDDL+)",
+    ":event": ":time (PDDL+)",
+}
+NUMERIC_OPS = {"<", ">", "<=", ">=", "+", "-", "*", "/"}
+NUMERIC_EFFECTS = {"decrease", "assign", "scale-up", "scale-down"}
+TOTAL_COST = "total-cost"
+
+
+def parse_domain(text: str, *, file: str = "<text>", strict: bool = True) -> Domain:
+    """Parse a PDDL domain text."""
+    return _Parser(Source(text, file), strict).domain()
+
+
+def parse_problem(
+    text: str, domain: Domain, *, file: str = "<text>", strict: bool = True
+) -> Problem:
+    """Parse a PDDL problem text of ``domain``; names, arities and types are checked."""
+    return _Parser(Source(text, file), strict, domain).problem()
+
+
+def read_domain(path: str | Path, *, strict: bool = True) -> Domain:
+    return parse_domain(_read_text(path), file=str(path), strict=strict)
+
+
+def read_problem(path: str | Path, domain: Domain, *, strict: bool = True) -> Problem:
+    return parse_problem(_read_text(path), domain, file=str(path), strict=strict)
+
+
+def _read_text(path: str | Path) -> str:
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise PDDLParseError(f"cannot read PDDL file: {exc.strerror}", file=str(path)) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        src = Source(data.decode("utf-8", errors="replace"), str(path))
+        raise src.error("file is not UTF-8 text (is it a binary file?)", exc.start) from None
+
+
+class _Parser:
+    def __init__(self, source: Source, strict: bool, domain: Domain | None = None) -> None:
+        self.src = source
+        self.strict = strict
+        self.dom = domain
+        self.warnings: list[str] = []
+        # Names used in the domain but never declared (accepted leniently,
+        # resolved against the problem's objects when a task is built).
+        self.undeclared: set[str] = set()
+
+    # ----- helpers -------------------------------------------------------
+    def fail(self, msg: str, node: object, **kw: object) -> PDDLParseError:
+        return self.src.error(msg, offset_of(node, None), **kw)  # type: ignore[arg-type]
+
+    def lenient(self, msg: str, node: object) -> None:
+        """A defect that is an error in strict mode and a warning otherwise."""
+        if self.strict:
+            raise self.fail(msg + " (load with strict=False to accept it with a warning)", node)
+        line, col = self.src.line_col(offset_of(node))
+        text = f"{self.src.file}:{line}:{col}: {msg}"
+        self.warnings.append(text)
+        warnings.warn(text, PDDLLenientWarning, stacklevel=4)
+
+    def sym(self, node: object, what: str) -> Sym:
+        if not isinstance(node, Sym):
+            raise self.fail(f"expected {what}, found a list", node)
+        if node.endswith(",") and len(node) > 1:
+            self.lenient(f"stray comma after {node[:-1]!r}", node)
+            return Sym(node[:-1], node.offset)
+        return node
+
+    def lst(self, node: object, what: str) -> SList:
+        if not isinstance(node, SList):
+            raise self.fail(f"expected {what} in parentheses, found {node!r}", node)
+        return node
+
+    def head(self, node: SList, what: str) -> str:
+        if not node:
+            raise self.fail(f"empty list where {what} was expected", node)
+        return self.sym(node[0], what)
+
+    def header(self, top: SList, kind: str) -> str:
+        if len(top) < 2 or not isinstance(top[0], Sym) or top[0] != "define":
+            raise self.fail("expected '(define (" + kind + " NAME) ...)'", top)
+        h = self.lst(top[1], f"({kind} NAME)")
+        if len(h) != 2 or self.head(h, kind) != kind:
+            raise self.fail(f"expected ({kind} NAME) after define", h)
+        return self.sym(h[1], f"{kind} name")
+
+    def typed_list(self, items: list, what: str, allow_types: bool = True) -> list[tuple[Sym, str]]:
+        out: list[tuple[Sym, str]] = []
+        pending: list[Sym] = []
+        i = 0
+        while i < len(items):
+            tok = self.sym(items[i], what)
+            if tok == "-":
+                if not allow_types:
+                    raise self.fail("'-' type annotation is not allowed here", tok)
+                if i + 1 >= len(items):
+                    raise self.fail(f"'-' at the end of a {what} list: a type name must follow", tok)
+                t = items[i + 1]
+                if isinstance(t, SList):
+                    if t and t[0] == "either":
+                        raise self.fail("'(either ...)' types are not supported", t,
+                                        requirement=":typing (either)",
+                                        cls=UnsupportedRequirementError)
+                    raise self.fail("expected a type name after '-'", t)
+                tname = self.sym(t, "type name")
+                if not pending:
+                    raise self.fail(f"type {tname!r} given to no {what}", tok)
+                out.extend((p, tname) for p in pending)
+                pending = []
+                i += 2
+                continue
+            pending.append(tok)
+            i += 1
+        out.extend((p, OBJECT) for p in pending)
+        return out
+
+    def requirements(self, sec: SList) -> tuple[str, ...]:
+        reqs = []
+        for r in sec[1:]:
+            r = self.sym(r, "requirement")
+            if r not in SUPPORTED_REQUIREMENTS:
+                raise self.fail(
+                    f"requirement {r} is not supported (veriplan supports "
+                    f"{', '.join(sorted(SUPPORTED_REQUIREMENTS))})", r,
+                    requirement=str(r), cls=UnsupportedRequirementError)
+            reqs.append(str(r))
+        return tuple(reqs)
+
+    # ----- domain ----------------------------------------------------------
+    def domain(self) -> Domain:
+        top = read(self.src)
+        name = self.header(top, "domain")
+        reqs: tuple[str, ...] = ()
+        self.types: dict[str, str] = {}
+        self.constants: dict[str, str] = {}
+        self.predicates: dict[str, tuple[Param, ...]] = {}
+        self.functions: dict[str, tuple[Param, ...]] = {}
+        actions: list[SList] = []
+        for sec in top[2:]:
+            sec = self.lst(sec, "a domain section")
+            key = self.head(sec, "a section keyword")
+            if key == ":requirements":
+                reqs = self.requirements(sec)
+            elif key == ":types":
+                self.domain_types(sec)
+            elif key == ":constants":
+                for n, t in self.typed_list(sec[1:], "constant"):
+                    self.declare(self.constants, n, t, "constant")
+            elif key == ":predicates":
+                for p in sec[1:]:
+                    p = self.lst(p, "a predicate declaration")
+                    pname = self.head(p, "predicate name")
+                    if pname in self.predicates:
+                        raise self.fail(f"predicate {pname} is declared twice", p)
+                    self.predicates[pname] = self.params(p[1:], declare=False)
+            elif key == ":functions":
+                self.domain_functions(sec)
+            elif key == ":action":
+                actions.append(sec)
+            elif key in UNSUPPORTED_SECTIONS:
+                req = UNSUPPORTED_SECTIONS[key]
+                raise self.fail(f"{key} is not supported (requirement {req})", sec,
+                                requirement=req, cls=UnsupportedRequirementError)
+            else:
+                raise self.fail(f"unknown domain section {key}", sec)
+        for t in self.constants.values():
+            self.check_type(t, None)
+        parsed = tuple(self.action(a) for a in actions)
+        names = [a.name for a in parsed]
+        for a, node in zip(parsed, actions):
+            if names.count(a.name) > 1:
+                raise self.fail(f"action {a.name} is defined twice", node)
+        return Domain(str(name), reqs, self.types, self.constants, self.predicates,
+                      self.functions, parsed, tuple(self.warnings), self.src.file,
+                      tuple(sorted(self.undeclared)))
+
+    def declare(self, table: dict[str, str], name: Sym, t: str, what: str) -> None:
+        if name in table:
+            raise self.fail(f"{what} {name} is declared twice", name)
+        table[str(name)] = t
+
+    def domain_types(self, sec: SList) -> None:
+        for n, parent in self.typed_list(sec[1:], "type"):
+            if n == OBJECT:
+                if parent != OBJECT:
+                    raise self.fail("type object is the root and cannot have a parent", n)
+                self.lenient("type 'object' is built in and should not be declared", n)
+                continue
+            if n in self.types:
+                raise self.fail(f"type {n} is declared twice", n)
+            self.types[str(n)] = parent
+        for n, parent in list(self.types.items()):
+            if parent != OBJECT and parent not in self.types:
+                self.types[parent] = OBJECT
+            seen = {n}
+            while parent != OBJECT:
+                if parent in seen:
+                    raise self.fail(f"type {n} is its own ancestor", sec)
+                seen.add(parent)
+                parent = self.types.get(parent, OBJECT)
+
+    def domain_functions(self, sec: SList) -> None:
+        items = sec[1:]
+        i = 0
+        while i < len(items):
+            f = self.lst(items[i], "a function declaration")
+            fname = self.head(f, "function name")
+            self.functions[str(fname)] = self.params(f[1:], declare=False)
+            i += 1
+            if i < len(items) and items[i] == "-":
+                if i + 1 >= len(items) or items[i + 1] != "number":
+                    raise self.fail("only numeric functions ('- number') are supported",
+                                    items[i], requirement=":object-fluents",
+                                    cls=UnsupportedRequirementError)
+                i += 2
+
+    def check_type(self, t: str, node: object) -> None:
+        if t != OBJECT and t not in self.types:
+            raise self.fail(f"unknown type {t}: declare it in :types", node)
+
+    def params(self, items: list, declare: bool = True) -> tuple[Param, ...]:
+        out = []
+        names = set()
+        for n, t in self.typed_list(items, "parameter"):
+            if not n.startswith("?") or len(n) == 1:
+                raise self.fail(f"parameter {n!r} must be a variable like ?x", n)
+            if n in names:
+                raise self.fail(f"parameter {n} appears twice", n)
+            names.add(n)
+            self.check_type(t, n)
+            out.append(Param(str(n), t))
+        return tuple(out)
+
+    def action(self, sec: SList) -> ActionSchema:
+        if len(sec) < 2:
+            raise self.fail("action without a name", sec)
+        name = self.sym(sec[1], "action name")
+        fields: dict[str, object] = {}
+        i = 2
+        while i < len(sec):
+            key = self.sym(sec[i], "':parameters', ':precondition' or ':effect'")
+            if key not in (":parameters", ":precondition", ":effect"):
+                raise self.fail(f"unknown action field {key} in action {name}", key)
+            if i + 1 >= len(sec):
+                raise self.fail(f"{key} of action {name} has no value", key)
+            if key in fields:
+                raise self.fail(f"{key} given twice in action {name}", key)
+            fields[key] = sec[i + 1]
+            i += 2
+        params: tuple[Param, ...] = ()
+        if ":parameters" in fields:
+            params = self.params(self.lst(fields[":parameters"], "parameter list"))
+        env = {p.name: p.type for p in params}
+        pre: Formula = ast.TRUE
+        if ":precondition" in fields:
+            pre = self.formula(self.lst(fields[":precondition"], "precondition"), env)
+        effects: tuple[Effect, ...] = ()
+        if ":effect" in fields:
+            effects = self.effects(self.lst(fields[":effect"], "effect"), env)
+        return ActionSchema(str(name), params, pre, effects)
+
+    # ----- formulas ------------------------------------------------------------
+    def term_type(self, term: Sym, env: dict[str, str]) -> str | None:
+        """The type of a term, or None for a leniently accepted undeclared constant."""
+        if term.startswith("?"):
+            if term not in env:
+                raise self.fail(f"variable {term} is not bound here", term)
+            return env[term]
+        if self.dom is None:  # parsing a domain
+            if term in self.constants:
+                return self.constants[term]
+            self.lenient(f"constant {term} is not declared in :constants", term)
+            self.undeclared.add(str(term))
+            return None
+        if term in self.dom.constants:
+            return self.dom.constants[term]
+        if term in self.objects:
+            return self.objects[term]
+        raise self.fail(f"unknown object {term}: declare it in :objects", term)
+
+    def atom(self, node: SList, env: dict[str, str], table: str = "predicate") -> Atom:
+        pred = self.head(node, "a predicate name")
+        preds = self.dom.predicates if self.dom is not None else self.predicates
+        if pred not in preds:
+            raise self.fail(f"unknown predicate {pred}: declare it in :predicates", node)
+        sig = preds[pred]
+        args = [self.sym(a, "an argument") for a in node[1:]]
+        if len(args) != len(sig):
+            raise self.fail(
+                f"predicate {pred} takes {len(sig)} argument(s), {len(args)} given", node)
+        for a, p in zip(args, sig):
+            t = self.term_type(a, env)
+            if t is not None and p.type != t and not self.compatible(t, p.type):
+                self.lenient(
+                    f"argument {a} of type {t} does not fit parameter {p.name} - {p.type} "
+                    f"of predicate {pred}", a)
+        return Atom(str(pred), tuple(map(str, args)))
+
+    def compatible(self, t: str, u: str) -> bool:
+        return _subtype(self.types, t, u) or _subtype(self.types, u, t)
+
+    def formula(self, node: SList, env: dict[str, str]) -> Formula:
+        if not node:
+            return ast.TRUE
+        key = self.head(node, "a formula")
+        if key == "and":
+            return And(tuple(self.formula(self.lst(p, "a formula"), env) for p in node[1:]))
+        if key == "or":
+            return Or(tuple(self.formula(self.lst(p, "a formula"), env) for p in node[1:]))
+        if key == "not":
+            if len(node) != 2:
+                raise self.fail("'not' takes exactly one formula", node)
+            return Not(self.formula(self.lst(node[1], "a formula"), env))
+        if key == "imply":
+            if len(node) != 3:
+                raise self.fail("'imply' takes exactly two formulas", node)
+            return Imply(self.formula(self.lst(node[1], "a formula"), env),
+                         self.formula(self.lst(node[2], "a formula"), env))
+        if key in ("exists", "forall"):
+            if len(node) != 3:
+                raise self.fail(f"'{key}' takes a parameter list and one formula", node)
+            params = self.params(self.lst(node[1], "a parameter list"))
+            inner = {**env, **{p.name: p.type for p in params}}
+            body = self.formula(self.lst(node[2], "a formula"), inner)
+            return Exists(params, body) if key == "exists" else Forall(params, body)
+        if key == "=":
+            if len(node) != 3:
+                raise self.fail("'=' takes exactly two terms", node)
+            a, b = (self.sym(x, "a term") for x in node[1:])
+            if isinstance(node[1], SList) or isinstance(node[2], SList):
+                raise self.fail("numeric comparison is not supported", node,
+                                requirement=":numeric-fluents", cls=UnsupportedRequirementError)
+            self.term_type(a, env)
+            self.term_type(b, env)
+            return Equals(str(a), str(b))
+        if key in NUMERIC_OPS:
+            raise self.fail(f"numeric comparison '{key}' is not supported", node,
+                            requirement=":numeric-fluents", cls=UnsupportedRequirementError)
+        return self.atom(node, env)
+
+    # ----- effects -------------------------------------------------------------
+    def effects(self, node: SList, env: dict[str, str]) -> tuple[Effect, ...]:
+        if not node:
+            return ()
+        key = self.head(node, "an effect")
+        if key == "and":
+            out: list[Effect] = []
+            for p in node[1:]:
+                out.extend(self.effects(self.lst(p, "an effect"), env))
+            return tuple(out)
+        if key == "not":
+            if len(node) != 2:
+                raise self.fail("'not' takes exactly one atom", node)
+            inner = self.lst(node[1], "an atom")
+            return (Literal(self.atom(inner, env), False),)
+        if key == "when":
+            if len(node) != 3:
+                raise self.fail("'when' takes a condition and an effect", node)
+            cond = self.formula(self.lst(node[1], "a condition"), env)
+            effs = self.effects(self.lst(node[2], "an effect"), env)
+            if any(isinstance(e, Increase) for e in effs):
+                raise self.fail("a cost increase inside 'when' is not supported", node,
+                                requirement=":numeric-fluents", cls=UnsupportedRequirementError)
+            return (When(cond, effs),)
+        if key == "forall":
+            if len(node) != 3:
+                raise self.fail("'forall' takes a parameter list and an effect", node)
+            params = self.params(self.lst(node[1], "a parameter list"))
+            inner = {**env, **{p.name: p.type for p in params}}
+            effs = self.effects(self.lst(node[2], "an effect"), inner)
+            if any(isinstance(e, Increase) for e in effs):
+                raise self.fail("a cost increase inside 'forall' is not supported", node,
+                                requirement=":numeric-fluents", cls=UnsupportedRequirementError)
+            return (ForallEffect(params, effs),)
+        if key == "increase":
+            return (self.increase(node, env),)
+        if key in NUMERIC_EFFECTS:
+            raise self.fail(f"numeric effect '{key}' is not supported (only "
+                            "'increase (total-cost) ...')", node,
+                            requirement=":numeric-fluents", cls=UnsupportedRequirementError)
+        return (Literal(self.atom(node, env), True),)
+
+    def increase(self, node: SList, env: dict[str, str]) -> Increase:
+        if len(node) != 3:
+            raise self.fail("'increase' takes a function and a value", node)
+        target = node[1]
+        if not (isinstance(target, SList) and len(target) == 1 and target[0] == TOTAL_COST):
+            raise self.fail("only '(increase (total-cost) ...)' is supported as a numeric "
+                            "effect", node, requirement=":numeric-fluents",
+                            cls=UnsupportedRequirementError)
+        if TOTAL_COST not in self.functions:
+            self.functions[TOTAL_COST] = ()
+        value = node[2]
+        if isinstance(value, Sym):
+            return Increase(self.number(value))
+        f = self.lst(value, "a cost")
+        fname = self.head(f, "a function name")
+        if fname not in self.functions or fname == TOTAL_COST:
+            raise self.fail(f"cost {fname} is not a declared static function", f,
+                            requirement=":numeric-fluents", cls=UnsupportedRequirementError)
+        args = [self.sym(a, "an argument") for a in f[1:]]
+        if len(args) != len(self.functions[fname]):
+            raise self.fail(f"function {fname} takes {len(self.functions[fname])} argument(s)", f)
+        for a in args:
+            self.term_type(a, env)
+        return Increase(FuncTerm(str(fname), tuple(map(str, args))))
+
+    def number(self, tok: Sym) -> int | float:
+        try:
+            v = float(tok)
+        except ValueError:
+            raise self.fail(f"expected a number, found {tok!r}", tok) from None
+        if v != v or v in (float("inf"), float("-inf")):
+            raise self.fail(f"expected a finite number, found {tok!r}", tok)
+        if v < 0:
+            raise self.fail(f"action costs must be non-negative, found {tok}", tok)
+        return int(v) if v.is_integer() else v
+
+    # ----- problem ----------------------------------------------------------------
+    def problem(self) -> Problem:
+        top = read(self.src)
+        name = self.header(top, "problem")
+        domain_name = ""
+        self.objects: dict[str, str] = {}
+        init_node = goal_node = None
+        metric = None
+        self.types = self.dom.types
+        for sec in top[2:]:
+            sec = self.lst(sec, "a problem section")
+            key = self.head(sec, "a section keyword")
+            if key == ":domain":
+                if len(sec) != 2:
+                    raise self.fail("expected (:domain NAME)", sec)
+                domain_name = str(self.sym(sec[1], "domain name"))
+                if domain_name != self.dom.name:
+                    raise self.fail(f"problem is for domain {domain_name}, but domain "
+                                    f"{self.dom.name} was given", sec)
+            elif key == ":requirements":
+                self.requirements(sec)
+            elif key == ":objects":
+                for n, t in self.typed_list(sec[1:], "object"):
+                    if n in self.dom.constants:
+                        raise self.fail(f"object {n} is already a domain constant", n)
+                    self.check_type(t, n)
+                    self.declare(self.objects, n, t, "object")
+            elif key == ":init":
+                init_node = sec
+            elif key == ":goal":
+                if len(sec) != 2:
+                    raise self.fail("expected (:goal FORMULA)", sec)
+                goal_node = self.lst(sec[1], "goal formula")
+            elif key == ":metric":
+                metric = self.metric(sec)
+            else:
+                raise self.fail(f"unknown problem section {key}", sec, requirement=None)
+        if goal_node is None:
+            raise self.fail("problem has no (:goal ...)", top)
+        init, numeric = self.init(init_node)
+        goal = self.formula(goal_node, {})
+        return Problem(str(name), domain_name, dict(self.objects), init, numeric, goal,
+                       metric, tuple(self.warnings), self.src.file)
+
+    def init(self, sec: SList | None) -> tuple[tuple[Atom, ...], dict[FuncTerm, float]]:
+        atoms: list[Atom] = []
+        numeric: dict[FuncTerm, float] = {}
+        if sec is None:
+            return (), numeric
+        for item in sec[1:]:
+            item = self.lst(item, "an initial fact")
+            if item and item[0] == "=":
+                if len(item) != 3 or not isinstance(item[1], SList):
+                    raise self.fail("expected (= (function args) number)", item)
+                f = item[1]
+                fname = self.head(f, "a function name")
+                if fname not in self.dom.functions:
+                    raise self.fail(f"unknown function {fname}: declare it in :functions", f)
+                args = tuple(str(self.sym(a, "an object")) for a in f[1:])
+                numeric[FuncTerm(str(fname), args)] = self.number(
+                    self.sym(item[2], "a number"))
+                continue
+            if item and item[0] == "not":
+                continue  # closed world: a negative initial fact says nothing new
+            a = self.atom(item, {})
+            atoms.append(a)
+        return tuple(atoms), numeric
+
+    def metric(self, sec: SList) -> str:
+        if (len(sec) == 3 and sec[1] == "minimize" and isinstance(sec[2], SList)
+                and len(sec[2]) == 1 and sec[2][0] == TOTAL_COST):
+            return "minimize (total-cost)"
+        raise self.fail("only '(:metric minimize (total-cost))' is supported", sec,
+                        requirement=":numeric-fluents", cls=UnsupportedRequirementError)
+
+
+def _subtype(types: dict[str, str], sub: str, sup: str) -> bool:
+    if sup == OBJECT:
+        return True
+    seen = set()
+    while sub != OBJECT and sub not in seen:
+        if sub == sup:
+            return True
+        seen.add(sub)
+        sub = types.get(sub, OBJECT)
+    return False

@@ -1,0 +1,110 @@
+"""A small, fast s-expression reader for PDDL with source positions.
+
+Atoms are lower-cased (PDDL is case-insensitive) and remember their offset;
+lists remember the offset of their opening parenthesis. Line and column are
+computed only when an error needs them.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+
+from veriplan.errors import PDDLParseError
+
+_TOKEN = re.compile(r"[()]|[^\s();]+|;[^\n]*|\s+")
+# Control characters other than whitespace have no business in PDDL text.
+_BAD_CHAR = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+class Sym(str):
+    """A lower-cased atom that remembers where it stood in the source."""
+
+    offset: int
+
+    def __new__(cls, text: str, offset: int) -> Sym:
+        obj = super().__new__(cls, text)
+        obj.offset = offset
+        return obj
+
+
+class SList(list):
+    """A parenthesised list that remembers where it stood in the source."""
+
+    offset: int = 0
+
+
+@dataclass
+class Source:
+    """A PDDL text with its file name, able to turn offsets into line:col."""
+
+    text: str
+    file: str = "<text>"
+    _newlines: list[int] | None = field(default=None, repr=False)
+
+    def line_col(self, offset: int) -> tuple[int, int]:
+        if self._newlines is None:
+            self._newlines = [m.start() for m in re.finditer("\n", self.text)]
+        line = bisect.bisect_left(self._newlines, offset)
+        start = self._newlines[line - 1] + 1 if line else 0
+        return line + 1, offset - start + 1
+
+    def error(
+        self, message: str, offset: int | None, *, requirement: str | None = None,
+        cls: type[PDDLParseError] = PDDLParseError,
+    ) -> PDDLParseError:
+        line, col = self.line_col(offset) if offset is not None else (None, None)
+        return cls(message, file=self.file, line=line, col=col, requirement=requirement)
+
+
+def offset_of(node: object, default: int = 0) -> int:
+    return getattr(node, "offset", default)
+
+
+def read(source: Source) -> SList:
+    """Read exactly one top-level s-expression (with nothing after it)."""
+    text = source.text
+    bad = _BAD_CHAR.search(text)
+    if bad is not None:
+        raise source.error(
+            f"control character {bad.group()!r} in PDDL text (is this a binary file?)",
+            bad.start(),
+        )
+    stack: list[SList] = []
+    top: SList | None = None
+    for m in _TOKEN.finditer(text):
+        tok = m.group()
+        first = tok[0]
+        if first == "(":
+            lst = SList()
+            lst.offset = m.start()
+            if stack:
+                stack[-1].append(lst)
+            elif top is not None:
+                raise source.error("text after the end of the definition", m.start())
+            stack.append(lst)
+        elif first == ")":
+            if not stack:
+                raise source.error("unbalanced ')': no list is open here", m.start())
+            done = stack.pop()
+            if not stack:
+                top = done
+        elif first == ";" or first.isspace():
+            continue
+        else:
+            if not stack:
+                raise source.error(
+                    f"unexpected {tok!r} outside any list (PDDL starts with '(define')",
+                    m.start(),
+                )
+            stack[-1].append(Sym(tok.lower(), m.start()))
+    if stack:
+        raise source.error(
+            f"unbalanced '(': {len(stack)} list(s) not closed at end of file "
+            "(the innermost one opens here)",
+            stack[-1].offset,
+        )
+    if top is None:
+        raise source.error("empty PDDL text: expected '(define ...)'", 0)
+    return top

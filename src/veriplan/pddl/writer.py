@@ -1,0 +1,116 @@
+"""Write domains and problems back to PDDL text (parse(write(x)) == x)."""
+
+from __future__ import annotations
+
+from veriplan.pddl.ast import (
+    OBJECT,
+    ActionSchema,
+    And,
+    Atom,
+    Domain,
+    Effect,
+    Equals,
+    Exists,
+    Forall,
+    ForallEffect,
+    Formula,
+    FuncTerm,
+    Imply,
+    Increase,
+    Literal,
+    Not,
+    Or,
+    Param,
+    Problem,
+    When,
+)
+
+
+def _typed(names: list[tuple[str, str]]) -> str:
+    return " ".join(f"{n} - {t}" for n, t in names)
+
+
+def _params(params: tuple[Param, ...]) -> str:
+    return "(" + _typed([(p.name, p.type) for p in params]) + ")"
+
+
+def formula_to_pddl(f: Formula) -> str:
+    if isinstance(f, Atom):
+        return str(f)
+    if isinstance(f, Equals):
+        return f"(= {f.left} {f.right})"
+    if isinstance(f, Not):
+        return f"(not {formula_to_pddl(f.arg)})"
+    if isinstance(f, And):
+        return "(and " + " ".join(formula_to_pddl(p) for p in f.parts) + ")" if f.parts else "(and)"
+    if isinstance(f, Or):
+        return "(or " + " ".join(formula_to_pddl(p) for p in f.parts) + ")"
+    if isinstance(f, Imply):
+        return f"(imply {formula_to_pddl(f.lhs)} {formula_to_pddl(f.rhs)})"
+    if isinstance(f, Exists | Forall):
+        key = "exists" if isinstance(f, Exists) else "forall"
+        return f"({key} {_params(f.params)} {formula_to_pddl(f.body)})"
+    raise TypeError(f"not a formula: {f!r}")
+
+
+def _func(t: FuncTerm) -> str:
+    return "(" + " ".join((t.name, *t.args)) + ")"
+
+
+def effect_to_pddl(e: Effect) -> str:
+    if isinstance(e, Literal):
+        return str(e.atom) if e.positive else f"(not {e.atom})"
+    if isinstance(e, When):
+        return f"(when {formula_to_pddl(e.condition)} {effects_to_pddl(e.effects)})"
+    if isinstance(e, ForallEffect):
+        return f"(forall {_params(e.params)} {effects_to_pddl(e.effects)})"
+    if isinstance(e, Increase):
+        v = _func(e.value) if isinstance(e.value, FuncTerm) else repr(e.value)
+        return f"(increase (total-cost) {v})"
+    raise TypeError(f"not an effect: {e!r}")
+
+
+def effects_to_pddl(effects: tuple[Effect, ...]) -> str:
+    return "(and " + " ".join(effect_to_pddl(e) for e in effects) + ")"
+
+
+def _action(a: ActionSchema) -> str:
+    return (
+        f"  (:action {a.name}\n"
+        f"    :parameters {_params(a.params)}\n"
+        f"    :precondition {formula_to_pddl(a.precondition)}\n"
+        f"    :effect {effects_to_pddl(a.effects)})"
+    )
+
+
+def domain_to_pddl(d: Domain) -> str:
+    lines = [f"(define (domain {d.name})"]
+    if d.requirements:
+        lines.append("  (:requirements " + " ".join(d.requirements) + ")")
+    if d.types:
+        lines.append("  (:types " + _typed(list(d.types.items())) + ")")
+    if d.constants:
+        lines.append("  (:constants " + _typed(list(d.constants.items())) + ")")
+    preds = " ".join(f"({name}{' ' if ps else ''}{_params(ps)[1:-1]})"
+                     for name, ps in d.predicates.items())
+    lines.append(f"  (:predicates {preds})")
+    if d.functions:
+        funcs = " ".join(f"({name}{' ' if ps else ''}{_params(ps)[1:-1]}) - number"
+                         for name, ps in d.functions.items())
+        lines.append(f"  (:functions {funcs})")
+    lines.extend(_action(a) for a in d.actions)
+    return "\n".join(lines) + ")\n"
+
+
+def problem_to_pddl(p: Problem) -> str:
+    objs = [(n, t) for n, t in p.objects.items()]
+    lines = [f"(define (problem {p.name})", f"  (:domain {p.domain_name})"]
+    lines.append("  (:objects " + " ".join(
+        n if t == OBJECT else f"{n} - {t}" for n, t in objs) + ")")
+    init = [f"    {a}" for a in p.init]
+    init += [f"    (= {_func(f)} {v!r})" for f, v in p.numeric_init.items()]
+    lines.append("  (:init\n" + "\n".join(init) + ")")
+    lines.append(f"  (:goal {formula_to_pddl(p.goal)})")
+    if p.metric:
+        lines.append(f"  (:metric {p.metric})")
+    return "\n".join(lines) + ")\n"
