@@ -1,0 +1,49 @@
+"""Interning of ground atoms to bit positions; states are Python ints."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from veriplan.core.condition import bits
+from veriplan.pddl.ast import Atom
+
+State = int
+
+
+class FactIndex:
+    """An append-only map between ground atoms and bit positions.
+
+    Interning a new atom never changes the meaning of existing bits, so a
+    task may intern atoms lazily (the validator grounds only what a plan uses).
+    """
+
+    __slots__ = ("_bit", "atoms")
+
+    def __init__(self) -> None:
+        self._bit: dict[Atom, int] = {}
+        self.atoms: list[Atom] = []
+
+    def __len__(self) -> int:
+        return len(self.atoms)
+
+    def bit(self, atom: Atom) -> int:
+        b = self._bit.get(atom)
+        if b is None:
+            b = self._bit[atom] = len(self.atoms)
+            self.atoms.append(atom)
+        return b
+
+    def find(self, atom: Atom) -> int | None:
+        return self._bit.get(atom)
+
+    def state(self, atoms: Iterable[Atom]) -> State:
+        s = 0
+        for a in atoms:
+            s |= 1 << self.bit(a)
+        return s
+
+    def decode(self, state: State) -> list[Atom]:
+        return sorted(self.atoms[b] for b in bits(state))
+
+    def name(self, bit: int) -> str:
+        return str(self.atoms[bit])

@@ -1,0 +1,212 @@
+"""A PDDL task: a domain and a problem, with lazy instantiation of operators
+(what the validator needs) and reachability-based grounding (what search needs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from functools import cached_property
+from itertools import product
+from pathlib import Path
+
+from veriplan.core import condition as C
+from veriplan.core.condition import Condition, Conj
+from veriplan.core.facts import FactIndex, State
+from veriplan.core.operator import CondEffect, Operator
+from veriplan.errors import PDDLSemanticError
+from veriplan.pddl.ast import (
+    OBJECT,
+    ActionSchema,
+    And,
+    Atom,
+    Domain,
+    Effect,
+    Equals,
+    Exists,
+    Forall,
+    ForallEffect,
+    Formula,
+    FuncTerm,
+    Imply,
+    Increase,
+    Literal,
+    Not,
+    Or,
+    Param,
+    Problem,
+    When,
+)
+from veriplan.pddl.parser import read_domain, read_problem
+
+
+class Task:
+    """A PDDL planning task over int bitset states.
+
+    It satisfies :class:`veriplan.core.system.TransitionSystem` (states are
+    ints; actions are :class:`Operator`) through its reachable grounding.
+    """
+
+    def __init__(self, domain: Domain, problem: Problem) -> None:
+        if problem.domain_name and problem.domain_name != domain.name:
+            raise PDDLSemanticError(
+                f"problem {problem.name} is for domain {problem.domain_name}, "
+                f"not {domain.name}")
+        self.domain = domain
+        self.problem = problem
+        self.objects: dict[str, str] = {**domain.constants, **problem.objects}
+        missing = [c for c in domain.free_constants if c not in self.objects]
+        if missing:
+            raise PDDLSemanticError(
+                f"domain {domain.name} uses undeclared constant(s) {', '.join(missing)}, "
+                f"which problem {problem.name} does not declare as objects")
+        self.schemas: dict[str, ActionSchema] = {a.name: a for a in domain.actions}
+        self.facts = FactIndex()
+        self.init: State = self.facts.state(problem.init)
+        self.goal: Condition = self._formula(problem.goal, {}, True)
+        self.uses_costs = any(isinstance(e, Increase) for a in domain.actions
+                              for e in a.effects)
+        self._ops: dict[tuple[str, tuple[str, ...]], Operator] = {}
+
+    # ----- names and types ---------------------------------------------------------
+    @cached_property
+    def _by_type(self) -> dict[str, tuple[str, ...]]:
+        out: dict[str, list[str]] = {}
+        for obj, t in self.objects.items():
+            for anc in self.domain.type_closure(t):
+                out.setdefault(anc, []).append(obj)
+        return {t: tuple(objs) for t, objs in out.items()}
+
+    def objects_of_type(self, t: str) -> tuple[str, ...]:
+        return self._by_type.get(t, ())
+
+    def has_type(self, obj: str, t: str) -> bool:
+        ot = self.objects.get(obj)
+        return ot is not None and (t == OBJECT or self.domain.is_subtype(ot, t))
+
+    @property
+    def name(self) -> str:
+        return f"{self.domain.name}/{self.problem.name}"
+
+    def atoms(self, state: State) -> list[Atom]:
+        return self.facts.decode(state)
+
+    # ----- instantiation ---------------------------------------------------------------
+    def operator(self, name: str, args: tuple[str, ...]) -> Operator:
+        """The ground operator ``(name args)``; the caller checks names, arity
+        and types first (see :func:`veriplan.verify.check_step`)."""
+        key = (name, args)
+        op = self._ops.get(key)
+        if op is None:
+            op = self._ops[key] = self._instantiate(self.schemas[name], args)
+        return op
+
+    def _instantiate(self, schema: ActionSchema, args: tuple[str, ...]) -> Operator:
+        sub = {p.name: a for p, a in zip(schema.params, args)}
+        pre = C.as_conj(self._formula(schema.precondition, sub, True))
+        add = delete = 0
+        cost: float = 0 if self.uses_costs else 1
+        conds: list[CondEffect] = []
+        for cond, eff in self._effects(schema.effects, sub, C.TRUE):
+            if isinstance(eff, Increase):
+                cost += self._cost_value(eff, sub)
+                continue
+            bit = 1 << self.facts.bit(_subst(eff.atom, sub))
+            if cond is C.TRUE:
+                if eff.positive:
+                    add |= bit
+                else:
+                    delete |= bit
+            elif cond is not C.FALSE:
+                conds.append(CondEffect(C.as_conj(cond), bit if eff.positive else 0,
+                                        0 if eff.positive else bit))
+        return Operator(schema.name, args, pre.pos, pre.neg, add, delete, pre.parts,
+                        tuple(conds), cost)
+
+    def _cost_value(self, inc: Increase, sub: dict[str, str]) -> float:
+        if not isinstance(inc.value, FuncTerm):
+            return inc.value
+        term = FuncTerm(inc.value.name, tuple(sub.get(a, a) for a in inc.value.args))
+        try:
+            return self.problem.numeric_init[term]
+        except KeyError:
+            args = " ".join((term.name, *term.args))
+            raise PDDLSemanticError(
+                f"action cost ({args}) has no value: add (= ({args}) N) to the problem's "
+                ":init") from None
+
+    def _effects(self, effects: tuple[Effect, ...], sub: dict[str, str],
+                 cond: Condition) -> Iterator[tuple[Condition, Literal | Increase]]:
+        for e in effects:
+            if isinstance(e, Literal | Increase):
+                yield cond, e
+            elif isinstance(e, When):
+                inner = C.conj((cond, self._formula(e.condition, sub, True)))
+                yield from self._effects(e.effects, sub, inner)
+            elif isinstance(e, ForallEffect):
+                for binding in self._bindings(e.params):
+                    yield from self._effects(e.effects, {**sub, **binding}, cond)
+
+    def _bindings(self, params: tuple[Param, ...]) -> Iterator[dict[str, str]]:
+        domains = [self.objects_of_type(p.type) for p in params]
+        for values in product(*domains):
+            yield {p.name: v for p, v in zip(params, values)}
+
+    def _formula(self, f: Formula, sub: dict[str, str], positive: bool) -> Condition:
+        """Ground ``f`` under ``sub`` into NNF (negated when ``positive`` is False)."""
+        if isinstance(f, Atom):
+            return C.literal(self.facts.bit(_subst(f, sub)), positive)
+        if isinstance(f, Not):
+            return self._formula(f.arg, sub, not positive)
+        if isinstance(f, And | Or):
+            parts = (self._formula(p, sub, positive) for p in f.parts)
+            return C.conj(parts) if isinstance(f, And) == positive else C.disj(parts)
+        if isinstance(f, Equals):
+            same = sub.get(f.left, f.left) == sub.get(f.right, f.right)
+            return C.TRUE if same == positive else C.FALSE
+        if isinstance(f, Imply):
+            lhs = self._formula(f.lhs, sub, not positive)
+            rhs = self._formula(f.rhs, sub, positive)
+            return C.disj((lhs, rhs)) if positive else C.conj((lhs, rhs))
+        if isinstance(f, Exists | Forall):
+            parts = (self._formula(f.body, {**sub, **b}, positive)
+                     for b in self._bindings(f.params))
+            return C.disj(parts) if isinstance(f, Exists) == positive else C.conj(parts)
+        raise TypeError(f"not a formula: {f!r}")
+
+    # ----- transition system ---------------------------------------------------------------
+    def initial_state(self) -> State:
+        return self.init
+
+    def is_goal(self, state: State) -> bool:
+        return self.goal.holds(state)
+
+    def successors(self, state: State) -> Iterator[tuple[Operator, State]]:
+        for op in self.ground():
+            if op.applicable(state):
+                yield op, op.apply(state)
+
+    def action_cost(self, op: Operator) -> float:
+        return op.cost
+
+    def ground(self) -> tuple[Operator, ...]:
+        """All operators reachable under the delete relaxation (cached)."""
+        if self._ground is None:
+            from veriplan.pddl.grounding import reachable_operators
+
+            self._ground = reachable_operators(self)
+        return self._ground
+
+    _ground: tuple[Operator, ...] | None = None
+
+
+def _subst(atom: Atom, sub: dict[str, str]) -> Atom:
+    if not sub:
+        return atom
+    return Atom(atom.pred, tuple([sub.get(a, a) for a in atom.args]))
+
+
+def load_task(domain_path: str | Path, problem_path: str | Path, *,
+              strict: bool = True) -> Task:
+    """Read a domain and a problem file into a :class:`Task`."""
+    domain = read_domain(domain_path, strict=strict)
+    return Task(domain, read_problem(problem_path, domain, strict=strict))
