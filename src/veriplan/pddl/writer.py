@@ -27,7 +27,7 @@ from veriplan.pddl.ast import (
 
 
 def _typed(names: list[tuple[str, str]]) -> str:
-    return " ".join(f"{n} - {t}" for n, t in names)
+    return " ".join(n if t == OBJECT else f"{n} - {t}" for n, t in names)
 
 
 def _params(params: tuple[Param, ...]) -> str:
@@ -88,7 +88,7 @@ def domain_to_pddl(d: Domain) -> str:
     if d.requirements:
         lines.append("  (:requirements " + " ".join(d.requirements) + ")")
     if d.types:
-        lines.append("  (:types " + _typed(list(d.types.items())) + ")")
+        lines.append("  (:types " + " ".join(f"{n} - {t}" for n, t in d.types.items()) + ")")
     if d.constants:
         lines.append("  (:constants " + _typed(list(d.constants.items())) + ")")
     preds = " ".join(f"({name}{' ' if ps else ''}{_params(ps)[1:-1]})"
@@ -105,8 +105,7 @@ def domain_to_pddl(d: Domain) -> str:
 def problem_to_pddl(p: Problem) -> str:
     objs = [(n, t) for n, t in p.objects.items()]
     lines = [f"(define (problem {p.name})", f"  (:domain {p.domain_name})"]
-    lines.append("  (:objects " + " ".join(
-        n if t == OBJECT else f"{n} - {t}" for n, t in objs) + ")")
+    lines.append("  (:objects " + _typed(objs) + ")")
     init = [f"    {a}" for a in p.init]
     init += [f"    (= {_func(f)} {v!r})" for f, v in p.numeric_init.items()]
     lines.append("  (:init\n" + "\n".join(init) + ")")

@@ -1,0 +1,82 @@
+"""Classical planning entry point: Fast Downward or our own searches, every
+plan checked by our verifier before it is reported."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from veriplan.core.plan import Step
+from veriplan.pddl.task import Task
+from veriplan.search import Budget, astar, bfs, make_heuristic
+from veriplan.search.result import SearchResult
+from veriplan.verify import ValidationResult, validate_plan
+
+
+@dataclass(frozen=True)
+class ClassicalResult:
+    planner: str
+    status: str  # "solved", "unsolvable", "incomplete", "budget", "invalid-plan"
+    plan: tuple[Step, ...] | None
+    validation: ValidationResult | None
+    seconds: float
+    expanded: int | None = None
+
+    @property
+    def solved(self) -> bool:
+        """True only when the verifier accepted the planner's plan."""
+        return self.validation is not None and self.validation.valid
+
+    def to_dict(self) -> dict:
+        return {
+            "planner": self.planner, "status": self.status, "solved": self.solved,
+            "plan": [str(s) for s in self.plan] if self.plan is not None else None,
+            "validation": self.validation.to_dict() if self.validation else None,
+            "seconds": self.seconds, "expanded": self.expanded,
+        }
+
+
+def _search(fn: Callable[[Task, Budget], SearchResult]):
+    def run(task: Task, time_limit: float) -> tuple[str, tuple[Step, ...] | None, int]:
+        r = fn(task, Budget(max_seconds=time_limit))
+        plan = tuple(Step(op.name, op.args) for op in r.plan) if r.plan is not None else None
+        status = {"solved": "solved", "exhausted": "unsolvable", "budget": "budget"}[r.status]
+        return status, plan, r.expanded
+    return run
+
+
+def _fd(alias: str | None = None, search: str | None = None):
+    def run(task: Task, time_limit: float) -> tuple[str, tuple[Step, ...] | None, None]:
+        from veriplan.planners.fast_downward import run_fast_downward
+
+        out = run_fast_downward(task, alias=alias, search=search, time_limit=time_limit)
+        return out.status, out.plan, None
+    return run
+
+
+PLANNERS: dict[str, Callable] = {
+    "fd": _fd(alias="lama-first"),
+    "fd-optimal": _fd(search="astar(lmcut())"),
+    "bfs": _search(lambda t, b: bfs(t, budget=b)),
+    "astar-hadd": _search(lambda t, b: astar(t, make_heuristic("hadd", t), budget=b)),
+    "astar-hff": _search(lambda t, b: astar(t, make_heuristic("hff", t), budget=b)),
+    "gbfs-hff": _search(lambda t, b: astar(t, make_heuristic("hff", t), budget=b, weight=None)),
+}
+
+
+def solve_classical(task: Task, planner: str = "fd", *, time_limit: float = 300
+                    ) -> ClassicalResult:
+    """Solve ``task`` with a classical planner and validate the plan."""
+    try:
+        run = PLANNERS[planner]
+    except KeyError:
+        raise ValueError(f"unknown planner {planner!r}: use one of "
+                         f"{', '.join(PLANNERS)}") from None
+    start = time.perf_counter()
+    status, plan, expanded = run(task, time_limit)
+    validation = validate_plan(task, plan) if plan is not None else None
+    if validation is not None and not validation.valid:
+        status = "invalid-plan"
+    return ClassicalResult(planner, status, plan, validation, time.perf_counter() - start,
+                           expanded)
