@@ -102,15 +102,19 @@ class Task:
 
     def _instantiate(self, schema: ActionSchema, args: tuple[str, ...]) -> Operator:
         sub = {p.name: a for p, a in zip(schema.params, args)}
-        pre = C.as_conj(self._formula(schema.precondition, sub, True))
+        pre_cond = self._formula(schema.precondition, sub, True)
+        if pre_cond is C.FALSE or (isinstance(pre_cond, C.Disj) and not pre_cond.parts):
+            # Never applicable (e.g. (not (= ?x ?y)) with ?x = ?y): no effects to ground.
+            return Operator(schema.name, args, 0, 0, 0, 0, (C.FALSE,), (), 0)
+        pre = C.as_conj(pre_cond)
         add = delete = 0
         cost: float = 0 if self.uses_costs else 1
         conds: list[CondEffect] = []
-        for cond, eff in self._effects(schema.effects, sub, C.TRUE):
+        for cond, eff, esub in self._effects(schema.effects, sub, C.TRUE):
             if isinstance(eff, Increase):
-                cost += self._cost_value(eff, sub)
+                cost += self._cost_value(eff, esub)
                 continue
-            bit = 1 << self.facts.bit(_subst(eff.atom, sub))
+            bit = 1 << self.facts.bit(_subst(eff.atom, esub))
             if cond is C.TRUE:
                 if eff.positive:
                     add |= bit
@@ -135,10 +139,12 @@ class Task:
                 ":init") from None
 
     def _effects(self, effects: tuple[Effect, ...], sub: dict[str, str],
-                 cond: Condition) -> Iterator[tuple[Condition, Literal | Increase]]:
+                 cond: Condition
+                 ) -> Iterator[tuple[Condition, Literal | Increase, dict[str, str]]]:
+        """Flattened effects: (condition, lifted effect, its substitution)."""
         for e in effects:
             if isinstance(e, Literal | Increase):
-                yield cond, e
+                yield cond, e, sub
             elif isinstance(e, When):
                 inner = C.conj((cond, self._formula(e.condition, sub, True)))
                 yield from self._effects(e.effects, sub, inner)

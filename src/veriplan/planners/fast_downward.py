@@ -86,4 +86,9 @@ def run_fast_downward(task: Task, *, alias: str | None = "lama-first",
             return FDOutcome("incomplete", None, seconds, log)
         if code in _OUT_OF_RESOURCES:
             return FDOutcome("budget", None, seconds, log)
+        if code == 34:
+            raise PlannerError(
+                "Fast Downward does not support this task with this configuration (A* with "
+                "LM-cut, for one, rejects the axioms ADL preconditions compile to); try "
+                f"planner 'fd':\n{log[-400:]}")
         raise PlannerError(f"Fast Downward failed with exit code {code}:\n{log}")

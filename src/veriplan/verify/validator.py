@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 
-from veriplan.core.condition import Conj, Disj, bits, render
+from veriplan.core.condition import FALSE, Conj, Disj, bits, render
 from veriplan.core.facts import State
 from veriplan.core.operator import Operator
 from veriplan.core.plan import Step
@@ -103,6 +103,11 @@ def validate_plan(task: Task, plan: Sequence[Step | Operator | str] | Iterable,
                 return _fail(task, steps, err, cost, states, trace)
             op = task.operator(step.name, step.args)
         if not op.applicable(state):
+            if FALSE in op.pre_rest:
+                err = StepError(i, step, StepErrorKind.PRECONDITION,
+                                f"the precondition of {step.name} can never hold for these "
+                                "arguments (an equality test fails)", ("(= ...)",))
+                return _fail(task, steps, err, cost, states, trace)
             unsat = tuple(false_parts(op.precondition, state, name))
             noun = "precondition" if len(unsat) == 1 else "preconditions"
             err = StepError(i, step, StepErrorKind.PRECONDITION,
