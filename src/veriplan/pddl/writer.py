@@ -27,7 +27,11 @@ from veriplan.pddl.ast import (
 
 
 def _typed(names: list[tuple[str, str]]) -> str:
-    return " ".join(n if t == OBJECT else f"{n} - {t}" for n, t in names)
+    # An untyped name before a typed one would take that type: write "- object"
+    # unless the whole list is untyped.
+    if all(t == OBJECT for _, t in names):
+        return " ".join(n for n, _ in names)
+    return " ".join(f"{n} - {t}" for n, t in names)
 
 
 def _params(params: tuple[Param, ...]) -> str:
