@@ -192,6 +192,7 @@ class _Parser:
         self.predicates: dict[str, tuple[Param, ...]] = {}
         self.functions: dict[str, tuple[Param, ...]] = {}
         actions: list[SList] = []
+        constant_nodes: list[tuple[Sym, str]] = []
         for sec in top[2:]:
             sec = self.lst(sec, "a domain section")
             key = self.head(sec, "a section keyword")
@@ -202,6 +203,7 @@ class _Parser:
             elif key == ":constants":
                 for n, t in self.typed_list(sec[1:], "constant"):
                     self.declare(self.constants, n, t, "constant")
+                    constant_nodes.append((n, t))
             elif key == ":predicates":
                 for p in sec[1:]:
                     p = self.lst(p, "a predicate declaration")
@@ -219,8 +221,8 @@ class _Parser:
                                 requirement=req, cls=UnsupportedRequirementError)
             else:
                 raise self.fail(f"unknown domain section {key}", sec)
-        for t in self.constants.values():
-            self.check_type(t, None)
+        for n, t in constant_nodes:
+            self.check_type(t, n)
         parsed = tuple(self.action(a) for a in actions)
         names = [a.name for a in parsed]
         for a, node in zip(parsed, actions):

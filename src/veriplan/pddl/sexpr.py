@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from veriplan.errors import PDDLParseError
 
+MAX_DEPTH = 400  # deeper nesting is refused: no real PDDL needs it, and it bounds recursion
 _TOKEN = re.compile(r"[()]|[^\s();]+|;[^\n]*|\s+")
 # Control characters other than whitespace have no business in PDDL text.
 _BAD_CHAR = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -84,6 +85,8 @@ def read(source: Source) -> SList:
             elif top is not None:
                 raise source.error("text after the end of the definition", m.start())
             stack.append(lst)
+            if len(stack) > MAX_DEPTH:
+                raise source.error(f"lists nested more than {MAX_DEPTH} deep", m.start())
         elif first == ")":
             if not stack:
                 raise source.error("unbalanced ')': no list is open here", m.start())
