@@ -149,3 +149,19 @@ def test_read_domain_missing_and_binary_files(tmp_path):
     with pytest.raises(PDDLParseError) as info:
         read_domain(f)
     assert info.value.line == 1
+
+
+def test_fast_and_located_passes_agree(data_dir):
+    """Well-formed files take the fast pass; the located pass (used for
+    errors) must read them identically."""
+    from tests.pddl.pddl_files import domain_problem_sets
+    from veriplan.pddl.parser import Source, _Parser
+
+    for dom_path, problems in domain_problem_sets(data_dir):
+        text = dom_path.read_text()
+        d = _Parser(Source(text), True, located=False).domain()
+        assert _Parser(Source(text), True, located=True).domain() == d
+        for p in problems[:25]:
+            ptext = p.read_text()
+            fast = _Parser(Source(ptext), True, d, located=False).problem()
+            assert _Parser(Source(ptext), True, d, located=True).problem() == fast

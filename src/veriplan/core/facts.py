@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable
 
 from veriplan.core.condition import bits
@@ -17,20 +18,27 @@ class FactIndex:
     task may intern atoms lazily (the validator grounds only what a plan uses).
     """
 
-    __slots__ = ("_bit", "atoms")
+    __slots__ = ("_bit", "_lock", "atoms")
 
     def __init__(self) -> None:
         self._bit: dict[Atom, int] = {}
         self.atoms: list[Atom] = []
+        self._lock = threading.Lock()  # tasks of one domain share an index
 
     def __len__(self) -> int:
         return len(self.atoms)
 
-    def bit(self, atom: Atom) -> int:
+    def bit(self, atom: Atom | tuple[str, tuple[str, ...]]) -> int:
+        """The bit of an atom, interned on first use. A plain ``(pred, args)``
+        tuple finds the same bit as the equal :class:`Atom`."""
         b = self._bit.get(atom)
         if b is None:
-            b = self._bit[atom] = len(self.atoms)
-            self.atoms.append(atom)
+            with self._lock:
+                b = self._bit.get(atom)
+                if b is None:
+                    atom = Atom(*atom)
+                    self.atoms.append(atom)
+                    b = self._bit[atom] = len(self.atoms) - 1
         return b
 
     def find(self, atom: Atom) -> int | None:

@@ -38,7 +38,7 @@ from veriplan.pddl.ast import (
     Problem,
     When,
 )
-from veriplan.pddl.sexpr import SList, Source, Sym, offset_of, read
+from veriplan.pddl.sexpr import SList, Source, Sym, offset_of, read, read_fast
 
 SUPPORTED_REQUIREMENTS = frozenset({
     ":strips", ":typing", ":negative-preconditions", ":equality",
@@ -60,14 +60,22 @@ TOTAL_COST = "total-cost"
 
 def parse_domain(text: str, *, file: str = "<text>", strict: bool = True) -> Domain:
     """Parse a PDDL domain text."""
-    return _Parser(Source(text, file), strict).domain()
+    src = Source(text, file)
+    try:
+        return _Parser(src, strict, located=False).domain()
+    except _NeedLocation:
+        return _Parser(src, strict, located=True).domain()
 
 
 def parse_problem(
     text: str, domain: Domain, *, file: str = "<text>", strict: bool = True
 ) -> Problem:
     """Parse a PDDL problem text of ``domain``; names, arities and types are checked."""
-    return _Parser(Source(text, file), strict, domain).problem()
+    src = Source(text, file)
+    try:
+        return _Parser(src, strict, domain, located=False).problem()
+    except _NeedLocation:
+        return _Parser(src, strict, domain, located=True).problem()
 
 
 def read_domain(path: str | Path, *, strict: bool = True) -> Domain:
@@ -79,9 +87,9 @@ def read_problem(path: str | Path, domain: Domain, *, strict: bool = True) -> Pr
 
 
 def _read_text(path: str | Path) -> str:
-    p = Path(path)
     try:
-        data = p.read_bytes()
+        with open(path, "rb") as f:
+            data = f.read()
     except OSError as exc:
         raise PDDLParseError(f"cannot read PDDL file: {exc.strerror}", file=str(path)) from None
     try:
@@ -91,22 +99,47 @@ def _read_text(path: str | Path) -> str:
         raise src.error("file is not UTF-8 text (is it a binary file?)", exc.start) from None
 
 
+class _NeedLocation(Exception):
+    """Raised by the fast pass (no source positions) where an error or warning
+    needs a location; the text is then read again with positions."""
+
+
 class _Parser:
-    def __init__(self, source: Source, strict: bool, domain: Domain | None = None) -> None:
+    """One pass over a PDDL text. The fast pass (``located=False``) reads plain
+    strings and lists; the first error or warning sends the text to a second,
+    located pass, so errors cost time and well-formed files do not."""
+
+    def __init__(self, source: Source, strict: bool, domain: Domain | None = None,
+                 *, located: bool = True) -> None:
+        self.located = located
         self.src = source
         self.strict = strict
         self.dom = domain
         self.warnings: list[str] = []
+        # Names an atom may use without further checks (fast pass, untyped domains).
+        self.fast_names: dict[str, str] | None = None
         # Names used in the domain but never declared (accepted leniently,
         # resolved against the problem's objects when a task is built).
         self.undeclared: set[str] = set()
 
+    def _read(self) -> list:
+        if self.located:
+            return read(self.src)
+        top = read_fast(self.src.text)
+        if top is None:
+            raise _NeedLocation
+        return top
+
     # ----- helpers -------------------------------------------------------
     def fail(self, msg: str, node: object, **kw: object) -> PDDLParseError:
+        if not self.located:
+            raise _NeedLocation
         return self.src.error(msg, offset_of(node, None), **kw)  # type: ignore[arg-type]
 
     def lenient(self, msg: str, node: object) -> None:
         """A defect that is an error in strict mode and a warning otherwise."""
+        if not self.located:
+            raise _NeedLocation
         if self.strict:
             raise self.fail(msg + " (load with strict=False to accept it with a warning)", node)
         line, col = self.src.line_col(offset_of(node))
@@ -115,7 +148,7 @@ class _Parser:
         warnings.warn(text, PDDLLenientWarning, stacklevel=4)
 
     def sym(self, node: object, what: str) -> Sym:
-        if not isinstance(node, Sym):
+        if not isinstance(node, str):
             raise self.fail(f"expected {what}, found a list", node)
         if node.endswith(",") and len(node) > 1:
             self.lenient(f"stray comma after {node[:-1]!r}", node)
@@ -123,7 +156,7 @@ class _Parser:
         return node
 
     def lst(self, node: object, what: str) -> SList:
-        if not isinstance(node, SList):
+        if not isinstance(node, list):
             raise self.fail(f"expected {what} in parentheses, found {node!r}", node)
         return node
 
@@ -133,7 +166,7 @@ class _Parser:
         return self.sym(node[0], what)
 
     def header(self, top: SList, kind: str) -> str:
-        if len(top) < 2 or not isinstance(top[0], Sym) or top[0] != "define":
+        if len(top) < 2 or not isinstance(top[0], str) or top[0] != "define":
             raise self.fail("expected '(define (" + kind + " NAME) ...)'", top)
         h = self.lst(top[1], f"({kind} NAME)")
         if len(h) != 2 or self.head(h, kind) != kind:
@@ -152,7 +185,7 @@ class _Parser:
                 if i + 1 >= len(items):
                     raise self.fail(f"'-' at the end of a {what} list: a type name must follow", tok)
                 t = items[i + 1]
-                if isinstance(t, SList):
+                if isinstance(t, list):
                     if t and t[0] == "either":
                         raise self.fail("'(either ...)' types are not supported", t,
                                         requirement=":typing (either)",
@@ -184,7 +217,7 @@ class _Parser:
 
     # ----- domain ----------------------------------------------------------
     def domain(self) -> Domain:
-        top = read(self.src)
+        top = self._read()
         name = self.header(top, "domain")
         reqs: tuple[str, ...] = ()
         self.types: dict[str, str] = {}
@@ -223,6 +256,8 @@ class _Parser:
                 raise self.fail(f"unknown domain section {key}", sec)
         for n, t in constant_nodes:
             self.check_type(t, n)
+        if not self.located and not self.types:
+            self.fast_names = self.constants
         parsed = tuple(self.action(a) for a in actions)
         names = [a.name for a in parsed]
         for a, node in zip(parsed, actions):
@@ -336,7 +371,19 @@ class _Parser:
             return self.objects[term]
         raise self.fail(f"unknown object {term}: declare it in :objects", term)
 
-    def atom(self, node: SList, env: dict[str, str], table: str = "predicate") -> Atom:
+    def atom(self, node: SList, env: dict[str, str]) -> Atom:
+        known = self.fast_names
+        if known is not None and node and node[0].__class__ is str:
+            # Fast pass, untyped domain: a declared predicate, the right arity and
+            # known names are all there is to check.
+            sig = (self.dom.predicates if self.dom is not None else self.predicates).get(node[0])
+            args = node[1:]
+            if sig is not None and len(args) == len(sig):
+                for a in args:
+                    if a.__class__ is not str or (a not in known and a not in env):
+                        break
+                else:
+                    return Atom(node[0], tuple(args))
         pred = self.head(node, "a predicate name")
         preds = self.dom.predicates if self.dom is not None else self.predicates
         if pred not in preds:
@@ -385,7 +432,7 @@ class _Parser:
             if len(node) != 3:
                 raise self.fail("'=' takes exactly two terms", node)
             a, b = (self.sym(x, "a term") for x in node[1:])
-            if isinstance(node[1], SList) or isinstance(node[2], SList):
+            if isinstance(node[1], list) or isinstance(node[2], list):
                 raise self.fail("numeric comparison is not supported", node,
                                 requirement=":numeric-fluents", cls=UnsupportedRequirementError)
             self.term_type(a, env)
@@ -442,14 +489,14 @@ class _Parser:
         if len(node) != 3:
             raise self.fail("'increase' takes a function and a value", node)
         target = node[1]
-        if not (isinstance(target, SList) and len(target) == 1 and target[0] == TOTAL_COST):
+        if not (isinstance(target, list) and len(target) == 1 and target[0] == TOTAL_COST):
             raise self.fail("only '(increase (total-cost) ...)' is supported as a numeric "
                             "effect", node, requirement=":numeric-fluents",
                             cls=UnsupportedRequirementError)
         if TOTAL_COST not in self.functions:
             self.functions[TOTAL_COST] = ()
         value = node[2]
-        if isinstance(value, Sym):
+        if isinstance(value, str):
             return Increase(self.number(value))
         f = self.lst(value, "a cost")
         fname = self.head(f, "a function name")
@@ -476,7 +523,7 @@ class _Parser:
 
     # ----- problem ----------------------------------------------------------------
     def problem(self) -> Problem:
-        top = read(self.src)
+        top = self._read()
         name = self.header(top, "problem")
         domain_name = ""
         self.objects: dict[str, str] = {}
@@ -513,6 +560,8 @@ class _Parser:
                 raise self.fail(f"unknown problem section {key}", sec, requirement=None)
         if goal_node is None:
             raise self.fail("problem has no (:goal ...)", top)
+        if not self.located and not self.types:
+            self.fast_names = {**self.dom.constants, **self.objects}
         init, numeric = self.init(init_node)
         goal = self.formula(goal_node, {})
         return Problem(str(name), domain_name, dict(self.objects), init, numeric, goal,
@@ -524,9 +573,13 @@ class _Parser:
         if sec is None:
             return (), numeric
         for item in sec[1:]:
+            if self.fast_names is not None and item.__class__ is list and item and \
+                    item[0] != "=" and item[0] != "not":
+                atoms.append(self.atom(item, {}))
+                continue
             item = self.lst(item, "an initial fact")
             if item and item[0] == "=":
-                if len(item) != 3 or not isinstance(item[1], SList):
+                if len(item) != 3 or not isinstance(item[1], list):
                     raise self.fail("expected (= (function args) number)", item)
                 f = item[1]
                 fname = self.head(f, "a function name")
@@ -543,7 +596,7 @@ class _Parser:
         return tuple(atoms), numeric
 
     def metric(self, sec: SList) -> str:
-        if (len(sec) == 3 and sec[1] == "minimize" and isinstance(sec[2], SList)
+        if (len(sec) == 3 and sec[1] == "minimize" and isinstance(sec[2], list)
                 and len(sec[2]) == 1 and sec[2][0] == TOTAL_COST):
             return "minimize (total-cost)"
         raise self.fail("only '(:metric minimize (total-cost))' is supported", sec,

@@ -111,3 +111,40 @@ def read(source: Source) -> SList:
     if top is None:
         raise source.error("empty PDDL text: expected '(define ...)'", 0)
     return top
+
+
+_COMMENT = re.compile(r";[^\n]*")
+
+
+def read_fast(text: str) -> list | None:
+    """Read one s-expression into plain lists of lower-case strings, without
+    positions; None for any text :func:`read` would reject (the caller then
+    calls :func:`read` for the located error)."""
+    if _BAD_CHAR.search(text):
+        return None
+    if ";" in text:
+        text = _COMMENT.sub(" ", text)
+    tokens = text.lower().replace("(", " ( ").replace(")", " ) ").split()
+    if len(tokens) < 2 or tokens[0] != "(" or tokens[-1] != ")":
+        return None
+    stack: list[list] = []
+    top = None
+    for tok in tokens:
+        if tok == "(":
+            if top is not None or len(stack) >= MAX_DEPTH:
+                return None
+            lst: list = []
+            if stack:
+                stack[-1].append(lst)
+            stack.append(lst)
+        elif tok == ")":
+            if not stack:
+                return None
+            done = stack.pop()
+            if not stack:
+                top = done
+        elif stack:
+            stack[-1].append(tok)
+        else:
+            return None
+    return top if not stack else None

@@ -5,6 +5,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+import threading
+from dataclasses import dataclass
 from functools import cached_property
 from itertools import product
 from pathlib import Path
@@ -59,12 +61,14 @@ class Task:
             raise PDDLSemanticError(
                 f"domain {domain.name} uses undeclared constant(s) {', '.join(missing)}, "
                 f"which problem {problem.name} does not declare as objects")
-        self.schemas: dict[str, ActionSchema] = {a.name: a for a in domain.actions}
-        self.facts = FactIndex()
+        shared = _shared_for(domain)
+        self.schemas = shared.schemas
+        self.uses_costs = shared.uses_costs
+        self._templates = shared.templates
+        self._shared_ops = shared.ops
+        self.facts = shared.facts
         self.init: State = self.facts.state(problem.init)
         self.goal: Condition = self._formula(problem.goal, {}, True)
-        self.uses_costs = any(isinstance(e, Increase) for a in domain.actions
-                              for e in a.effects)
         self._ops: dict[tuple[str, tuple[str, ...]], Operator] = {}
 
     # ----- names and types ---------------------------------------------------------
@@ -91,10 +95,25 @@ class Task:
         return self.facts.decode(state)
 
     # ----- instantiation ---------------------------------------------------------------
+    def cached_operator(self, name: str, args: tuple[str, ...]) -> Operator | None:
+        """The operator if it was instantiated before (by any task of this domain,
+        for STRIPS schemas), else None."""
+        key = (name, args)
+        return self._shared_ops.get(key) or self._ops.get(key)
+
     def operator(self, name: str, args: tuple[str, ...]) -> Operator:
         """The ground operator ``(name args)``; the caller checks names, arity
-        and types first (see :func:`veriplan.verify.check_step`)."""
+        and types first (see :func:`veriplan.verify.check_step`).
+
+        STRIPS schemas instantiate the same way in every problem of a domain, so
+        their operators are shared by all tasks of the domain object."""
         key = (name, args)
+        t = self._templates.get(name)
+        if t is not None:
+            op = self._shared_ops.get(key)
+            if op is None:
+                op = self._shared_ops[key] = self._instantiate_strips(t, name, args)
+            return op
         op = self._ops.get(key)
         if op is None:
             op = self._ops[key] = self._instantiate(self.schemas[name], args)
@@ -125,6 +144,26 @@ class Task:
                                         0 if eff.positive else bit))
         return Operator(schema.name, args, pre.pos, pre.neg, add, delete, pre.parts,
                         tuple(conds), cost)
+
+    def _instantiate_strips(self, t: _Template, name: str, args: tuple[str, ...]) -> Operator:
+        for a, b, same in t.eq:
+            if (_arg(a, args) == _arg(b, args)) != same:
+                return Operator(name, args, 0, 0, 0, 0, (C.FALSE,), (), 0)
+        known = self.facts._bit
+        intern = self.facts.bit
+        masks = []
+        for group in (t.pre_pos, t.pre_neg, t.add, t.delete):
+            m = 0
+            for pred, slots in group:
+                key = (pred, tuple([args[x] if x.__class__ is int else x for x in slots]))
+                b = known.get(key)
+                m |= 1 << (intern(key) if b is None else b)
+            masks.append(m)
+        pos, neg, add, delete = masks
+        if pos & neg:
+            return Operator(name, args, 0, 0, 0, 0, (C.FALSE,), (), 0)
+        cost = t.cost if self.uses_costs else 1
+        return Operator(name, args, pos, neg, add, delete, (), (), cost)
 
     def _cost_value(self, inc: Increase, sub: dict[str, str]) -> float:
         if not isinstance(inc.value, FuncTerm):
@@ -203,6 +242,92 @@ class Task:
         return self._ground
 
     _ground: tuple[Operator, ...] | None = None
+
+
+Slot = int | str  # a parameter position, or a constant
+
+
+@dataclass(frozen=True, slots=True)
+class _Template:
+    """A STRIPS schema (conjunctive literal precondition, equality tests, plain
+    add/delete effects, constant cost) compiled for fast instantiation."""
+
+    pre_pos: tuple[tuple[str, tuple[Slot, ...]], ...]
+    pre_neg: tuple[tuple[str, tuple[Slot, ...]], ...]
+    add: tuple[tuple[str, tuple[Slot, ...]], ...]
+    delete: tuple[tuple[str, tuple[Slot, ...]], ...]
+    eq: tuple[tuple[Slot, Slot, bool], ...]
+    cost: float
+
+
+def _arg(slot: Slot, args: tuple[str, ...]) -> str:
+    return args[slot] if slot.__class__ is int else slot  # type: ignore[index,return-value]
+
+
+def _compile(schema: ActionSchema) -> _Template | None:
+    index = {p.name: i for i, p in enumerate(schema.params)}
+
+    def slots(terms: tuple[str, ...]) -> tuple[Slot, ...]:
+        return tuple(index.get(x, x) for x in terms)
+
+    pos, neg, eq = [], [], []
+    stack = [schema.precondition]
+    while stack:
+        f = stack.pop()
+        if isinstance(f, And):
+            stack.extend(f.parts)
+        elif isinstance(f, Atom):
+            pos.append((f.pred, slots(f.args)))
+        elif isinstance(f, Not) and isinstance(f.arg, Atom):
+            neg.append((f.arg.pred, slots(f.arg.args)))
+        elif isinstance(f, Equals | Not) and isinstance(getattr(f, "arg", f), Equals):
+            e = f.arg if isinstance(f, Not) else f
+            eq.append((index.get(e.left, e.left), index.get(e.right, e.right),
+                       not isinstance(f, Not)))
+        else:
+            return None
+    add, delete = [], []
+    cost: float = 0
+    for e in schema.effects:
+        if isinstance(e, Literal):
+            (add if e.positive else delete).append((e.atom.pred, slots(e.atom.args)))
+        elif isinstance(e, Increase) and not isinstance(e.value, FuncTerm):
+            cost += e.value
+        else:
+            return None
+    return _Template(tuple(pos), tuple(neg), tuple(add), tuple(delete), tuple(eq), cost)
+
+
+class _Shared:
+    """What all tasks of one domain object share: compiled STRIPS schemas, the
+    fact index (atoms are interned once per domain, so bit positions agree
+    across its problems) and the STRIPS operators instantiated so far."""
+
+    MAX_FACTS = 200_000  # past this many atoms, start afresh (bitsets stay small)
+
+    def __init__(self, domain: Domain) -> None:
+        self.domain = domain
+        self.schemas = {a.name: a for a in domain.actions}
+        self.templates = {a.name: t for a in domain.actions if (t := _compile(a)) is not None}
+        self.uses_costs = any(isinstance(e, Increase) for a in domain.actions
+                              for e in a.effects)
+        self.facts = FactIndex()
+        self.ops: dict[tuple[str, tuple[str, ...]], Operator] = {}
+
+
+_SHARED: dict[int, _Shared] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def _shared_for(domain: Domain) -> _Shared:
+    hit = _SHARED.get(id(domain))
+    if hit is not None and hit.domain is domain and len(hit.facts) < _Shared.MAX_FACTS:
+        return hit
+    with _SHARED_LOCK:
+        if len(_SHARED) >= 64:
+            _SHARED.clear()
+        shared = _SHARED[id(domain)] = _Shared(domain)
+    return shared
 
 
 def _subst(atom: Atom, sub: dict[str, str]) -> Atom:

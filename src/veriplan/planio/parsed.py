@@ -63,6 +63,12 @@ def plan_lines(text: str) -> tuple[list[tuple[int, str]], int]:
     out: list[tuple[int, str]] = []
     raw_lines = text.splitlines()
     for n, raw in enumerate(raw_lines, 1):
+        line = raw.strip()
+        if not line:
+            continue
+        if line[0] == "(" and ";" not in line and "[" not in line:
+            out.append((n, line))  # the common case: nothing to clean
+            continue
         if _FENCE.match(raw):
             continue
         line = raw.split(";", 1)[0].strip()

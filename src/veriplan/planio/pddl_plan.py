@@ -10,6 +10,7 @@ from veriplan.core.plan import Step
 from veriplan.planio.parsed import ParsedPlan, UnreadLine, plan_lines
 
 _NAME = r"[a-z_][a-z0-9_\-]*"
+_ONE = re.compile(rf"\(\s*({_NAME}(?:\s+[a-z0-9_][a-z0-9_\-]*)*)\s*\)")
 _GROUP = re.compile(r"\(\s*([^()]*?)\s*\)")
 _WORDS = re.compile(rf"^{_NAME}(?:[\s,]+[a-z0-9_][a-z0-9_\-]*)*$")
 
@@ -25,6 +26,14 @@ def read_pddl_plan(text: str, action_names: set[str] | None = None) -> ParsedPla
     lines, after_end = plan_lines(text)
     for n, line in lines:
         low = line.lower().rstrip(".,")
+        one = _ONE.fullmatch(low)
+        if one is not None:
+            words = one.group(1).split()
+            if action_names is not None and words[0] not in action_names:
+                unread.append(UnreadLine(n, line, f"{words[0]} is not an action of the domain"))
+            else:
+                steps.append(Step(words[0], tuple(words[1:]), n))
+            continue
         if low.startswith("("):
             groups = _GROUP.findall(low)
             rest = _GROUP.sub("", low).strip(" ,.")

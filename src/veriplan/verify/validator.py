@@ -12,7 +12,13 @@ from veriplan.core.facts import State
 from veriplan.core.operator import Operator
 from veriplan.core.plan import Step
 from veriplan.pddl.task import Task
-from veriplan.verify.consistency import StepError, StepErrorKind, check_plan, check_step
+from veriplan.verify.consistency import (
+    StepError,
+    StepErrorKind,
+    check_plan,
+    check_step,
+    plainly_well_formed,
+)
 
 
 @dataclass(frozen=True)
@@ -96,11 +102,12 @@ def validate_plan(task: Task, plan: Sequence[Step | Operator | str] | Iterable,
     cost = 0.0
     name = task.facts.name
     for i, step in enumerate(steps, 1):
-        op = task._ops.get((step.name, step.args))
+        op = task.cached_operator(step.name, step.args)
         if op is None:
-            err = check_step(task, step, i)
-            if err is not None:
-                return _fail(task, steps, err, cost, states, trace)
+            if not plainly_well_formed(task, step):
+                err = check_step(task, step, i)
+                if err is not None:
+                    return _fail(task, steps, err, cost, states, trace)
             op = task.operator(step.name, step.args)
         if not op.applicable(state):
             if FALSE in op.pre_rest:

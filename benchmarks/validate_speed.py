@@ -1,0 +1,111 @@
+"""Validation speed: veriplan against unified-planning's sequential plan
+validator, in one run over PlanBench's 1000 recorded GPT-4 plans.
+
+Per plan: problem file read + parse + ground + validate, with the domain
+parsed once (cached). unified-planning's reader parses a domain and a problem together,
+so its per-plan time is reported twice: the whole pipeline (domain re-read
+each time, as its API requires) and validation alone on pre-parsed problems.
+
+    python benchmarks/validate_speed.py [--data-dir ../shared/data] [--limit N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+import warnings
+from pathlib import Path
+
+from veriplan.pddl.parser import read_domain, read_problem
+from veriplan.pddl.task import Task
+from veriplan.planio import parse_plan
+from veriplan.verify import validate_plan
+
+SETS = [
+    ("blocksworld__gpt-4_chat__one_shot.json", "blocksworld/generated_domain.pddl",
+     "blocksworld/generated_basic", "correct"),
+    ("mystery_blocksworld__gpt-4_chat__one_shot.json",
+     "blocksworld/mystery/generated_domain.pddl", "blocksworld/mystery/generated_basic",
+     "llm_correct"),
+]
+
+
+def load_cases(pb: Path, limit: int | None):
+    cases = []
+    for resp, dom, probs, key in SETS:
+        data = json.loads((pb / "responses" / resp).read_text())
+        for rec in data["instances"]:
+            plan = rec["extracted_llm_plan"]
+            plan = "\n".join(plan) if isinstance(plan, list) else plan
+            prob = pb / "instances" / probs / f"instance-{rec['instance_id']}.pddl"
+            cases.append((pb / "instances" / dom, prob, prob.read_text(), plan,
+                          str(rec[key]) == "True"))
+    return cases[:limit] if limit else cases
+
+
+def time_veriplan(cases) -> tuple[float, int]:
+    domains = {}
+    agree = 0
+    start = time.perf_counter()
+    for dom, prob, _text, plan, expected in cases:
+        d = domains.get(dom)
+        if d is None:
+            d = domains[dom] = read_domain(dom)
+        task = Task(d, read_problem(prob, d))  # read from disk, as the peer does
+        agree += validate_plan(task, parse_plan(plan, task)).valid == expected
+    return (time.perf_counter() - start) / len(cases), agree
+
+
+def time_unified_planning(cases) -> tuple[float, float, int]:
+    from unified_planning.engines import SequentialPlanValidator
+    from unified_planning.io import PDDLReader
+    from unified_planning.shortcuts import get_environment
+
+    get_environment().credits_stream = None
+    validator = SequentialPlanValidator()
+    reader = PDDLReader()
+    agree = 0
+    validate_only = 0.0
+    start = time.perf_counter()
+    for dom, prob, _text, plan, expected in cases:
+        problem = reader.parse_problem(str(dom), str(prob))
+        t0 = time.perf_counter()
+        up_plan = reader.parse_plan_string(problem, plan)
+        ok = validator.validate(problem, up_plan).status.name == "VALID"
+        validate_only += time.perf_counter() - t0
+        agree += ok == expected
+    total = (time.perf_counter() - start) / len(cases)
+    return total, validate_only / len(cases), agree
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data-dir", default=str(Path(__file__).resolve().parents[1].parent
+                                              / "shared" / "data"))
+    ap.add_argument("--limit", type=int, default=None)
+    args = ap.parse_args()
+    pb = Path(args.data_dir) / "planbench"
+    if not pb.is_dir():
+        print(f"no PlanBench data at {pb}: pass --data-dir", file=sys.stderr)
+        return 2
+    cases = load_cases(pb, args.limit)
+    warnings.simplefilter("ignore")
+    time_veriplan(cases[:50])  # warm up imports and caches
+    ours, ours_agree = time_veriplan(cases)
+    up_total, up_validate, up_agree = time_unified_planning(cases)
+    n = len(cases)
+    print(f"plans: {n}")
+    print(f"veriplan          : {ours * 1e3:8.3f} ms/plan (parse problem + ground + validate), "
+          f"verdicts agree with PlanBench {ours_agree}/{n}")
+    print(f"unified-planning  : {up_total * 1e3:8.3f} ms/plan (parse + validate), "
+          f"verdicts agree {up_agree}/{n}")
+    print(f"unified-planning  : {up_validate * 1e3:8.3f} ms/plan (validate only, pre-parsed)")
+    print(f"ratio (UP pipeline / veriplan)     : {up_total / ours:8.1f}x  (target >= 500x)")
+    print(f"ratio (UP validate only / veriplan): {up_validate / ours:8.1f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
