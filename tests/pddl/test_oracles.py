@@ -124,11 +124,6 @@ def test_the_sets_cover_every_pddl_file(data_dir):
     assert covered == all_pddl_files(data_dir)
 
 
-def _cases(data_dir):
-    for dom_path, problems in domain_problem_sets(data_dir):
-        yield dom_path, problems
-
-
 @pytest.mark.parametrize("index", range(6))
 def test_three_parsers_agree_on_every_file(data_dir, index):
     from unified_planning.shortcuts import get_environment

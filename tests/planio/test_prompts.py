@@ -30,7 +30,7 @@ def test_statements_match_recorded_queries(planbench):
                 continue
             checked += 1
 
-            def task(i):
+            def task(i, domain=domain, probs=probs):
                 return Task(domain, read_problem(
                     planbench / "instances" / probs / f"instance-{i}.pddl", domain))
             t = task(rec["instance_id"])

@@ -183,7 +183,8 @@ class _Parser:
                 if not allow_types:
                     raise self.fail("'-' type annotation is not allowed here", tok)
                 if i + 1 >= len(items):
-                    raise self.fail(f"'-' at the end of a {what} list: a type name must follow", tok)
+                    raise self.fail(f"'-' at the end of a {what} list: a type name must "
+                                    "follow", tok)
                 t = items[i + 1]
                 if isinstance(t, list):
                     if t and t[0] == "either":

@@ -4,15 +4,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import product
 from pathlib import Path
 
 from veriplan.core import condition as C
-from veriplan.core.condition import Condition, Conj
+from veriplan.core.condition import Condition
 from veriplan.core.facts import FactIndex, State
 from veriplan.core.operator import CondEffect, Operator
 from veriplan.errors import PDDLSemanticError

@@ -6,13 +6,13 @@ from pathlib import Path
 from typing import Literal
 
 from veriplan.planio.parsed import ParsedPlan, UnreadLine
+from veriplan.planio.pddl_plan import read_pddl_plan
 from veriplan.planio.planbench import (
     PlanBenchConfig,
     read_planbench_plan,
     render_prompt,
     render_statement,
 )
-from veriplan.planio.pddl_plan import read_pddl_plan
 
 PlanFormat = Literal["pddl", "planbench"]
 

@@ -126,7 +126,8 @@ def _piece_regex(words: list[str], *, connector: bool) -> str:
 def _line_regexes(cfg: PlanBenchConfig, alias_re: str) -> list[tuple[str, int, re.Pattern]]:
     out = []
     for name, pieces in cfg._templates:
-        parts = [r"^" + _ARTICLE if not pieces[0] else "^" + _piece_regex(pieces[0], connector=False)]
+        head = _piece_regex(pieces[0], connector=False) if pieces[0] else _ARTICLE
+        parts = ["^" + head]
         nslots = len(pieces) - 1
         for i in range(nslots):
             parts.append(f"(?P<a{i}>{alias_re})")
