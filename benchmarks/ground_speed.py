@@ -7,7 +7,6 @@ standard grounder; run as its own process, as planners run it).
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import subprocess
 import sys
@@ -15,15 +14,14 @@ import tempfile
 import time
 from pathlib import Path
 
+import common
 from veriplan.pddl.parser import read_domain, read_problem
 from veriplan.pddl.task import Task
 from veriplan.planners.fast_downward import fast_downward_script
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data-dir", default=str(Path(__file__).resolve().parents[1].parent
-                                              / "shared" / "data"))
+    ap = common.parser(__doc__)
     ap.add_argument("--repeat", type=int, default=5)
     args = ap.parse_args()
     hard = Path(args.data_dir) / "planbench" / "instances" / "blocksworld_hard"

@@ -11,13 +11,13 @@ each time, as its API requires) and validation alone on pre-parsed problems.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
 import warnings
 from pathlib import Path
 
+import common
 from veriplan.pddl.parser import read_domain, read_problem
 from veriplan.pddl.task import Task
 from veriplan.planio import parse_plan
@@ -81,9 +81,7 @@ def time_unified_planning(cases) -> tuple[float, float, int]:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data-dir", default=str(Path(__file__).resolve().parents[1].parent
-                                              / "shared" / "data"))
+    ap = common.parser(__doc__)
     ap.add_argument("--limit", type=int, default=None)
     args = ap.parse_args()
     pb = Path(args.data_dir) / "planbench"
