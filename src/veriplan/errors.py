@@ -96,3 +96,55 @@ class VeriplanWarning(UserWarning):
 
 class PDDLLenientWarning(VeriplanWarning):
     """A PDDL defect accepted because the file was loaded with ``strict=False``."""
+
+
+class ModelError(VeriplanError):
+    """An embedded model that cannot be fetched, joined or verified, or a
+    model file that does not exist."""
+
+
+class BackendError(VeriplanError):
+    """A language-model backend failed (after any retries)."""
+
+    retryable = False
+
+
+class BackendUnavailableError(BackendError):
+    """A backend whose Python package is missing (names the install command)."""
+
+
+class AuthenticationError(BackendError):
+    """Missing or rejected credentials (names the setting to fix)."""
+
+
+class BadRequestError(BackendError):
+    """The backend rejected the request itself (model name, context length, ...)."""
+
+
+class RateLimitError(BackendError):
+    """Rate limited; ``retry_after`` seconds if the server said."""
+
+    retryable = True
+
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        self.retry_after = retry_after
+        super().__init__(message)
+
+
+class TransientBackendError(BackendError):
+    """A 5xx, timeout or connection failure: worth retrying."""
+
+    retryable = True
+
+
+class ReplayMissError(BackendError):
+    """A replay cassette has no response for this request."""
+
+
+class LLMOutputParseError(VeriplanError):
+    """A model answer without the expected structure; ``raw`` is the answer."""
+
+    def __init__(self, message: str, raw: str, expected: str) -> None:
+        self.raw = raw
+        self.expected = expected
+        super().__init__(message)

@@ -1,0 +1,97 @@
+"""The ``veriplan`` command line: the only place that prints and exits."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import traceback
+import warnings
+
+from veriplan import __version__
+from veriplan.cli import core, llm_commands
+from veriplan.cli.core import EXIT_BUG, EXIT_USAGE
+from veriplan.errors import PDDLLenientWarning, VeriplanError
+
+COMMANDS = {**core.COMMANDS, **llm_commands.COMMANDS}
+
+
+def _task_args(p: argparse.ArgumentParser, positional: bool) -> None:
+    if positional:
+        p.add_argument("domain", help="PDDL domain file")
+        p.add_argument("problem", help="PDDL problem file")
+    else:
+        p.add_argument("--domain", required=True, help="PDDL domain file")
+        p.add_argument("--problem", required=True, help="PDDL problem file")
+    p.add_argument("--lenient", action="store_true",
+                   help="accept known defects of published domains (type misuse, a declared "
+                        "'object' type, stray commas) with a warning instead of an error")
+
+
+def _parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="veriplan",
+        description="Planning with LLMs, where nothing counts as solved until a sound "
+                    "verifier has checked it.")
+    ap.add_argument("--version", action="version", version=f"veriplan {__version__}")
+    sub = ap.add_subparsers(dest="command", required=True)
+
+    v = sub.add_parser("validate", help="check a plan against a PDDL task")
+    _task_args(v, positional=False)
+    v.add_argument("--plan", required=True, help="plan file ('-' for standard input)")
+    v.add_argument("--format", choices=["pddl", "planbench"], default="pddl",
+                   help="plan format: (action args) lines, or PlanBench natural language")
+    v.add_argument("--planbench-config", help="PlanBench YAML config (for --format planbench)")
+    v.add_argument("--json", action="store_true", help="print the ValidationResult as JSON")
+    v.add_argument("--trace", action="store_true", help="include the state trace")
+
+    s = sub.add_parser("solve-classical", help="solve a PDDL task with a classical planner "
+                                                "and validate the plan")
+    _task_args(s, positional=True)
+    from veriplan.planners.classical import PLANNERS
+
+    s.add_argument("--planner", choices=list(PLANNERS), default="fd",
+                   help="fd (Fast Downward, lama-first), fd-optimal (A* + LM-cut), or our "
+                        "own bfs / astar-hadd / astar-hff / gbfs-hff (default: fd)")
+    s.add_argument("--time-limit", type=float, default=300, help="seconds (default 300)")
+    s.add_argument("--json", action="store_true", help="print the result as JSON")
+
+    o = sub.add_parser("obfuscate", help="rename actions, predicates and objects "
+                                          "(Mystery style) and write the renamed task")
+    _task_args(o, positional=True)
+    o.add_argument("--seed", type=int, default=0, help="seed of the random vocabulary")
+    o.add_argument("--mapping", help="JSON file with a given renaming "
+                                     "({actions: {...}, predicates: {...}, objects: {...}})")
+    o.add_argument("--out", required=True, help="directory for domain.pddl, problem.pddl "
+                                                "and renaming.json")
+
+    r = sub.add_parser("prompt", help="render a task as a PlanBench plan-generation prompt")
+    _task_args(r, positional=True)
+    r.add_argument("--planbench-config", required=True, help="PlanBench YAML config")
+    r.add_argument("--example-problem", help="problem file of the one-shot example")
+    r.add_argument("--example-plan", help="plan of the one-shot example "
+                                          "(default: solved by our BFS)")
+    llm_commands.add_parsers(sub, _task_args)
+    return ap
+
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", PDDLLenientWarning)
+            code = COMMANDS[args.command](args)
+        for w in caught:
+            if issubclass(w.category, PDDLLenientWarning):
+                print(f"warning: {w.message}", file=sys.stderr)
+        return code
+    except VeriplanError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return 130
+    except Exception:  # a crash of veriplan is always a bug: say so, with the traceback
+        traceback.print_exc()
+        print("internal error: this is a bug in veriplan; please report it with the "
+              "traceback above", file=sys.stderr)
+        return EXIT_BUG

@@ -1,0 +1,191 @@
+"""Commands that talk to a language model: solve, llm complete, model."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from veriplan.cli.core import EXIT_FAIL, EXIT_OK, load_task_args
+from veriplan.errors import VeriplanError
+
+
+def add_llm_options(p: argparse.ArgumentParser) -> None:
+    from veriplan.llm.registry import DEFAULT_BACKEND, available
+
+    g = p.add_argument_group("language model")
+    g.add_argument("--backend", default=DEFAULT_BACKEND, choices=sorted(available()),
+                   help=f"default {DEFAULT_BACKEND} (embedded, offline)")
+    g.add_argument("--model", help="model name: an embedded model for llamacpp "
+                                   "(default qwen2.5-coder-1.5b), or the server's model name")
+    g.add_argument("--model-path", help="any GGUF file for llamacpp (or set VERIPLAN_MODEL)")
+    g.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
+    g.add_argument("--api-key", help="API key (default: OPENAI_API_KEY / ANTHROPIC_API_KEY)")
+    g.add_argument("--cassette", help="recorded answers (JSONL) for --backend replay")
+    g.add_argument("--record", help="append every answer to this cassette file")
+    g.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
+    g.add_argument("--cache-path", help="SQLite response cache (default "
+                                        "~/.cache/veriplan/llm-cache.sqlite)")
+    g.add_argument("--max-in-flight", type=int, default=8, help="concurrent requests")
+    g.add_argument("--prices", help="JSON price table {model: [in, out] USD per 1M tokens}")
+    g.add_argument("--temperature", type=float, default=0.0)
+    g.add_argument("--max-tokens", type=int, default=None)
+
+
+def add_parsers(sub, task_args) -> None:
+    s = sub.add_parser("solve", help="ask the model for a plan, verify it, feed the "
+                                     "diagnosis back, and retry (the main job)")
+    task_args(s, positional=False)
+    s.add_argument("--planbench-config", help="PlanBench YAML config: PlanBench's prompt and "
+                                              "natural-language plans (default: PDDL prompt)")
+    s.add_argument("--max-attempts", type=int, default=5, help="attempts in all (default 5)")
+    s.add_argument("--json", action="store_true", help="print one JSON object at the end")
+    add_llm_options(s)
+
+    c = sub.add_parser("llm", help="language-model utilities")
+    lsub = c.add_subparsers(dest="llm_command", required=True)
+    comp = lsub.add_parser("complete", help="one completion, through the cache")
+    comp.add_argument("--prompt", required=True, help="the user message ('-' reads stdin)")
+    comp.add_argument("--system", help="a system message")
+    comp.add_argument("--seed", type=int, default=0)
+    comp.add_argument("--json", action="store_true", help="print text, usage and cache status")
+    add_llm_options(comp)
+
+    m = sub.add_parser("model", help="embedded models: list, prepare, path")
+    msub = m.add_subparsers(dest="model_command", required=True)
+    msub.add_parser("list", help="the embedded models and whether they are prepared")
+    for name in ("prepare", "path"):
+        q = msub.add_parser(name, help=f"{name} an embedded model")
+        q.add_argument("name", nargs="?", default=None, help="default qwen2.5-coder-1.5b")
+
+
+def _progress():
+    """A rich progress bar for model preparation (stderr)."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    bar = Progress(TextColumn("{task.description}"), BarColumn(), TextColumn(
+        "{task.completed}/{task.total}"), TimeElapsedColumn(), transient=False,
+        console=_console(stderr=True))
+    state: dict = {}
+
+    def update(stage: str, done: int, total: int) -> None:
+        if "task" not in state:
+            bar.start()
+            state["task"] = bar.add_task("preparing model", total=total)
+        bar.update(state["task"], completed=done, description=stage)
+        if stage == "verifying":
+            bar.stop()
+
+    return update
+
+
+def _console(stderr: bool = False):
+    from rich.console import Console
+
+    return Console(stderr=stderr, highlight=False)
+
+
+def build_llm(args: argparse.Namespace):
+    import os
+
+    from veriplan.llm import LLM, PriceTable, ResponseCache, create_backend, default_cache_path
+    from veriplan.llm.backends.replay import CassetteRecorder
+
+    options = {"model": args.model, "model_path": args.model_path or os.environ.get(
+        "VERIPLAN_MODEL"), "base_url": args.base_url, "api_key": args.api_key,
+        "cassette": args.cassette, "progress": _progress()}
+    backend = create_backend(args.backend, **{k: v for k, v in options.items() if v is not None})
+    cache = None if args.no_cache else ResponseCache(args.cache_path or default_cache_path())
+    prices = PriceTable().load(args.prices) if args.prices else PriceTable()
+    recorder = CassetteRecorder(args.record) if args.record else None
+    return LLM(backend, cache=cache, max_in_flight=args.max_in_flight, prices=prices,
+               recorder=recorder)
+
+
+def _solve(args: argparse.Namespace) -> int:
+    from rich.markup import escape
+
+    from veriplan.methods.backprompt import BackpromptConfig, solve
+    from veriplan.planio import PlanBenchConfig
+
+    task = load_task_args(args)
+    cfg = PlanBenchConfig.from_yaml(args.planbench_config) if args.planbench_config else None
+    llm = build_llm(args)
+    settings = BackpromptConfig(max_attempts=args.max_attempts, temperature=args.temperature,
+                                **({"max_tokens": args.max_tokens} if args.max_tokens else {}))
+    console = _console(stderr=args.json)
+
+    def show(kind: str, data: dict) -> None:
+        if kind == "prompt":
+            console.rule("prompt")
+            console.print(escape(data["text"]))
+        elif kind == "response":
+            note = " (cached)" if data["cached"] else ""
+            console.rule(f"attempt {data['attempt']}: model answer{note}")
+            console.print(escape(data["text"].strip()))
+        elif kind == "verdict":
+            if data["verified"]:
+                console.print("[bold green]verified by veriplan's validator[/]")
+            else:
+                console.print(f"[bold red]not valid:[/] {escape(data['diagnosis'])}")
+
+    result = solve(task, llm, settings, planbench=cfg, on_event=show)
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2))
+    else:
+        console.rule("result")
+        if result.verified:
+            console.print("verified plan:")
+            for step in result.plan:
+                console.print(f"  {step}")
+        else:
+            console.print("no verified plan within budget; last diagnosis: "
+                          f"{escape(result.last_diagnosis)}")
+        console.print(f"{result.attempts} attempt(s), {result.llm_calls} LLM call(s), "
+                      f"{result.tokens} tokens, {result.seconds:.1f}s, backend "
+                      f"{result.backend}, model {result.model}")
+    return EXIT_OK if result.verified else EXIT_FAIL
+
+
+def _llm(args: argparse.Namespace) -> int:
+    from veriplan.llm import LLMRequest
+
+    prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
+    llm = build_llm(args)
+    request = LLMRequest.of(prompt, system=args.system, temperature=args.temperature,
+                            max_tokens=args.max_tokens or 512, seed=args.seed)
+    resp = llm.complete(request)
+    if args.json:
+        out = resp.to_dict()
+        out.pop("extra", None)
+        out["cost"] = llm.usage.calls[-1].cost
+        out["cache"] = llm.cache.stats() if llm.cache is not None else None
+        print(json.dumps(out, indent=2))
+    else:
+        print(resp.text)
+    return EXIT_OK
+
+
+def _model(args: argparse.Namespace) -> int:
+    from veriplan.llm.models import DEFAULT_MODEL, MODELS, model_path, prepare_model
+
+    if args.model_command == "list":
+        for name, spec in MODELS.items():
+            ready = "prepared" if model_path(name).is_file() else "not prepared"
+            default = " (default)" if name == DEFAULT_MODEL else ""
+            print(f"{name}{default}: {spec.description} [{ready}]")
+        return EXIT_OK
+    name = args.name or DEFAULT_MODEL
+    if args.model_command == "path":
+        p = model_path(name)
+        if not p.is_file():
+            raise VeriplanError(f"{name} is not prepared: run veriplan model prepare {name}")
+        print(p)
+        return EXIT_OK
+    path = prepare_model(name, progress=_progress())
+    print(f"{name}: {path} ({Path(path).stat().st_size:,} bytes, verified)")
+    return EXIT_OK
+
+
+COMMANDS = {"solve": _solve, "llm": _llm, "model": _model}

@@ -1,0 +1,77 @@
+"""The client every method uses: a backend wrapped with the response cache,
+retries, a bound on requests in flight, usage accounting and (optionally) a
+cassette recorder."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+
+from veriplan.llm.backends.replay import CassetteRecorder
+from veriplan.llm.cache import ResponseCache
+from veriplan.llm.retry import RetryPolicy, with_retries
+from veriplan.llm.types import LLMRequest, LLMResponse
+from veriplan.llm.usage import CallRecord, PriceTable, UsageLedger
+
+
+class LLM:
+    """``complete(request)`` through the cache, retries and accounting.
+
+    ``max_in_flight`` bounds concurrent backend calls across threads, so
+    :meth:`complete_many` keeps a remote server busy without flooding it.
+    """
+
+    def __init__(self, backend, *, cache: ResponseCache | None = None,
+                 retry: RetryPolicy | None = None, max_in_flight: int = 8,
+                 prices: PriceTable | None = None,
+                 recorder: CassetteRecorder | None = None) -> None:
+        self.backend = backend
+        self.cache = cache
+        self.retry = retry or RetryPolicy()
+        self.max_in_flight = max_in_flight
+        self._slots = threading.BoundedSemaphore(max_in_flight)
+        self.prices = prices or PriceTable()
+        self.usage = UsageLedger()
+        self.recorder = recorder
+
+    @property
+    def name(self) -> str:
+        return self.backend.name
+
+    @property
+    def model(self) -> str:
+        return self.backend.default_model
+
+    def complete(self, request: LLMRequest) -> LLMResponse:
+        if not request.model:
+            request = request.with_model(self.backend.default_model)
+        name = self.backend.name
+        if self.cache is not None:
+            hit = self.cache.get(name, request)
+            if hit is not None:
+                resp = replace(hit, cached=True, latency=0.0, backend=name)
+                self._account(resp)
+                return resp
+        with self._slots:
+            resp, attempts = with_retries(lambda: self.backend.complete(request), self.retry)
+        resp = replace(resp, attempts=attempts)
+        if self.cache is not None:
+            self.cache.put(name, request, resp)
+        if self.recorder is not None:
+            self.recorder.record(name, request, resp)
+        self._account(resp)
+        return resp
+
+    def complete_many(self, requests: Sequence[LLMRequest]) -> list[LLMResponse]:
+        """Answers in request order; up to ``max_in_flight`` at once."""
+        if len(requests) <= 1:
+            return [self.complete(r) for r in requests]
+        with ThreadPoolExecutor(max_workers=self.max_in_flight) as pool:
+            return list(pool.map(self.complete, requests))
+
+    def _account(self, resp: LLMResponse) -> None:
+        self.usage.add(CallRecord(resp.backend, resp.model, resp.prompt_tokens,
+                                  resp.completion_tokens, resp.latency, self.prices.cost(resp),
+                                  resp.cached, resp.attempts))
