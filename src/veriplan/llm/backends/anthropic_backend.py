@@ -5,15 +5,8 @@ from __future__ import annotations
 import os
 import time
 
-from veriplan.errors import (
-    AuthenticationError,
-    BackendError,
-    BackendUnavailableError,
-    BadRequestError,
-    RateLimitError,
-    TransientBackendError,
-)
-from veriplan.llm.backends.openai_backend import retry_after_seconds
+from veriplan.errors import AuthenticationError, BackendUnavailableError, BadRequestError
+from veriplan.llm.backends.sdk_errors import translated_errors
 from veriplan.llm.types import LLMRequest, LLMResponse
 
 
@@ -42,7 +35,6 @@ class AnthropicBackend:
         system = "\n\n".join(m.content for m in request.messages if m.role == "system")
         msgs = [{"role": m.role, "content": m.content} for m in request.messages
                 if m.role != "system"]
-        a = self._anthropic
         kwargs: dict = {"model": model, "messages": msgs, "max_tokens": request.max_tokens,
                         "temperature": request.temperature}
         if system:
@@ -50,21 +42,8 @@ class AnthropicBackend:
         if request.stop:
             kwargs["stop_sequences"] = list(request.stop)
         start = time.perf_counter()
-        try:
+        with translated_errors(self._anthropic, "Anthropic", "ANTHROPIC_API_KEY or --api-key"):
             out = self._client.messages.create(**kwargs)
-        except a.AuthenticationError:
-            raise AuthenticationError("the server rejected the API key: check "
-                                      "ANTHROPIC_API_KEY or --api-key") from None
-        except a.RateLimitError as exc:
-            raise RateLimitError("rate limited by Anthropic",
-                                 retry_after_seconds(exc.response.headers)) from None
-        except (a.APITimeoutError, a.APIConnectionError, a.InternalServerError) as exc:
-            raise TransientBackendError(f"{type(exc).__name__} from Anthropic") from None
-        except (a.BadRequestError, a.NotFoundError) as exc:
-            raise BadRequestError(f"Anthropic rejected the request: {exc}") from None
-        except a.APIStatusError as exc:
-            cls = TransientBackendError if exc.status_code >= 500 else BackendError
-            raise cls(f"HTTP {exc.status_code} from Anthropic") from None
         text = "".join(getattr(b, "text", "") for b in out.content)
         return LLMResponse(text, out.stop_reason or "stop", out.usage.input_tokens,
                            out.usage.output_tokens, time.perf_counter() - start, self.name,

@@ -6,23 +6,9 @@ from __future__ import annotations
 import os
 import time
 
-from veriplan.errors import (
-    AuthenticationError,
-    BackendError,
-    BackendUnavailableError,
-    BadRequestError,
-    RateLimitError,
-    TransientBackendError,
-)
+from veriplan.errors import AuthenticationError, BackendUnavailableError, BadRequestError
+from veriplan.llm.backends.sdk_errors import translated_errors
 from veriplan.llm.types import LLMRequest, LLMResponse
-
-
-def retry_after_seconds(headers: object) -> float | None:
-    try:
-        value = headers.get("retry-after")  # type: ignore[attr-defined]
-        return float(value) if value is not None else None
-    except (AttributeError, TypeError, ValueError):
-        return None
 
 
 class OpenAIBackend:
@@ -51,29 +37,15 @@ class OpenAIBackend:
         model = request.model or self.default_model
         if not model:
             raise BadRequestError("no model name: pass --model for the openai backend")
-        o = self._openai
         start = time.perf_counter()
-        try:
+        with translated_errors(self._openai, str(self._client.base_url),
+                               "OPENAI_API_KEY or --api-key"):
             out = self._client.chat.completions.create(
                 model=model, messages=[{"role": m.role, "content": m.content}
                                        for m in request.messages],
                 temperature=request.temperature, max_tokens=request.max_tokens,
                 stop=list(request.stop) or None,
                 seed=None if request.seed is None else request.seed + request.sample_index)
-        except o.AuthenticationError:
-            raise AuthenticationError("the server rejected the API key: check OPENAI_API_KEY "
-                                      "or --api-key") from None
-        except o.RateLimitError as exc:
-            raise RateLimitError(f"rate limited by {self._client.base_url}",
-                                 retry_after_seconds(exc.response.headers)) from None
-        except (o.APITimeoutError, o.APIConnectionError, o.InternalServerError) as exc:
-            raise TransientBackendError(f"{type(exc).__name__} from "
-                                        f"{self._client.base_url}") from None
-        except (o.BadRequestError, o.NotFoundError, o.UnprocessableEntityError) as exc:
-            raise BadRequestError(f"the server rejected the request: {exc}") from None
-        except o.APIStatusError as exc:
-            cls = TransientBackendError if exc.status_code >= 500 else BackendError
-            raise cls(f"HTTP {exc.status_code} from {self._client.base_url}") from None
         choice = out.choices[0]
         usage = out.usage
         return LLMResponse(choice.message.content or "", choice.finish_reason or "stop",
