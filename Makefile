@@ -17,7 +17,7 @@ LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON
 
 $(STAMP): $(PY) pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
-	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PY) -m pip install --quiet -e ".[dev,planners,llamacpp]"
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PY) -m pip install --quiet -e ".[dev,planners,llamacpp,ray]"
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -48,6 +48,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/validate_speed.py
 	$(PY) benchmarks/ground_speed.py
 	$(PY) benchmarks/llm_overhead.py
+	$(PY) benchmarks/harness_overhead.py
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .ruff_cache .hypothesis

@@ -22,8 +22,12 @@ class ScriptedBackend:
 
     def __init__(self, responses: Iterable[str | BaseException] = (), *,
                  fn: Callable[[LLMRequest], str] | None = None, delay: float = 0.0,
-                 model: str = "scripted", **_: object) -> None:
+                 model: str = "scripted", script: str | None = None, **_: object) -> None:
+        """``script`` names a function ``"module:function"`` of the request, so a
+        scripted backend can be built from a spec (command line, sweep file, Ray)."""
         self._queue: deque[str | BaseException] = deque(responses)
+        if script is not None:
+            fn = _load(script)
         self._fn = fn
         self._lock = threading.Lock()
         self.delay = delay
@@ -53,3 +57,14 @@ class ScriptedBackend:
         return LLMResponse(item, "stop", prompt, len(item.split()),
                            time.perf_counter() - start, self.name,
                            request.model or self.default_model)
+
+
+def _load(target: str) -> Callable[[LLMRequest], str]:
+    import importlib
+
+    module, _, attr = target.partition(":")
+    try:
+        return getattr(importlib.import_module(module), attr)
+    except (ImportError, AttributeError, ValueError):
+        raise BackendError(f"scripted backend: cannot import {target!r} (expected "
+                           "'module:function')") from None

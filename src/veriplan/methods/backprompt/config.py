@@ -14,3 +14,7 @@ class BackpromptConfig:
     temperature: float = 0.0
     max_tokens: int = 400
     seed: int = 0
+    # Harness runs: show a solved example instance first (PlanBench one-shot).
+    one_shot: bool = False
+    # "planbench": PlanBench's prompt when the dataset has a config; "pddl": always PDDL.
+    prompt: str = "planbench"

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from importlib import resources
 
 import jinja2
 
+from veriplan.errors import ConfigError
 from veriplan.llm.client import LLM
 from veriplan.llm.types import LLMRequest, Message
 from veriplan.methods.backprompt.config import BackpromptConfig
@@ -32,9 +34,11 @@ _ENV = jinja2.Environment(
     undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False)
 
 
-def first_prompt(task: Task, planbench: PlanBenchConfig | None) -> str:
+def first_prompt(task: Task, planbench: PlanBenchConfig | None,
+                 example: tuple[Task, list] | None = None) -> str:
+    """PlanBench's prompt (one-shot with ``example = (task, plan)``), else PDDL."""
     if planbench is not None:
-        return render_prompt(task, planbench)
+        return render_prompt(task, planbench, example=example)
     return _ENV.get_template("pddl_task.j2").render(
         domain_pddl=domain_to_pddl(task.domain), problem_pddl=problem_to_pddl(task.problem))
 
@@ -88,13 +92,15 @@ def _describe(result: ValidationResult, cfg: PlanBenchConfig) -> str:
 
 
 def solve(task: Task, llm: LLM, config: BackpromptConfig = BackpromptConfig(), *,
-          planbench: PlanBenchConfig | None = None,
-          on_event: Event | None = None) -> SolveResult:
+          planbench: PlanBenchConfig | None = None, example: tuple[Task, list] | None = None,
+          on_event: Event | None = None, method: str = "backprompt") -> SolveResult:
+    """Up to ``config.max_attempts`` answers, each verified; the verifier's
+    diagnosis of each failed plan goes back to the model."""
     emit = on_event or (lambda kind, data: None)
     start = time.perf_counter()
     calls_before = len(llm.usage.calls)
     fmt = "planbench" if planbench is not None else "pddl"
-    messages = [Message("user", first_prompt(task, planbench))]
+    messages = [Message("user", first_prompt(task, planbench, example))]
     emit("prompt", {"text": messages[0].content})
     transcript: list[dict] = []
     last = ""
@@ -116,20 +122,35 @@ def solve(task: Task, llm: LLM, config: BackpromptConfig = BackpromptConfig(), *
         emit("verdict", {"attempt": attempt, "verified": verified, "diagnosis": last,
                          "plan": [str(s) for s in parsed.steps]})
         if verified:
-            return _result(task, llm, calls_before, start, attempt, True,
+            return _result(method, llm, calls_before, start, attempt, True,
                            [str(s) for s in parsed.steps], "", transcript)
         messages += [Message("assistant", response.text),
                      Message("user", _ENV.get_template("feedback.j2").render(diagnosis=last))]
-    return _result(task, llm, calls_before, start, config.max_attempts, False, [], last,
+    return _result(method, llm, calls_before, start, config.max_attempts, False, [], last,
                    transcript)
 
 
-def _result(task: Task, llm: LLM, calls_before: int, start: float, attempts: int,
+def run(instance, llm: LLM, config: BackpromptConfig, seed: int = 0) -> SolveResult:
+    """The harness entry: one dataset instance, PlanBench prompt when the
+    dataset has a config (one-shot when ``config.one_shot``)."""
+    cfg = replace(config, seed=seed)
+    planbench = instance.planbench_config() if _prompt_kind(cfg.prompt) == "planbench" else None
+    return solve(instance.task(), llm, cfg, planbench=planbench,
+                 example=instance.example() if cfg.one_shot and planbench else None)
+
+
+def _prompt_kind(kind: str) -> str:
+    if kind not in ("planbench", "pddl"):
+        raise ConfigError(f"prompt={kind!r}: use planbench or pddl")
+    return kind
+
+
+def _result(method: str, llm: LLM, calls_before: int, start: float, attempts: int,
             verified: bool, plan: list[str], last: str, transcript: list[dict]) -> SolveResult:
     calls = llm.usage.calls[calls_before:]
     costs = [c.cost for c in calls]
     return SolveResult(
-        method="backprompt", verified=verified, plan=plan, attempts=attempts,
+        method=method, verified=verified, plan=plan, attempts=attempts,
         llm_calls=len(calls), tokens=sum(c.prompt_tokens + c.completion_tokens for c in calls),
         seconds=time.perf_counter() - start, backend=llm.name, model=llm.model,
         solved_by="llm" if verified else None,

@@ -1,0 +1,149 @@
+"""Datasets: named collections of instances read from the user's data
+directory (``--data-dir`` or ``VERIPLAN_DATA``), never from the package.
+
+A registry maps names to factories; method issues add their own datasets with
+:func:`register_dataset`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from veriplan.errors import DataError
+from veriplan.pddl.parser import read_domain, read_problem
+from veriplan.pddl.task import Task
+from veriplan.planio import PlanBenchConfig
+
+
+def data_dir(given: str | Path | None = None) -> Path:
+    raw = given or os.environ.get("VERIPLAN_DATA")
+    if not raw:
+        raise DataError("no data directory: pass --data-dir or set VERIPLAN_DATA "
+                        "(the folder holding planbench/ and autotos/)")
+    path = Path(raw).expanduser()
+    if not path.is_dir():
+        raise DataError(f"data directory {path} does not exist")
+    return path
+
+
+@lru_cache(maxsize=32)
+def _domain(path: str):
+    return read_domain(path)
+
+
+@lru_cache(maxsize=32)
+def _config(path: str) -> PlanBenchConfig:
+    return PlanBenchConfig.from_yaml(path)
+
+
+@dataclass(frozen=True)
+class Instance:
+    """One PDDL problem of a dataset; ``previous`` is the instance shown as the
+    one-shot example (PlanBench uses the preceding instance)."""
+
+    id: str
+    dataset: str
+    domain_path: Path
+    problem_path: Path
+    config_path: Path | None = None
+    previous: Path | None = field(default=None, compare=False)
+
+    def task(self) -> Task:
+        d = _domain(str(self.domain_path))
+        return Task(d, read_problem(self.problem_path, d))
+
+    def planbench_config(self) -> PlanBenchConfig | None:
+        return _config(str(self.config_path)) if self.config_path else None
+
+    def example(self) -> tuple[Task, list] | None:
+        """The one-shot example: the previous instance with an optimal plan."""
+        if self.previous is None:
+            return None
+        from veriplan.search import Budget, bfs
+
+        d = _domain(str(self.domain_path))
+        ex = Task(d, read_problem(self.previous, d))
+        r = bfs(ex, budget=Budget(max_seconds=30))
+        if r.plan is None:
+            return None
+        return ex, list(r.plan)
+
+
+@dataclass(frozen=True)
+class Dataset:
+    name: str
+    instances: tuple[Instance, ...]
+    version: str  # sha256 (first 16 hex) over the files' names and contents
+
+    def take(self, limit: int | None) -> tuple[Instance, ...]:
+        return self.instances if limit is None else self.instances[:limit]
+
+
+def _number(p: Path) -> tuple[int, str]:
+    m = re.search(r"(\d+)", p.stem)
+    return (int(m.group(1)) if m else -1, p.name)
+
+
+def pddl_dataset(name: str, root: Path, domain: str, problems: str,
+                 config: str | None) -> Dataset:
+    dom = root / domain
+    pdir = root / problems
+    if not dom.is_file() or not pdir.is_dir():
+        raise DataError(f"dataset {name}: expected {dom} and {pdir}; is --data-dir the folder "
+                        "holding planbench/?")
+    files = sorted(pdir.glob("*.pddl"), key=_number)
+    cfg = root / config if config else None
+    digest = hashlib.sha256()
+    for f in [dom, *files, *([cfg] if cfg else [])]:
+        digest.update(f.name.encode())
+        digest.update(f.read_bytes())
+    instances = tuple(
+        Instance(f.stem, name, dom, f, cfg, files[i - 1] if i > 0 else None)
+        for i, f in enumerate(files))
+    return Dataset(name, instances, digest.hexdigest()[:16])
+
+
+_PB = "planbench"
+_PLANBENCH: dict[str, tuple[str, str, str]] = {
+    "blocksworld": ("instances/blocksworld/generated_domain.pddl",
+                    "instances/blocksworld/generated_basic", "configs/blocksworld.yaml"),
+    "blocksworld_3": ("instances/blocksworld/generated_domain.pddl",
+                      "instances/blocksworld/generated_basic_3", "configs/blocksworld_3.yaml"),
+    "mystery_blocksworld": ("instances/blocksworld/mystery/generated_domain.pddl",
+                            "instances/blocksworld/mystery/generated_basic",
+                            "configs/mystery_blocksworld.yaml"),
+    "mystery_blocksworld_3": ("instances/blocksworld/mystery/generated_domain.pddl",
+                              "instances/blocksworld/mystery/generated_basic_3",
+                              "configs/mystery_blocksworld_3.yaml"),
+    "blocksworld_hard": ("instances/blocksworld_hard/generated_domain.pddl",
+                         "instances/blocksworld_hard/generated", "configs/blocksworld_hard.yaml"),
+    "logistics": ("instances/logistics/generated_domain.pddl",
+                  "instances/logistics/generated_basic", "configs/logistics.yaml"),
+}
+
+DATASETS: dict[str, Callable[[Path], Dataset]] = {
+    name: (lambda root, name=name, spec=spec: pddl_dataset(
+        name, root / _PB, spec[0], spec[1], spec[2]))
+    for name, spec in _PLANBENCH.items()
+}
+
+
+def register_dataset(name: str, factory: Callable[[Path], Dataset]) -> None:
+    DATASETS[name] = factory
+
+
+@lru_cache(maxsize=64)
+def _load(name: str, root: str) -> Dataset:
+    return DATASETS[name](Path(root))
+
+
+def load_dataset(name: str, root: str | Path | None = None) -> Dataset:
+    if name not in DATASETS:
+        raise DataError(f"unknown dataset {name!r}: use one of {', '.join(sorted(DATASETS))}")
+    return _load(name, str(data_dir(root)))

@@ -1,0 +1,217 @@
+"""Reports from a run store: Markdown, a self-contained HTML page, PNG plots,
+a JSON summary, and significance tables between two configurations."""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import math
+from collections import defaultdict
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from veriplan.bench.stats import (
+    bootstrap_mean_interval,
+    cohens_h,
+    mcnemar,
+    two_proportion_z,
+    wilson_interval,
+)
+from veriplan.bench.store import RunStore, UnitRecord
+from veriplan.errors import DataError
+
+
+@dataclass(frozen=True)
+class GroupSummary:
+    method: str
+    model: str  # backend:model
+    dataset: str
+    config: str
+    units: int
+    errors: int
+    verified: int  # all plans the validator accepted
+    llm_solved: int
+    fallback_solved: int
+    rate: float  # verified / units
+    rate_low: float  # Wilson 95%
+    rate_high: float
+    mean_calls: float
+    mean_tokens: float
+    tokens_low: float  # bootstrap 95% for the mean
+    tokens_high: float
+    mean_seconds: float
+    total_cost: float | None
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        return (self.method, self.model, self.dataset, self.config)
+
+
+def summarize(records: list[UnitRecord]) -> list[GroupSummary]:
+    groups: dict[tuple, list[UnitRecord]] = defaultdict(list)
+    for r in records:
+        groups[(r.method, f"{r.backend}:{r.model}", r.dataset, r.config)].append(r)
+    out = []
+    for (method, model, dataset, config), rs in sorted(groups.items()):
+        n = len(rs)
+        verified = sum(r.verified for r in rs)
+        llm = sum(1 for r in rs if r.verified and r.solved_by == "llm")
+        lo, hi = wilson_interval(verified, n)
+        tokens = [float(r.tokens) for r in rs]
+        tlo, thi = bootstrap_mean_interval(tokens)
+        costs = [r.cost for r in rs]
+        out.append(GroupSummary(
+            method, model, dataset, config, n, sum(r.status == "error" for r in rs), verified,
+            llm, verified - llm, verified / n, lo, hi, sum(r.llm_calls for r in rs) / n,
+            sum(tokens) / n, tlo, thi, sum(r.seconds for r in rs) / n,
+            None if any(c is None for c in costs) else sum(costs)))  # type: ignore[arg-type]
+    return out
+
+
+def _arm(records: list[UnitRecord], spec: str) -> dict[str, bool]:
+    """Units matching ``spec`` (``method`` or ``method:key=value,...`` or any
+    substring of ``method|backend:model|dataset|config``), keyed for pairing."""
+    method, _, rest = spec.partition(":")
+    wanted = dict(kv.split("=", 1) for kv in rest.split(",") if "=" in kv)
+    out = {}
+    for r in records:
+        cfg = json.loads(r.config)
+        if r.method != method or any(str(cfg.get(k)) != v for k, v in wanted.items()):
+            continue
+        out[f"{r.dataset}/{r.instance}/{r.backend}:{r.model}/seed{r.seed}"] = r.verified
+    return out
+
+
+def compare(records: list[UnitRecord], a: str, b: str) -> dict:
+    arm_a, arm_b = _arm(records, a), _arm(records, b)
+    if not arm_a or not arm_b:
+        missing = a if not arm_a else b
+        raise DataError(f"no units match {missing!r}: name a method, optionally with "
+                        "settings, like backprompt:max_attempts=3")
+    ka, na, kb, nb = sum(arm_a.values()), len(arm_a), sum(arm_b.values()), len(arm_b)
+    z = two_proportion_z(ka, na, kb, nb)
+    paired = mcnemar(arm_a, arm_b)
+    return {"a": a, "b": b, "a_verified": ka, "a_units": na, "b_verified": kb, "b_units": nb,
+            "a_rate": ka / na, "b_rate": kb / nb, "z": z.z, "p_value": z.p_value,
+            "cohens_h": cohens_h(ka / na, kb / nb), "paired": asdict(paired)}
+
+
+def _fmt(x: float | None, digits: int = 1) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "n/a"
+    return f"{x:.{digits}f}"
+
+
+def markdown(summaries: list[GroupSummary], comparison: dict | None, plots: list[str],
+             store: Path) -> str:
+    lines = [f"# veriplan report\n\nStore: `{store}`. Verified means veriplan's validator "
+             "accepted the plan; LLM-solved and fallback-solved are counted apart.\n",
+             "| method | model | dataset | config | units | verified | LLM-solved | "
+             "fallback-solved | rate (Wilson 95%) | errors | mean LLM calls | mean tokens "
+             "(bootstrap 95%) | mean s | cost |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for s in summaries:
+        lines.append(
+            f"| {s.method} | {s.model} | {s.dataset} | `{s.config}` | {s.units} | {s.verified} "
+            f"| {s.llm_solved} | {s.fallback_solved} | {100 * s.rate:.1f}% "
+            f"({100 * s.rate_low:.1f}-{100 * s.rate_high:.1f}) | {s.errors} | "
+            f"{_fmt(s.mean_calls, 2)} | {_fmt(s.mean_tokens)} ({_fmt(s.tokens_low)}-"
+            f"{_fmt(s.tokens_high)}) | {_fmt(s.mean_seconds, 2)} | "
+            f"{'n/a' if s.total_cost is None else f'${s.total_cost:.4f}'} |")
+    if comparison:
+        c = comparison
+        p = c["paired"]
+        lines += ["", f"## {c['a']} against {c['b']}", "",
+                  "| | A | B |", "|---|---|---|",
+                  f"| verified / units | {c['a_verified']}/{c['a_units']} | "
+                  f"{c['b_verified']}/{c['b_units']} |",
+                  f"| rate | {100 * c['a_rate']:.1f}% | {100 * c['b_rate']:.1f}% |", "",
+                  f"Two-proportion z = {c['z']:.3f}, p = {c['p_value']:.4f}; Cohen's h = "
+                  f"{c['cohens_h']:.3f}. Paired on {p['shared']} shared units: only A "
+                  f"{p['only_a']}, only B {p['only_b']}, both {p['both']}; exact McNemar "
+                  f"p = {p['p_value']:.4f}."]
+    for png in plots:
+        lines += ["", f"![{png}]({png})"]
+    return "\n".join(lines) + "\n"
+
+
+def _plots(summaries: list[GroupSummary], out: Path) -> list[str]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    if not summaries:
+        return []
+    labels = [f"{s.method}\n{s.model}\n{s.dataset}" for s in summaries]
+    rates = [100 * s.rate for s in summaries]
+    err = [[100 * (s.rate - s.rate_low) for s in summaries],
+           [100 * (s.rate_high - s.rate) for s in summaries]]
+    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(summaries)), 4.5))
+    ax.bar(range(len(rates)), rates, yerr=err, capsize=4, color="#4c72b0")
+    ax.set_xticks(range(len(rates)), labels, fontsize=7)
+    ax.set_ylabel("verified plans (%), Wilson 95%")
+    ax.set_ylim(0, 100)
+    fig.tight_layout()
+    fig.savefig(out / "verified_rate.png", dpi=110)
+    plt.close(fig)
+    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(summaries)), 4.5))
+    ax.bar(range(len(summaries)), [s.mean_tokens for s in summaries], color="#dd8452")
+    ax.set_xticks(range(len(summaries)), labels, fontsize=7)
+    ax.set_ylabel("mean tokens per unit")
+    fig.tight_layout()
+    fig.savefig(out / "tokens.png", dpi=110)
+    plt.close(fig)
+    return ["verified_rate.png", "tokens.png"]
+
+
+def _html(md: str, out: Path, plots: list[str]) -> str:
+    """A self-contained page: the Markdown's tables as HTML, plots inline."""
+    body = []
+    rows: list[str] = []
+    for line in md.splitlines():
+        if line.startswith("|"):
+            if set(line) <= set("|-"):
+                continue
+            cells = [html.escape(c.strip()) for c in line.strip("|").split("|")]
+            tag = "th" if not rows else "td"
+            rows.append("<tr>" + "".join(f"<{tag}>{c}</{tag}>" for c in cells) + "</tr>")
+            continue
+        if rows:
+            body.append("<table>" + "".join(rows) + "</table>")
+            rows = []
+        if line.startswith("# "):
+            body.append(f"<h1>{html.escape(line[2:])}</h1>")
+        elif line.startswith("## "):
+            body.append(f"<h2>{html.escape(line[3:])}</h2>")
+        elif line.startswith("!["):
+            name = line[line.index("(") + 1:-1]
+            data = base64.b64encode((out / name).read_bytes()).decode()
+            body.append(f'<img alt="{name}" src="data:image/png;base64,{data}">')
+        elif line.strip():
+            body.append(f"<p>{html.escape(line)}</p>")
+    if rows:
+        body.append("<table>" + "".join(rows) + "</table>")
+    style = ("body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}"
+             "td,th{border:1px solid #ccc;padding:4px 8px;font-size:13px}img{max-width:100%}")
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>veriplan report"
+            f"</title><style>{style}</style></head><body>{''.join(body)}</body></html>\n")
+
+
+def write_report(directory: str | Path, *, compare_arms: tuple[str, str] | None = None
+                 ) -> dict[str, Path]:
+    out = Path(directory)
+    store = RunStore(out, create=False)
+    records = list(store.records())
+    summaries = summarize(records)
+    comparison = compare(records, *compare_arms) if compare_arms else None
+    plots = _plots(summaries, out)
+    md = markdown(summaries, comparison, plots, store.path)
+    paths = {"markdown": out / "report.md", "html": out / "report.html",
+             "json": out / "report.json"}
+    paths["markdown"].write_text(md)
+    paths["html"].write_text(_html(md, out, plots))
+    paths["json"].write_text(json.dumps({"groups": [asdict(s) for s in summaries],
+                                         "comparison": comparison}, indent=2))
+    return paths

@@ -1,0 +1,141 @@
+"""Commands of the benchmark harness: bench, report, trace."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from veriplan.cli.core import EXIT_FAIL, EXIT_OK
+from veriplan.errors import ConfigError
+
+
+def add_parsers(sub) -> None:
+    from veriplan.bench.datasets import DATASETS
+    from veriplan.llm.registry import DEFAULT_BACKEND, available
+    from veriplan.methods import available_methods
+
+    b = sub.add_parser("bench", help="run a method over a dataset (or a sweep) into a "
+                                     "resumable run store")
+    b.add_argument("method", nargs="?", help=f"one of {', '.join(available_methods())}")
+    b.add_argument("--dataset", action="append", help=f"one of {', '.join(sorted(DATASETS))} "
+                                                     "(repeatable)")
+    b.add_argument("--matrix", help="a sweep file (TOML): methods x datasets x models x seeds "
+                                    "x configs")
+    b.add_argument("--data-dir", help="folder holding planbench/ (default: VERIPLAN_DATA)")
+    b.add_argument("--out", default="veriplan-runs", help="experiment directory (default "
+                                                         "veriplan-runs); re-running resumes")
+    b.add_argument("--backend", default=DEFAULT_BACKEND, choices=sorted(available()))
+    b.add_argument("--model")
+    b.add_argument("--model-path")
+    b.add_argument("--base-url")
+    b.add_argument("--cassette")
+    b.add_argument("--script", help="'module:function' answering requests (scripted backend)")
+    b.add_argument("--limit", type=int, help="first N instances of each dataset")
+    b.add_argument("--seeds", type=int, nargs="+", default=[0])
+    b.add_argument("--config", action="append", default=[], metavar="KEY=VALUE",
+                   help="a method setting (repeatable)")
+    b.add_argument("--workers", type=int, default=1, help="units in parallel")
+    b.add_argument("--executor", choices=["local", "ray"], default="local")
+    b.add_argument("--unit-timeout", type=float, help="seconds before a unit is recorded as "
+                                                      "a timeout")
+    b.add_argument("--rerun-errors", action="store_true", help="run units that ended in an "
+                                                               "error again")
+    b.add_argument("--no-cache", action="store_true")
+    b.add_argument("--cache-path")
+
+    r = sub.add_parser("report", help="Markdown, HTML and plots from an experiment directory")
+    r.add_argument("directory")
+    r.add_argument("--compare", nargs=2, metavar=("A", "B"),
+                   help="significance of A against B, each 'method' or "
+                        "'method:key=value,...'")
+
+    t = sub.add_parser("trace", help="print one unit's transcript")
+    t.add_argument("result_id", help="the unit id (a unique prefix is enough)")
+    t.add_argument("--dir", default="veriplan-runs", help="experiment directory")
+
+
+def _plan(args: argparse.Namespace):
+    from veriplan.bench.units import BackendSpec, SweepPlan, load_matrix
+
+    if args.matrix:
+        return load_matrix(args.matrix)
+    if not args.method or not args.dataset:
+        raise ConfigError("give a METHOD and --dataset, or --matrix sweep.toml")
+    config = {}
+    for kv in args.config:
+        if "=" not in kv:
+            raise ConfigError(f"--config {kv!r}: expected KEY=VALUE")
+        k, v = kv.split("=", 1)
+        config[k.strip()] = v.strip()
+    spec = BackendSpec.of(args.backend, args.model, model_path=args.model_path,
+                          base_url=args.base_url, cassette=args.cassette, script=args.script)
+    return SweepPlan([args.method], list(args.dataset), [spec], [config], list(args.seeds),
+                     args.limit)
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from veriplan.bench.runner import run_sweep
+    from veriplan.llm import default_cache_path
+
+    plan = _plan(args)
+    cache = None if args.no_cache else Path(args.cache_path or default_cache_path())
+    bar = Progress(TextColumn("{task.description}"), BarColumn(),
+                   TextColumn("{task.completed}/{task.total}"), TimeRemainingColumn(),
+                   TextColumn("{task.fields[stats]}"))
+    state: dict = {}
+
+    def on_done(rec, p) -> None:
+        if "task" not in state:
+            state["task"] = bar.add_task("units", total=p.total, stats="")
+        bar.update(state["task"], completed=p.done, stats=(
+            f"verified {p.verified}  failed {p.failed}  errors {p.errors}  "
+            f"tokens {p.tokens:,}  cost ${p.cost:.4f}"))
+
+    with bar:
+        progress = run_sweep(plan, args.out, data_root=args.data_dir, workers=args.workers,
+                             executor=args.executor, cache_path=cache,
+                             unit_timeout=args.unit_timeout, rerun_errors=args.rerun_errors,
+                             on_done=on_done)
+    print(f"{progress.done} unit(s) run, {progress.skipped} already in the store; verified "
+          f"{progress.verified}, not verified {progress.failed}, errors {progress.errors}; "
+          f"store {Path(args.out) / 'runs.sqlite'}")
+    return EXIT_OK if progress.errors == 0 else EXIT_FAIL
+
+
+def _report(args: argparse.Namespace) -> int:
+    from veriplan.bench.report import write_report
+
+    paths = write_report(args.directory, compare_arms=tuple(args.compare) if args.compare
+                         else None)
+    print(paths["markdown"].read_text())
+    print("wrote " + ", ".join(str(p) for p in paths.values()))
+    return EXIT_OK
+
+
+def _trace(args: argparse.Namespace) -> int:
+    from veriplan.bench.store import RunStore
+
+    rec = RunStore(args.dir, create=False).get(args.result_id)
+    print(f"unit {rec.id}: {rec.method} on {rec.dataset}/{rec.instance}, {rec.backend}:"
+          f"{rec.model}, seed {rec.seed}, config {rec.config}")
+    print(f"status {rec.status}; verified {rec.verified}; solved by {rec.solved_by}; "
+          f"{rec.llm_calls} call(s), {rec.tokens} tokens, {rec.seconds:.2f}s")
+    if rec.error:
+        print(f"\nerror ({rec.error_category}):\n{rec.error}")
+    result = rec.result_dict()
+    for step in result.get("transcript", []):
+        print(f"\n--- attempt {step.get('attempt')} ---")
+        print(step.get("response", "").rstrip())
+        verdict = "verified" if step.get("valid") else f"not valid: {step.get('diagnosis')}"
+        print(f"=> {verdict}")
+    if result.get("plan"):
+        print("\nplan:\n" + "\n".join(result["plan"]))
+    if not result and not rec.error:
+        print(json.dumps(result))
+    return EXIT_OK
+
+
+COMMANDS = {"bench": _bench, "report": _report, "trace": _trace}
