@@ -6,13 +6,12 @@ unit twice; a kill at any moment loses at most the units still running."""
 from __future__ import annotations
 
 import json
-import sqlite3
-import threading
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from veriplan.errors import DataError
+from veriplan.storage import WalDatabase
 
 STORE_NAME = "runs.sqlite"
 
@@ -72,18 +71,8 @@ class RunStore:
         if not create and not self.path.is_file():
             raise DataError(f"no run store in {self.dir} (expected {self.path}): run "
                             "`veriplan bench ... --out DIR` first")
-        self.dir.mkdir(parents=True, exist_ok=True)
-        self._local = threading.local()
-        self._conn().execute(_SCHEMA)
-
-    def _conn(self) -> sqlite3.Connection:
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = sqlite3.connect(self.path, timeout=60, isolation_level=None)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            self._local.conn = conn
-        return conn
+        self._db = WalDatabase(self.path, _SCHEMA)
+        self._conn = self._db.conn
 
     def add(self, rec: UnitRecord) -> bool:
         """Store a finished unit; False if it was already there (kept as it was)."""
@@ -121,7 +110,4 @@ class RunStore:
         return self._conn().execute("SELECT COUNT(*) FROM units").fetchone()[0]
 
     def close(self) -> None:
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            conn.close()
-            self._local.conn = None
+        self._db.close()

@@ -9,12 +9,12 @@ base URLs; rows hold the request's messages (no secrets) and the response.
 from __future__ import annotations
 
 import json
-import sqlite3
 import threading
 import time
 from pathlib import Path
 
 from veriplan.llm.types import LLMRequest, LLMResponse
+from veriplan.storage import WalDatabase
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
@@ -30,23 +30,12 @@ CREATE TABLE IF NOT EXISTS responses (
 
 class ResponseCache:
     def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._local = threading.local()
+        self._db = WalDatabase(path, _SCHEMA)
+        self.path = self._db.path
+        self._conn = self._db.conn
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
-        with self._conn() as conn:
-            conn.execute(_SCHEMA)
-
-    def _conn(self) -> sqlite3.Connection:
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = sqlite3.connect(self.path, timeout=60, isolation_level=None)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            self._local.conn = conn
-        return conn
 
     def get(self, backend: str, request: LLMRequest) -> LLMResponse | None:
         row = self._conn().execute("SELECT response FROM responses WHERE key = ?",
@@ -71,10 +60,7 @@ class ResponseCache:
         return {"hits": self.hits, "misses": self.misses}
 
     def close(self) -> None:
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            conn.close()
-            self._local.conn = None
+        self._db.close()
 
 
 def default_cache_path() -> Path:
