@@ -22,8 +22,9 @@ from veriplan.errors import ConfigError, VeriplanError
 METHODS: dict[str, str] = {
     "backprompt": "veriplan.methods.backprompt",
     "direct": "veriplan.methods.direct",
+    "closed-loop": "veriplan.methods.closed_loop",
 }
-DEFAULT_METHOD = "backprompt"
+DEFAULT_METHOD = "closed-loop"
 _REGISTERED: dict[str, MethodSpec] = {}
 
 

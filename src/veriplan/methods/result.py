@@ -25,6 +25,9 @@ class SolveResult:
     cache_hits: int = 0
     last_diagnosis: str = ""
     transcript: list[dict[str, Any]] = field(default_factory=list)
+    # Per attempt, the same keys for every method: attempt, verified, failed_step,
+    # action, missing (predicate names), failure (translation/precondition/goal).
+    signals: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

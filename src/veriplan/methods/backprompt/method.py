@@ -103,6 +103,7 @@ def solve(task: Task, llm: LLM, config: BackpromptConfig = BackpromptConfig(), *
     messages = [Message("user", first_prompt(task, planbench, example))]
     emit("prompt", {"text": messages[0].content})
     transcript: list[dict] = []
+    signals: list[dict] = []
     last = ""
     for attempt in range(1, config.max_attempts + 1):
         request = LLMRequest(tuple(messages), temperature=config.temperature,
@@ -119,15 +120,16 @@ def solve(task: Task, llm: LLM, config: BackpromptConfig = BackpromptConfig(), *
                            "plan": [str(s) for s in parsed.steps],
                            "unread": [str(u) for u in parsed.unread],
                            "valid": verified, "diagnosis": last})
+        signals.append(attempt_signal(attempt, parsed, result, verified))
         emit("verdict", {"attempt": attempt, "verified": verified, "diagnosis": last,
                          "plan": [str(s) for s in parsed.steps]})
         if verified:
             return _result(method, llm, calls_before, start, attempt, True,
-                           [str(s) for s in parsed.steps], "", transcript)
+                           [str(s) for s in parsed.steps], "", transcript, signals)
         messages += [Message("assistant", response.text),
                      Message("user", _ENV.get_template("feedback.j2").render(diagnosis=last))]
     return _result(method, llm, calls_before, start, config.max_attempts, False, [], last,
-                   transcript)
+                   transcript, signals)
 
 
 def run(instance, llm: LLM, config: BackpromptConfig, seed: int = 0) -> SolveResult:
@@ -146,7 +148,8 @@ def _prompt_kind(kind: str) -> str:
 
 
 def _result(method: str, llm: LLM, calls_before: int, start: float, attempts: int,
-            verified: bool, plan: list[str], last: str, transcript: list[dict]) -> SolveResult:
+            verified: bool, plan: list[str], last: str, transcript: list[dict],
+            signals: list[dict]) -> SolveResult:
     calls = llm.usage.calls[calls_before:]
     costs = [c.cost for c in calls]
     return SolveResult(
@@ -155,4 +158,24 @@ def _result(method: str, llm: LLM, calls_before: int, start: float, attempts: in
         seconds=time.perf_counter() - start, backend=llm.name, model=llm.model,
         solved_by="llm" if verified else None,
         cost=None if any(c is None for c in costs) else sum(costs),  # type: ignore[arg-type]
-        cache_hits=sum(c.cached for c in calls), last_diagnosis=last, transcript=transcript)
+        cache_hits=sum(c.cached for c in calls), last_diagnosis=last, transcript=transcript,
+        signals=signals)
+
+
+def attempt_signal(attempt: int, parsed: ParsedPlan, result: ValidationResult,
+                   verified: bool) -> dict:
+    """The per-attempt signal every method reports (see SolveResult.signals)."""
+    failed = result.failed_step
+    failure = []
+    if not verified:
+        if parsed.unread or not parsed.steps:
+            failure.append("translation")
+        if failed is not None:
+            failure.append("precondition")
+        elif parsed.steps and not result.valid:
+            failure.append("goal")
+    return {"attempt": attempt, "verified": verified, "failed_step": failed,
+            "action": result.plan[failed - 1].name if failed else None,
+            "missing": [u.removeprefix("(not ").strip("()").split()[0]
+                        for u in result.unsatisfied if u.strip("()")],
+            "failure": failure}
