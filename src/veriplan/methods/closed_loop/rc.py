@@ -104,10 +104,12 @@ def decide(plan: SymbolPlan, cc: CheckReport, sim: SimReport, task: Task, c: Con
                 if adders:
                     makers.append(f"{atom} is made true by {', '.join(adders)}")
             kept = f"Keep steps 1-{k - 1} (they run). " if k > 1 else ""
+            verb = "is" if len(v.unsatisfied) == 1 else "are"
+            made = "; ".join(makers) + ". " if makers else ""
             return RepairDecision("precondition_probing", (
-                f"{kept}Step {k} {step} needs {', '.join(v.unsatisfied)}, which "
-                f"{'is' if len(v.unsatisfied) == 1 else 'are'} false after step {k - 1}. " + ("; ".join(makers) + ". " if makers else "") +
-                f"Actions possible after step {k - 1}: {', '.join(_applicable(task, state))}.",),
+                f"{kept}Step {k} {step} needs {', '.join(v.unsatisfied)}, which {verb} "
+                f"false after step {k - 1}. {made}Actions possible after step {k - 1}: "
+                f"{', '.join(_applicable(task, state))}.",),
                 f"missing preconditions at step {k}")
         return RepairDecision("precondition_probing", (f"Step {k} {step}: {v.detail}.",),
                               f"static error at step {k}")
