@@ -38,8 +38,9 @@ def test_solve_json_from_a_cassette(tmp_path, capsys):
     backend = ScriptedBackend(["(pick-up a)\n[PLAN END]",
                                (EXAMPLES / "blocks-plan.txt").read_text()])
     solve(task, LLM(backend, recorder=CassetteRecorder(tape)))
-    args = ["solve", "--domain", DOM, "--problem", PROB, "--backend", "replay",
-            "--cassette", str(tape), "--model", "scripted", "--no-cache", "--json"]
+    args = ["solve", "--method", "backprompt", "--domain", DOM, "--problem", PROB,
+            "--backend", "replay", "--cassette", str(tape), "--model", "scripted",
+            "--no-cache", "--json"]
     assert main(args) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["verified"] is True and out["attempts"] == 2 and out["llm_calls"] == 2
@@ -56,7 +57,8 @@ def test_solve_budget_exhausted_exit_1(tmp_path, capsys):
 
     solve(task, LLM(ScriptedBackend(["no idea"] * 2), recorder=CassetteRecorder(tape)),
           BackpromptConfig(max_attempts=2))
-    code = main(["solve", "--domain", DOM, "--problem", PROB, "--backend", "replay",
+    code = main(["solve", "--method", "backprompt", "--domain", DOM, "--problem", PROB,
+                 "--backend", "replay",
                  "--cassette", str(tape), "--model", "scripted", "--no-cache",
                  "--max-attempts", "2", "--json"])
     out = json.loads(capsys.readouterr().out)
@@ -66,3 +68,18 @@ def test_solve_budget_exhausted_exit_1(tmp_path, capsys):
 def test_model_list(capsys):
     assert main(["model", "list"]) == 0
     assert "qwen2.5-coder-1.5b (default)" in capsys.readouterr().out
+
+
+def test_solve_defaults_to_closed_loop(tmp_path, capsys):
+    from veriplan.methods import closed_loop
+
+    tape = tmp_path / "tape.jsonl"
+    task = load_task(DOM, PROB)
+    backend = ScriptedBackend(["(stack a b)\n[PLAN END]",
+                               (EXAMPLES / "blocks-plan.txt").read_text()])
+    closed_loop.solve(task, LLM(backend, recorder=CassetteRecorder(tape)))
+    code = main(["solve", "--domain", DOM, "--problem", PROB, "--backend", "replay",
+                 "--cassette", str(tape), "--model", "scripted", "--no-cache"])
+    out = capsys.readouterr().out
+    assert code == 0 and "not valid [first_step_constraint]" in out
+    assert "verified plan:" in out

@@ -39,7 +39,14 @@ def add_parsers(sub, task_args) -> None:
     task_args(s, positional=False)
     s.add_argument("--planbench-config", help="PlanBench YAML config: PlanBench's prompt and "
                                               "natural-language plans (default: PDDL prompt)")
-    s.add_argument("--max-attempts", type=int, default=5, help="attempts in all (default 5)")
+    s.add_argument("--method", default="closed-loop", choices=["closed-loop", "backprompt"],
+                   help="closed-loop generate-verify-repair (default) or PlanBench "
+                        "back-prompting")
+    s.add_argument("--max-attempts", type=int, help="attempts in all (default: the "
+                                                   "method's, 3 for closed-loop, 5 for "
+                                                   "backprompt)")
+    s.add_argument("--fallback", choices=["none", "bfs", "planner"], default="none",
+                   help="closed-loop: search when the model fails (reported as fallback)")
     s.add_argument("--json", action="store_true", help="print one JSON object at the end")
     add_llm_options(s)
 
@@ -106,18 +113,31 @@ def build_llm(args: argparse.Namespace):
 def _solve(args: argparse.Namespace) -> int:
     from rich.markup import escape
 
-    from veriplan.methods.backprompt import BackpromptConfig, solve
+    from veriplan.methods import backprompt, closed_loop
     from veriplan.planio import PlanBenchConfig
 
     task = load_task_args(args)
     cfg = PlanBenchConfig.from_yaml(args.planbench_config) if args.planbench_config else None
     llm = build_llm(args)
-    settings = BackpromptConfig(max_attempts=args.max_attempts, temperature=args.temperature,
-                                **({"max_tokens": args.max_tokens} if args.max_tokens else {}))
+    common = {"temperature": args.temperature}
+    if args.max_tokens:
+        common["max_tokens"] = args.max_tokens
+    if args.max_attempts:
+        common["max_attempts"] = args.max_attempts
+    if args.method == "closed-loop":
+        settings = closed_loop.Config(fallback=args.fallback, **common)
+        solve = closed_loop.solve
+    else:
+        settings = backprompt.BackpromptConfig(**common)
+        solve = backprompt.solve
     console = _console(stderr=args.json)
 
     def show(kind: str, data: dict) -> None:
-        if kind == "prompt":
+        if kind == "prompt" and data.get("attempt", 1) > 1:
+            return
+        if kind == "stop":
+            console.print(f"[bold]stopping:[/] {escape(data['reason'])}")
+        elif kind == "prompt":
             console.rule("prompt")
             console.print(escape(data["text"]))
         elif kind == "response":
@@ -128,7 +148,8 @@ def _solve(args: argparse.Namespace) -> int:
             if data["verified"]:
                 console.print("[bold green]verified by veriplan's validator[/]")
             else:
-                console.print(f"[bold red]not valid:[/] {escape(data['diagnosis'])}")
+                how = escape(f" [{data['strategy']}]") if data.get("strategy") else ""
+                console.print(f"[bold red]not valid{how}:[/] {escape(data['diagnosis'])}")
 
     result = solve(task, llm, settings, planbench=cfg, on_event=show)
     if args.json:
@@ -136,7 +157,9 @@ def _solve(args: argparse.Namespace) -> int:
     else:
         console.rule("result")
         if result.verified:
-            console.print("verified plan:")
+            who = "" if result.solved_by == "llm" else f" (found by {result.solved_by}, " \
+                "not by the model)"
+            console.print(f"verified plan{who}:")
             for step in result.plan:
                 console.print(f"  {step}")
         else:
