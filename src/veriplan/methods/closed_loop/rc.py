@@ -67,7 +67,9 @@ def decide(plan: SymbolPlan, cc: CheckReport, sim: SimReport, task: Task, c: Con
     if not plan.steps or (plan.unmapped and v.failed_step is None and not v.unmet_goals):
         names = ", ".join(f"({s.name} {' '.join(n for n, _ in s.params)})".replace(" )", ")")
                           for s in c.actions)
+        why = " ".join(f"Line {u.line} {u.text!r}: {u.reason}." for u in plan.unmapped[:3])
         return RepairDecision("translation_repair", (
+            (why + " " if why else "No line of the answer was an action. ") +
             f"Write every step as one action in parentheses, one per line, using only these "
             f"forms: {names}; name objects exactly as in the problem.",),
             f"{len(plan.unmapped)} line(s) did not map to an action")
