@@ -43,7 +43,7 @@ def test_sweep_runs_each_unit_once_and_resumes(tmp_path, data_dir):
 
 def test_report_numbers_equal_the_store(tmp_path, data_dir):
     run_sweep(plan(), tmp_path, data_root=data_dir)
-    paths = write_report(tmp_path, compare_arms=("backprompt", "direct"))
+    paths = write_report(tmp_path, compare_arms=("backprompt:prompt=pddl", "direct:prompt=pddl"))
     report = json.loads(paths["json"].read_text())
     conn = sqlite3.connect(tmp_path / "runs.sqlite")
     rows = conn.execute(
@@ -65,6 +65,12 @@ def test_report_numbers_equal_the_store(tmp_path, data_dir):
     html = paths["html"].read_text()
     assert "<table>" in html and "data:image/png;base64," in html
     assert (tmp_path / "verified_rate.png").stat().st_size > 1000
+    for section in ("## Runtime and retries", "## Step-wise hazard", "## Failure composition",
+                    "## NPMI"):
+        assert section in md
+    for png in ("retry_benefit.png", "hazard.png", "failure_composition.png", "runtime.png"):
+        assert (tmp_path / png).stat().st_size > 1000 and f"]({png})" in md
+    assert len(report["analyses"]) == 4
     c = report["comparison"]
     assert c["a_units"] == c["b_units"] == 12 and c["paired"]["shared"] == 12
 
@@ -181,7 +187,7 @@ def test_compare_needs_matching_units(tmp_path, data_dir):
     records = list(RunStore(tmp_path).records())
     assert [s.units for s in summarize(records)] == [1, 1]
     with pytest.raises(Exception, match="no units match"):
-        compare(records, "backprompt", "direct")
+        compare(records, "backprompt:prompt=pddl", "direct:prompt=pddl")
 
 
 def test_store_must_exist_for_reports(tmp_path):

@@ -76,6 +76,33 @@ class Instance:
 
 
 @dataclass(frozen=True)
+class ObfuscatedInstance(Instance):
+    """An instance renamed with a seeded random vocabulary (actions, predicates,
+    objects): no PlanBench config applies, so prompts are PDDL."""
+
+    seed: int = 0
+
+    def task(self) -> Task:
+        from veriplan.pddl.obfuscation import obfuscate
+
+        renamed, _ = obfuscate(super().task(), seed=self.seed)
+        return renamed
+
+    def planbench_config(self) -> PlanBenchConfig | None:
+        return None
+
+    def example(self) -> tuple[Task, list] | None:
+        return None
+
+
+def obfuscated(base: Dataset, seed: int, name: str) -> Dataset:
+    """``base`` under a fresh random renaming of each instance (seeded)."""
+    insts = tuple(ObfuscatedInstance(i.id, name, i.domain_path, i.problem_path, None, None,
+                                     seed) for i in base.instances)
+    return Dataset(name, insts, f"{base.version}-obf{seed}")
+
+
+@dataclass(frozen=True)
 class Dataset:
     name: str
     instances: tuple[Instance, ...]
@@ -132,6 +159,11 @@ DATASETS: dict[str, Callable[[Path], Dataset]] = {
         name, root / _PB, spec[0], spec[1], spec[2]))
     for name, spec in _PLANBENCH.items()
 }
+
+
+for _base in ("blocksworld", "blocksworld_3"):
+    DATASETS[f"{_base}_obfuscated"] = (
+        lambda root, base=_base: obfuscated(DATASETS[base](root), 0, f"{base}_obfuscated"))
 
 
 def register_dataset(name: str, factory: Callable[[Path], Dataset]) -> None:

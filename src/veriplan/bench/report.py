@@ -70,14 +70,15 @@ def summarize(records: list[UnitRecord]) -> list[GroupSummary]:
 
 
 def _arm(records: list[UnitRecord], spec: str) -> dict[str, bool]:
-    """Units matching ``spec`` (``method`` or ``method:key=value,...`` or any
-    substring of ``method|backend:model|dataset|config``), keyed for pairing."""
+    """Units of one configuration, ``method`` or ``method:key=value,...`` (the
+    settings given for the unit, exactly), keyed for pairing across arms."""
     method, _, rest = spec.partition(":")
-    wanted = dict(kv.split("=", 1) for kv in rest.split(",") if "=" in kv)
+    wanted = {k.strip(): v.strip() for k, v in
+              (kv.split("=", 1) for kv in rest.split(",") if "=" in kv)}
     out = {}
     for r in records:
-        cfg = json.loads(r.config)
-        if r.method != method or any(str(cfg.get(k)) != v for k, v in wanted.items()):
+        cfg = {k: str(v) for k, v in json.loads(r.config).items()}
+        if r.method != method or cfg != wanted:
             continue
         out[f"{r.dataset}/{r.instance}/{r.backend}:{r.model}/seed{r.seed}"] = r.verified
     return out
@@ -103,8 +104,8 @@ def _fmt(x: float | None, digits: int = 1) -> str:
     return f"{x:.{digits}f}"
 
 
-def markdown(summaries: list[GroupSummary], comparison: dict | None, plots: list[str],
-             store: Path) -> str:
+def markdown(summaries: list[GroupSummary], comparisons: list[dict], plots: list[str],
+             store: Path, analyses: list[dict] | None = None) -> str:
     lines = [f"# veriplan report\n\nStore: `{store}`. Verified means veriplan's validator "
              "accepted the plan; LLM-solved and fallback-solved are counted apart.\n",
              "| method | model | dataset | config | units | verified | LLM-solved | "
@@ -119,8 +120,8 @@ def markdown(summaries: list[GroupSummary], comparison: dict | None, plots: list
             f"{_fmt(s.mean_calls, 2)} | {_fmt(s.mean_tokens)} ({_fmt(s.tokens_low)}-"
             f"{_fmt(s.tokens_high)}) | {_fmt(s.mean_seconds, 2)} | "
             f"{'n/a' if s.total_cost is None else f'${s.total_cost:.4f}'} |")
-    if comparison:
-        c = comparison
+    lines += _analysis_markdown(analyses or [])
+    for c in comparisons:
         p = c["paired"]
         lines += ["", f"## {c['a']} against {c['b']}", "",
                   "| | A | B |", "|---|---|---|",
@@ -134,6 +135,139 @@ def markdown(summaries: list[GroupSummary], comparison: dict | None, plots: list
     for png in plots:
         lines += ["", f"![{png}]({png})"]
     return "\n".join(lines) + "\n"
+
+
+def _label(a: dict) -> str:
+    return f"{a['method']} {a['model']} {a['dataset']} {a['config']}"
+
+
+def _analysis_markdown(analyses: list[dict]) -> list[str]:
+    if not analyses:
+        return []
+    lines = ["", "## Runtime and retries", "",
+             "| group | p50 s | p90 s | trimmed mean s (10%) | mean attempts | "
+             "SR(k), k = 1.. (model-solved) |", "|---|---|---|---|---|---|"]
+    for a in analyses:
+        rt = a["runtime"]
+        curve = ", ".join(f"{100 * x:.1f}%" for x in a["retry_curve"])
+        lines.append(f"| {_label(a)} | {_fmt(rt['p50'], 2)} | {_fmt(rt['p90'], 2)} | "
+                     f"{_fmt(rt['trimmed_mean'], 2)} | {_fmt(a['mean_attempts'], 2)} | "
+                     f"{curve} |")
+    lines += ["", "## Step-wise hazard of the first failure", "",
+              "h(t): of the plans that reached step t, the share that failed there.", "",
+              "| group | h(1) | h(2) | h(3) | h(4) | h(5) | h(6+) |",
+              "|---|---|---|---|---|---|---|"]
+    for a in analyses:
+        h = {int(k): v for k, v in a["hazard"].items()}
+        late = [v for t, v in h.items() if t >= 6]
+        cells = [_fmt(h.get(t), 3) if t in h else "n/a" for t in range(1, 6)]
+        cells.append(_fmt(sum(late) / len(late), 3) if late else "n/a")
+        lines.append(f"| {_label(a)} | " + " | ".join(cells) + " |")
+    lines += ["", "## Failure composition (last attempt of units the model did not solve)",
+              "", "| group | composition |", "|---|---|"]
+    for a in analyses:
+        comp = ", ".join(f"{k}: {v}" for k, v in a["failures"].items()) or "none"
+        lines.append(f"| {_label(a)} | {comp} |")
+    lines += ["", "## NPMI between failing actions and missing predicates", "",
+              "| group | top pairs (action, predicate: NPMI, count) |", "|---|---|"]
+    for a in analyses:
+        pairs = "; ".join(f"{x[0]}, {x[1]}: {x[2]:.2f} ({x[3]})" for x in a["npmi"]) or "none"
+        lines.append(f"| {_label(a)} | {pairs} |")
+    return lines
+
+
+def analyse(records: list[UnitRecord], summaries: list[GroupSummary]) -> list[dict]:
+    from veriplan.bench import analysis as A
+
+    groups: dict[tuple, list[UnitRecord]] = defaultdict(list)
+    for r in records:
+        groups[(r.method, f"{r.backend}:{r.model}", r.dataset, r.config)].append(r)
+    out = []
+    for s in summaries:
+        rs = groups[s.key]
+        curve, mean_attempts = A.retry_benefit(rs)
+        out.append({"method": s.method, "model": s.model, "dataset": s.dataset,
+                    "config": s.config, "runtime": asdict(A.runtime(rs)),
+                    "retry_curve": curve, "mean_attempts": mean_attempts,
+                    "hazard": A.hazard(rs), "failures": A.failure_composition(rs),
+                    "npmi": A.npmi(rs)})
+    return out
+
+
+def _analysis_plots(analyses: list[dict], out: Path) -> list[str]:
+    import matplotlib.pyplot as plt
+
+    if not analyses:
+        return []
+    names = []
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for a in analyses:
+        if a["retry_curve"]:
+            ks = range(1, len(a["retry_curve"]) + 1)
+            ax.plot(ks, [100 * x for x in a["retry_curve"]], marker="o", label=_label(a))
+    ax.set_xlabel("attempt budget k")
+    ax.set_ylabel("model-solved within k attempts (%)")
+    ax.legend(fontsize=6)
+    fig.tight_layout()
+    fig.savefig(out / "retry_benefit.png", dpi=110)
+    plt.close(fig)
+    names.append("retry_benefit.png")
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for a in analyses:
+        h = sorted((int(k), v) for k, v in a["hazard"].items())
+        if h:
+            ax.plot([t for t, _ in h], [v for _, v in h], marker="o", label=_label(a))
+    ax.set_xlabel("plan step t")
+    ax.set_ylabel("hazard h(t)")
+    ax.legend(fontsize=6)
+    fig.tight_layout()
+    fig.savefig(out / "hazard.png", dpi=110)
+    plt.close(fig)
+    names.append("hazard.png")
+    kinds = sorted({k for a in analyses for k in a["failures"]})
+    fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(analyses)), 4.5))
+    bottom = [0] * len(analyses)
+    for kind in kinds:
+        vals = [a["failures"].get(kind, 0) for a in analyses]
+        ax.bar(range(len(analyses)), vals, bottom=bottom, label=kind)
+        bottom = [b + v for b, v in zip(bottom, vals)]
+    ax.set_xticks(range(len(analyses)), [_label(a).replace(" ", "\n", 3) for a in analyses],
+                  fontsize=6)
+    ax.set_ylabel("units not solved by the model")
+    if kinds:
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out / "failure_composition.png", dpi=110)
+    plt.close(fig)
+    names.append("failure_composition.png")
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    p50 = [a["runtime"]["p50"] for a in analyses]
+    p90 = [a["runtime"]["p90"] for a in analyses]
+    tm = [a["runtime"]["trimmed_mean"] for a in analyses]
+    xs = range(len(analyses))
+    ax.bar([x - 0.25 for x in xs], p50, width=0.25, label="p50")
+    ax.bar(list(xs), p90, width=0.25, label="p90")
+    ax.bar([x + 0.25 for x in xs], tm, width=0.25, label="trimmed mean")
+    ax.set_xticks(list(xs), [_label(a).replace(" ", "\n", 3) for a in analyses], fontsize=6)
+    ax.set_ylabel("seconds per unit")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(out / "runtime.png", dpi=110)
+    plt.close(fig)
+    names.append("runtime.png")
+    pairs = [(a, x) for a in analyses for x in a["npmi"]]
+    if pairs:
+        pairs = sorted(pairs, key=lambda t: -t[1][2])[:12]
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        ax.barh(range(len(pairs)), [x[2] for _, x in pairs])
+        ax.set_yticks(range(len(pairs)), [f"{a['method']}: {x[0]} / {x[1]}" for a, x in pairs],
+                      fontsize=6)
+        ax.set_xlabel("NPMI (failing action, missing predicate)")
+        fig.tight_layout()
+        fig.savefig(out / "npmi.png", dpi=110)
+        plt.close(fig)
+        names.append("npmi.png")
+    return names
 
 
 def _plots(summaries: list[GroupSummary], out: Path) -> list[str]:
@@ -199,19 +333,24 @@ def _html(md: str, out: Path, plots: list[str]) -> str:
             f"</title><style>{style}</style></head><body>{''.join(body)}</body></html>\n")
 
 
-def write_report(directory: str | Path, *, compare_arms: tuple[str, str] | None = None
+def write_report(directory: str | Path, *,
+                 compare_arms: tuple[str, str] | list[tuple[str, str]] | None = None
                  ) -> dict[str, Path]:
     out = Path(directory)
     store = RunStore(out, create=False)
     records = list(store.records())
     summaries = summarize(records)
-    comparison = compare(records, *compare_arms) if compare_arms else None
-    plots = _plots(summaries, out)
-    md = markdown(summaries, comparison, plots, store.path)
+    arms = [compare_arms] if isinstance(compare_arms, tuple) else list(compare_arms or [])
+    comparisons = [compare(records, a, b) for a, b in arms]
+    analyses = analyse(records, summaries)
+    plots = _plots(summaries, out) + _analysis_plots(analyses, out)
+    md = markdown(summaries, comparisons, plots, store.path, analyses)
     paths = {"markdown": out / "report.md", "html": out / "report.html",
              "json": out / "report.json"}
     paths["markdown"].write_text(md)
     paths["html"].write_text(_html(md, out, plots))
-    paths["json"].write_text(json.dumps({"groups": [asdict(s) for s in summaries],
-                                         "comparison": comparison}, indent=2))
+    paths["json"].write_text(json.dumps({
+        "groups": [asdict(s) for s in summaries], "analyses": analyses,
+        "comparison": comparisons[0] if comparisons else None,
+        "comparisons": comparisons}, indent=2))
     return paths

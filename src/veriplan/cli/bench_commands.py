@@ -35,6 +35,11 @@ def add_parsers(sub) -> None:
     b.add_argument("--seeds", type=int, nargs="+", default=[0])
     b.add_argument("--config", action="append", default=[], metavar="KEY=VALUE",
                    help="a method setting (repeatable)")
+    b.add_argument("--ablation", help="closed-loop: random_regeneration, "
+                                      "final_validation_only or shallow_constraints "
+                                      "(same as --config ablation=...)")
+    b.add_argument("--fallback", choices=["none", "bfs", "planner"],
+                   help="closed-loop: search when the model fails; reported as fallback")
     b.add_argument("--workers", type=int, default=1, help="units in parallel")
     b.add_argument("--executor", choices=["local", "ray"], default="local")
     b.add_argument("--unit-timeout", type=float, help="seconds before a unit is recorded as "
@@ -46,9 +51,9 @@ def add_parsers(sub) -> None:
 
     r = sub.add_parser("report", help="Markdown, HTML and plots from an experiment directory")
     r.add_argument("directory")
-    r.add_argument("--compare", nargs=2, metavar=("A", "B"),
+    r.add_argument("--compare", nargs=2, metavar=("A", "B"), action="append",
                    help="significance of A against B, each 'method' or "
-                        "'method:key=value,...'")
+                        "'method:key=value,...' (the unit's settings exactly); repeatable")
 
     t = sub.add_parser("trace", help="print one unit's transcript")
     t.add_argument("result_id", help="the unit id (a unique prefix is enough)")
@@ -68,6 +73,10 @@ def _plan(args: argparse.Namespace):
             raise ConfigError(f"--config {kv!r}: expected KEY=VALUE")
         k, v = kv.split("=", 1)
         config[k.strip()] = v.strip()
+    if args.ablation:
+        config["ablation"] = args.ablation
+    if args.fallback:
+        config["fallback"] = args.fallback
     spec = BackendSpec.of(args.backend, args.model, model_path=args.model_path,
                           base_url=args.base_url, cassette=args.cassette, script=args.script)
     return SweepPlan([args.method], list(args.dataset), [spec], [config], list(args.seeds),
@@ -108,8 +117,8 @@ def _bench(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     from veriplan.bench.report import write_report
 
-    paths = write_report(args.directory, compare_arms=tuple(args.compare) if args.compare
-                         else None)
+    paths = write_report(args.directory,
+                         compare_arms=[tuple(c) for c in args.compare or []])
     print(paths["markdown"].read_text())
     print("wrote " + ", ".join(str(p) for p in paths.values()))
     return EXIT_OK

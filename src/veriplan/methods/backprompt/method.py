@@ -175,6 +175,7 @@ def attempt_signal(attempt: int, parsed: ParsedPlan, result: ValidationResult,
         elif parsed.steps and not result.valid:
             failure.append("goal")
     return {"attempt": attempt, "verified": verified, "failed_step": failed,
+            "steps": len(parsed.steps),
             "action": result.plan[failed - 1].name if failed else None,
             "missing": [u.removeprefix("(not ").strip("()").split()[0]
                         for u in result.unsatisfied if u.strip("()")],

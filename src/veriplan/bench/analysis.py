@@ -1,0 +1,124 @@
+"""Analyses of the per-attempt signals methods report (SolveResult.signals):
+runtime robust statistics, retry-benefit curves, the step-wise hazard of the
+first failure, failure composition with overlaps, and NPMI between actions
+and the predicates missing when they fail."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from veriplan.bench.store import UnitRecord
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """Linear-interpolated percentile, q in [0, 100]."""
+    if not values:
+        return math.nan
+    xs = sorted(values)
+    pos = (len(xs) - 1) * q / 100
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+
+
+def trimmed_mean(values: Sequence[float], trim: float = 0.1) -> float:
+    """Mean after dropping ``trim`` of the values at each end."""
+    if not values:
+        return math.nan
+    xs = sorted(values)
+    k = int(len(xs) * trim)
+    kept = xs[k: len(xs) - k] or xs
+    return sum(kept) / len(kept)
+
+
+@dataclass(frozen=True)
+class Runtime:
+    p50: float
+    p90: float
+    trimmed_mean: float
+
+
+def runtime(records: list[UnitRecord]) -> Runtime:
+    secs = [r.seconds for r in records]
+    return Runtime(percentile(secs, 50), percentile(secs, 90), trimmed_mean(secs))
+
+
+def _signals(r: UnitRecord) -> list[dict]:
+    return r.result_dict().get("signals", []) if r.result else []
+
+
+def retry_benefit(records: list[UnitRecord], budget: int | None = None
+                  ) -> tuple[list[float], float]:
+    """(SR(k) for k = 1..K: share of units the model solved within k attempts;
+    mean attempts). Fallback solutions never count."""
+    if not records:
+        return [], math.nan
+    firsts = []
+    for r in records:
+        first = next((s["attempt"] for s in _signals(r) if s.get("verified")), None)
+        firsts.append(first if r.verified and r.solved_by == "llm" else None)
+    k_max = budget or max([len(_signals(r)) for r in records] + [1])
+    curve = [sum(1 for f in firsts if f is not None and f <= k) / len(records)
+             for k in range(1, k_max + 1)]
+    attempts = [len(_signals(r)) or 1 for r in records]
+    return curve, sum(attempts) / len(attempts)
+
+
+def hazard(records: list[UnitRecord]) -> dict[int, float]:
+    """h(t): of the attempted plans that reached step t, the share whose first
+    failure is at step t (all attempts of all units)."""
+    reached: Counter = Counter()
+    failed: Counter = Counter()
+    for r in records:
+        for s in _signals(r):
+            steps = s.get("steps") or 0
+            fs = s.get("failed_step")
+            last = fs if fs is not None else steps
+            for t in range(1, last + 1):
+                reached[t] += 1
+            if fs is not None:
+                failed[fs] += 1
+    return {t: failed[t] / reached[t] for t in sorted(reached) if reached[t]}
+
+
+def failure_composition(records: list[UnitRecord]) -> dict[str, int]:
+    """For units the model did not solve, the failure kinds of their last
+    attempt, counted alone and as overlaps ("precondition+translation")."""
+    out: Counter = Counter()
+    for r in records:
+        if r.verified and r.solved_by == "llm":
+            continue
+        sigs = _signals(r)
+        if r.status == "error":
+            out["error"] += 1
+        elif sigs:
+            kinds = sorted(sigs[-1].get("failure") or ["unknown"])
+            out["+".join(kinds)] += 1
+    return dict(sorted(out.items()))
+
+
+def npmi(records: list[UnitRecord], top: int = 8) -> list[tuple[str, str, float, int]]:
+    """(action, predicate, NPMI, count) over failure events, an event being a
+    failed step's action with each predicate it was missing; highest first."""
+    events = []
+    for r in records:
+        for s in _signals(r):
+            if s.get("failed_step") and s.get("action"):
+                events.append((s["action"], tuple(sorted(set(s.get("missing") or ())))))
+    n = len(events)
+    if not n:
+        return []
+    acts = Counter(a for a, _ in events)
+    preds = Counter(p for _, ps in events for p in ps)
+    pairs = Counter((a, p) for a, ps in events for p in ps)
+    out = []
+    for (a, p), c in pairs.items():
+        pj = c / n
+        independent = (acts[a] / n) * (preds[p] / n)
+        value = 1.0 if pj >= 1.0 else math.log(pj / independent) / -math.log(pj)
+        out.append((a, p, value, c))
+    out.sort(key=lambda x: (-x[2], -x[3], x[0], x[1]))
+    return out[:top]

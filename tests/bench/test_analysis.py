@@ -1,0 +1,61 @@
+"""Signal analyses on hand-made records with known answers."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from veriplan.bench import analysis as A
+from veriplan.bench.store import UnitRecord
+
+
+def rec(signals, verified=False, solved_by=None, seconds=1.0, status="done") -> UnitRecord:
+    return UnitRecord("id", "m", "d", "i", "b", "x", "{}", 0, status, verified, solved_by, 1,
+                      1, 0.0, seconds, None, None, json.dumps({"signals": signals}), "v", "dv",
+                      0.0)
+
+
+def sig(attempt, failed=None, steps=3, action=None, missing=(), failure=(), ok=False):
+    return {"attempt": attempt, "failed_step": failed, "steps": steps, "action": action,
+            "missing": list(missing), "failure": list(failure), "verified": ok}
+
+
+RECORDS = [
+    rec([sig(1, failed=1, action="a", missing=["p"], failure=["precondition"]),
+         sig(2, ok=True)], verified=True, solved_by="llm", seconds=2.0),
+    rec([sig(1, failed=2, action="b", missing=["q"], failure=["precondition"]),
+         sig(2, failed=None, steps=3, failure=["goal"])], seconds=4.0),
+    rec([sig(1, steps=0, failure=["translation"])], verified=True, solved_by="fallback:bfs",
+        seconds=6.0),
+]
+
+
+def test_runtime_statistics():
+    rt = A.runtime(RECORDS)
+    assert rt.p50 == 4.0 and rt.p90 == pytest.approx(5.6) and rt.trimmed_mean == 4.0
+    assert A.trimmed_mean([1, 2, 3, 4, 100], trim=0.2) == 3.0
+
+
+def test_retry_benefit_counts_model_solutions_only():
+    curve, mean_attempts = A.retry_benefit(RECORDS)
+    assert curve == [0.0, pytest.approx(1 / 3)]
+    assert mean_attempts == pytest.approx(5 / 3)
+
+
+def test_hazard():
+    h = A.hazard(RECORDS)
+    # Four attempted plans reach step 1 (one fails there), three reach step 2 (one
+    # fails there), two reach step 3 (none fails).
+    assert h == {1: 0.25, 2: pytest.approx(1 / 3), 3: 0.0}
+
+
+def test_failure_composition():
+    assert A.failure_composition(RECORDS) == {"goal": 1, "translation": 1}
+
+
+def test_npmi():
+    pairs = A.npmi(RECORDS)
+    assert {(a, p) for a, p, _, _ in pairs} == {("a", "p"), ("b", "q")}
+    assert all(math.isclose(v, 1.0) for _, _, v, _ in pairs)
