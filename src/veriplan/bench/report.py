@@ -194,6 +194,15 @@ def analyse(records: list[UnitRecord], summaries: list[GroupSummary]) -> list[di
     return out
 
 
+def _save(fig, out: Path, name: str, names: list[str]) -> None:
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    fig.savefig(out / name, dpi=110)
+    plt.close(fig)
+    names.append(name)
+
+
 def _analysis_plots(analyses: list[dict], out: Path) -> list[str]:
     import matplotlib.pyplot as plt
 
@@ -208,10 +217,7 @@ def _analysis_plots(analyses: list[dict], out: Path) -> list[str]:
     ax.set_xlabel("attempt budget k")
     ax.set_ylabel("model-solved within k attempts (%)")
     ax.legend(fontsize=6)
-    fig.tight_layout()
-    fig.savefig(out / "retry_benefit.png", dpi=110)
-    plt.close(fig)
-    names.append("retry_benefit.png")
+    _save(fig, out, "retry_benefit.png", names)
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for a in analyses:
         h = sorted((int(k), v) for k, v in a["hazard"].items())
@@ -220,10 +226,7 @@ def _analysis_plots(analyses: list[dict], out: Path) -> list[str]:
     ax.set_xlabel("plan step t")
     ax.set_ylabel("hazard h(t)")
     ax.legend(fontsize=6)
-    fig.tight_layout()
-    fig.savefig(out / "hazard.png", dpi=110)
-    plt.close(fig)
-    names.append("hazard.png")
+    _save(fig, out, "hazard.png", names)
     kinds = sorted({k for a in analyses for k in a["failures"]})
     fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(analyses)), 4.5))
     bottom = [0] * len(analyses)
@@ -236,10 +239,7 @@ def _analysis_plots(analyses: list[dict], out: Path) -> list[str]:
     ax.set_ylabel("units not solved by the model")
     if kinds:
         ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(out / "failure_composition.png", dpi=110)
-    plt.close(fig)
-    names.append("failure_composition.png")
+    _save(fig, out, "failure_composition.png", names)
     fig, ax = plt.subplots(figsize=(7, 4.5))
     p50 = [a["runtime"]["p50"] for a in analyses]
     p90 = [a["runtime"]["p90"] for a in analyses]
@@ -251,10 +251,7 @@ def _analysis_plots(analyses: list[dict], out: Path) -> list[str]:
     ax.set_xticks(list(xs), [_label(a).replace(" ", "\n", 3) for a in analyses], fontsize=6)
     ax.set_ylabel("seconds per unit")
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(out / "runtime.png", dpi=110)
-    plt.close(fig)
-    names.append("runtime.png")
+    _save(fig, out, "runtime.png", names)
     pairs = [(a, x) for a in analyses for x in a["npmi"]]
     if pairs:
         pairs = sorted(pairs, key=lambda t: -t[1][2])[:12]
@@ -263,10 +260,7 @@ def _analysis_plots(analyses: list[dict], out: Path) -> list[str]:
         ax.set_yticks(range(len(pairs)), [f"{a['method']}: {x[0]} / {x[1]}" for a, x in pairs],
                       fontsize=6)
         ax.set_xlabel("NPMI (failing action, missing predicate)")
-        fig.tight_layout()
-        fig.savefig(out / "npmi.png", dpi=110)
-        plt.close(fig)
-        names.append("npmi.png")
+        _save(fig, out, "npmi.png", names)
     return names
 
 
@@ -287,17 +281,14 @@ def _plots(summaries: list[GroupSummary], out: Path) -> list[str]:
     ax.set_xticks(range(len(rates)), labels, fontsize=7)
     ax.set_ylabel("verified plans (%), Wilson 95%")
     ax.set_ylim(0, 100)
-    fig.tight_layout()
-    fig.savefig(out / "verified_rate.png", dpi=110)
-    plt.close(fig)
+    names: list[str] = []
+    _save(fig, out, "verified_rate.png", names)
     fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(summaries)), 4.5))
     ax.bar(range(len(summaries)), [s.mean_tokens for s in summaries], color="#dd8452")
     ax.set_xticks(range(len(summaries)), labels, fontsize=7)
     ax.set_ylabel("mean tokens per unit")
-    fig.tight_layout()
-    fig.savefig(out / "tokens.png", dpi=110)
-    plt.close(fig)
-    return ["verified_rate.png", "tokens.png"]
+    _save(fig, out, "tokens.png", names)
+    return names
 
 
 def _html(md: str, out: Path, plots: list[str]) -> str:
