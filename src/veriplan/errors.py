@@ -72,11 +72,6 @@ class PlanParseError(SourceError):
     :func:`veriplan.planio.parse_plan` returns unread lines as values)."""
 
 
-class PlanFormatError(VeriplanError):
-    """A plan that names an action or object the task does not have, raised
-    only where a well-formed plan is required (search results, writers)."""
-
-
 class ConfigError(VeriplanError):
     """A configuration file (for example a PlanBench YAML config) that is
     missing keys or malformed."""

@@ -11,11 +11,6 @@ def pick_first(req) -> str:
     return "(pick-up a)\n[PLAN END]"
 
 
-def by_seed(req) -> str:
-    """Varies with the seed so that seeds differ: solves nothing, or says nothing."""
-    return "no plan" if (req.seed or 0) % 2 else "(pick-up a)\n[PLAN END]"
-
-
 def slow(req) -> str:
     time.sleep(0.02)
     return "(pick-up a)\n[PLAN END]"

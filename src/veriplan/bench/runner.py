@@ -4,7 +4,6 @@ result stored the moment it ends; finished units are skipped on a re-run."""
 from __future__ import annotations
 
 import json
-import os
 import time
 import traceback
 from collections.abc import Callable
@@ -195,6 +194,3 @@ def _run_local(todo: list[Work], llms: dict[BackendSpec, LLM],
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
 
-
-def default_workers() -> int:
-    return max(1, min(8, os.cpu_count() or 1))

@@ -27,7 +27,3 @@ class Step:
 
 Plan = tuple[Step, ...]
 
-
-def plan_to_text(plan: Plan | list[Step]) -> str:
-    """One ``(action args)`` per line, the format of ``sas_plan`` files."""
-    return "".join(f"{s}\n" for s in plan)

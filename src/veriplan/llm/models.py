@@ -155,13 +155,5 @@ def _verify(spec: EmbeddedModel, path: Path, size: int, sha: str) -> None:
             raise ModelError(f"{spec.name}: the joined file is not a GGUF model")
 
 
-def remove_model(name: str, root: Path | None = None) -> bool:
-    p = model_path(name, root)
-    if p.exists():
-        p.unlink()
-        return True
-    return False
-
-
 __all__ = ["DEFAULT_MODEL", "MODELS", "EmbeddedModel", "cache_dir", "model_path",
-           "prepare_model", "remove_model", "resolve_model"]
+           "prepare_model", "resolve_model"]

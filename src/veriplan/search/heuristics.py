@@ -11,7 +11,6 @@ from collections.abc import Callable
 from heapq import heappop, heappush
 
 from veriplan.core.condition import Conj, bits
-from veriplan.core.operator import Operator
 from veriplan.pddl.task import Task
 
 INF = float("inf")
@@ -120,4 +119,4 @@ def make_heuristic(name: str, task: Task) -> Heuristic:
                          f"{', '.join(HEURISTICS)}") from None
 
 
-__all__ = ["HEURISTICS", "Operator", "h_add", "h_ff", "make_heuristic"]
+__all__ = ["HEURISTICS", "h_add", "h_ff", "make_heuristic"]

@@ -37,12 +37,7 @@ class ConstraintSet:
     orderings: tuple[tuple[str, str], ...] = ()  # (earlier landmark, later landmark)
     first_actions: tuple[str, ...] = ()  # ground actions applicable in the initial state
     deep: bool = True  # False: types and arity only (the shallow ablation)
-    directives: tuple[str, ...] = ()  # repair instructions, newest last
-
-    def with_directives(self, *items: str) -> ConstraintSet:
-        from dataclasses import replace
-
-        return replace(self, directives=self.directives + tuple(items))
+    directives: tuple[str, ...] = ()  # repair instructions from the last failure
 
 
 @dataclass(frozen=True)

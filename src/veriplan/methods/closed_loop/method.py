@@ -74,8 +74,8 @@ def solve(task: Task, llm: LLM, config: Config = Config(), *,
     for attempt in range(1, config.max_attempts + 1):
         attempts = attempt
         random_regen = config.ablation == "random_regeneration" and attempt > 1
-        prompt = lp_prompt(task, c if not random_regen else SC.comprehend(
-            task, deep=True), None if random_regen else previous)
+        # Random regeneration never adds directives to C: the first prompt again.
+        prompt = lp_prompt(task, c, None if random_regen else previous)
         emit("prompt", {"attempt": attempt, "text": prompt})
         request = LLMRequest((Message("system", SYSTEM), Message("user", prompt)),
                              temperature=0.7 if random_regen else temperature,
@@ -122,9 +122,7 @@ def solve(task: Task, llm: LLM, config: Config = Config(), *,
         if config.ablation == "random_regeneration":
             strategy = "random_regeneration"
             continue
-        c = ConstraintSet(c.actions, c.producers, c.consumers, c.dependencies, c.mutexes,
-                          c.landmarks, c.orderings, c.first_actions, c.deep,
-                          decision.directives)
+        c = replace(c, directives=decision.directives)
         previous = "\n".join(str(s) for s in plan.steps) or response.text.strip()[:600]
     fallback = _fallback(task, config)
     if fallback is not None:

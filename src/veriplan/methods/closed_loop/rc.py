@@ -26,10 +26,6 @@ from veriplan.methods.closed_loop.contracts import (
 )
 from veriplan.pddl.task import Task
 
-STRATEGIES = ("first_step_constraint", "precondition_probing", "parameter_swap_landmarks",
-              "translation_repair", "budget_adaptive_retry", "random_regeneration",
-              "binary_feedback")
-
 
 def progress(plan: SymbolPlan, sim: SimReport, task: Task) -> float:
     """Steps that ran, plus the share of goal atoms true at the end of a plan
