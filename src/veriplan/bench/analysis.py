@@ -92,8 +92,11 @@ def failure_composition(records: list[UnitRecord]) -> dict[str, int]:
         if r.verified and r.solved_by == "llm":
             continue
         sigs = _signals(r)
+        method_failure = r.result_dict().get("failure")
         if r.status == "error":
             out["error"] += 1
+        elif method_failure:  # the method's own category (DRIP, CoT, ReAct)
+            out[method_failure] += 1
         elif sigs:
             kinds = sorted(sigs[-1].get("failure") or ["unknown"])
             out["+".join(kinds)] += 1
@@ -122,3 +125,17 @@ def npmi(records: list[UnitRecord], top: int = 8) -> list[tuple[str, str, float,
         out.append((a, p, value, c))
     out.sort(key=lambda x: (-x[2], -x[3], x[0], x[1]))
     return out[:top]
+
+
+def accuracy_by_size(records: list[UnitRecord]) -> dict[int, tuple[int, int]]:
+    """(verified, units) per problem size (``metrics.size``: objects in the task,
+    reported by methods that know it); empty when no unit reports one."""
+    out: dict[int, list[int]] = {}
+    for r in records:
+        size = r.result_dict().get("metrics", {}).get("size")
+        if size is None:
+            continue
+        cell = out.setdefault(int(size), [0, 0])
+        cell[0] += bool(r.verified)
+        cell[1] += 1
+    return {k: (v[0], v[1]) for k, v in sorted(out.items())}

@@ -11,7 +11,7 @@ import hashlib
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
@@ -164,6 +164,23 @@ DATASETS: dict[str, Callable[[Path], Dataset]] = {
 for _base in ("blocksworld", "blocksworld_3"):
     DATASETS[f"{_base}_obfuscated"] = (
         lambda root, base=_base: obfuscated(DATASETS[base](root), 0, f"{base}_obfuscated"))
+
+
+def smallest(base: Dataset, n: int, name: str) -> Dataset:
+    """The ``n`` instances of ``base`` with the fewest objects (ties: dataset
+    order)."""
+    def size(inst: Instance) -> int:
+        return len(read_problem(inst.problem_path, _domain(str(inst.domain_path))).objects)
+
+    ranked = sorted(range(len(base.instances)), key=lambda i: (size(base.instances[i]), i))
+    keep = sorted(ranked[:n])
+    insts = tuple(replace(base.instances[i], dataset=name) for i in keep)
+    return Dataset(name, insts, f"{base.version}-smallest{n}")
+
+
+# The DRIP issue's small-scale run: the 20 Blocksworld-hard problems with fewest blocks.
+DATASETS["blocksworld_hard_smallest20"] = (
+    lambda root: smallest(DATASETS["blocksworld_hard"](root), 20, "blocksworld_hard_smallest20"))
 
 
 def register_dataset(name: str, factory: Callable[[Path], Dataset]) -> None:

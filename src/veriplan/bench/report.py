@@ -69,7 +69,7 @@ def summarize(records: list[UnitRecord]) -> list[GroupSummary]:
     return out
 
 
-def _arm(records: list[UnitRecord], spec: str) -> dict[str, bool]:
+def _arm(records: list[UnitRecord], spec: str) -> dict[str, UnitRecord]:
     """Units of one configuration, ``method`` or ``method:key=value,...`` (the
     settings given for the unit, exactly), keyed for pairing across arms."""
     method, _, rest = spec.partition(":")
@@ -80,12 +80,14 @@ def _arm(records: list[UnitRecord], spec: str) -> dict[str, bool]:
         cfg = {k: str(v) for k, v in json.loads(r.config).items()}
         if r.method != method or cfg != wanted:
             continue
-        out[f"{r.dataset}/{r.instance}/{r.backend}:{r.model}/seed{r.seed}"] = r.verified
+        out[f"{r.dataset}/{r.instance}/{r.backend}:{r.model}/seed{r.seed}"] = r
     return out
 
 
 def compare(records: list[UnitRecord], a: str, b: str) -> dict:
-    arm_a, arm_b = _arm(records, a), _arm(records, b)
+    recs_a, recs_b = _arm(records, a), _arm(records, b)
+    arm_a = {k: r.verified for k, r in recs_a.items()}
+    arm_b = {k: r.verified for k, r in recs_b.items()}
     if not arm_a or not arm_b:
         missing = a if not arm_a else b
         raise DataError(f"no units match {missing!r}: name a method, optionally with "
@@ -93,7 +95,16 @@ def compare(records: list[UnitRecord], a: str, b: str) -> dict:
     ka, na, kb, nb = sum(arm_a.values()), len(arm_a), sum(arm_b.values()), len(arm_b)
     z = two_proportion_z(ka, na, kb, nb)
     paired = mcnemar(arm_a, arm_b)
-    return {"a": a, "b": b, "a_verified": ka, "a_units": na, "b_verified": kb, "b_units": nb,
+    # plan length on the instances both arms solved (the same instance, model, seed)
+    both = [k for k in recs_a if k in recs_b and arm_a[k] and arm_b[k]]
+    len_a = [len(recs_a[k].result_dict().get("plan", [])) for k in both]
+    len_b = [len(recs_b[k].result_dict().get("plan", [])) for k in both]
+    lengths = {"both_verified": len(both),
+               "a_mean_length": sum(len_a) / len(both) if both else None,
+               "b_mean_length": sum(len_b) / len(both) if both else None,
+               "per_instance": [[k, x, y] for k, x, y in zip(both, len_a, len_b)]}
+    return {"plan_lengths": lengths, "a": a, "b": b, "a_verified": ka, "a_units": na,
+            "b_verified": kb, "b_units": nb,
             "a_rate": ka / na, "b_rate": kb / nb, "z": z.z, "p_value": z.p_value,
             "cohens_h": cohens_h(ka / na, kb / nb), "paired": asdict(paired)}
 
@@ -132,6 +143,13 @@ def markdown(summaries: list[GroupSummary], comparisons: list[dict], plots: list
                   f"{c['cohens_h']:.3f}. Paired on {p['shared']} shared units: only A "
                   f"{p['only_a']}, only B {p['only_b']}, both {p['both']}; exact McNemar "
                   f"p = {p['p_value']:.4f}."]
+        pl = c["plan_lengths"]
+        if pl["both_verified"]:
+            lines += ["", f"Plan length on the {pl['both_verified']} units both verified: "
+                      f"A {pl['a_mean_length']:.2f} actions, B {pl['b_mean_length']:.2f} "
+                      f"(B - A = {pl['b_mean_length'] - pl['a_mean_length']:.2f})."]
+        else:
+            lines += ["", "No unit was verified by both, so plan lengths are not compared."]
     for png in plots:
         lines += ["", f"![{png}]({png})"]
     return "\n".join(lines) + "\n"
@@ -163,11 +181,24 @@ def _analysis_markdown(analyses: list[dict]) -> list[str]:
         cells = [_fmt(h.get(t), 3) if t in h else "n/a" for t in range(1, 6)]
         cells.append(_fmt(sum(late) / len(late), 3) if late else "n/a")
         lines.append(f"| {_label(a)} | " + " | ".join(cells) + " |")
-    lines += ["", "## Failure composition (last attempt of units the model did not solve)",
+    lines += ["", "## Failure composition (units the model did not solve: the method's own "
+              "category where it reports one, else the last attempt's failure kinds)",
               "", "| group | composition |", "|---|---|"]
     for a in analyses:
         comp = ", ".join(f"{k}: {v}" for k, v in a["failures"].items()) or "none"
         lines.append(f"| {_label(a)} | {comp} |")
+    sized = [a for a in analyses if a.get("by_size")]
+    if sized:
+        sizes = sorted({k for a in sized for k in a["by_size"]})
+        lines += ["", "## Accuracy by problem size (objects in the task)", "",
+                  "| group | " + " | ".join(str(k) for k in sizes) + " | all |",
+                  "|---|" + "---|" * (len(sizes) + 1)]
+        for a in sized:
+            cells = [f"{a['by_size'][k][0]}/{a['by_size'][k][1]}" if k in a["by_size"]
+                     else "" for k in sizes]
+            k_all = sum(v[0] for v in a["by_size"].values())
+            n_all = sum(v[1] for v in a["by_size"].values())
+            lines.append(f"| {_label(a)} | " + " | ".join(cells) + f" | {k_all}/{n_all} |")
     lines += ["", "## NPMI between failing actions and missing predicates", "",
               "| group | top pairs (action, predicate: NPMI, count) |", "|---|---|"]
     for a in analyses:
@@ -190,6 +221,7 @@ def analyse(records: list[UnitRecord], summaries: list[GroupSummary]) -> list[di
                     "config": s.config, "runtime": asdict(A.runtime(rs)),
                     "retry_curve": curve, "mean_attempts": mean_attempts,
                     "hazard": A.hazard(rs), "failures": A.failure_composition(rs),
+                    "by_size": A.accuracy_by_size(rs),
                     "npmi": A.npmi(rs)})
     return out
 
@@ -252,6 +284,21 @@ def _analysis_plots(analyses: list[dict], out: Path) -> list[str]:
     ax.set_ylabel("seconds per unit")
     ax.legend(fontsize=7)
     _save(fig, out, "runtime.png", names)
+    sized = [a for a in analyses if a.get("by_size")]
+    if sized:  # like Figure 6 of the DRIP paper: accuracy per size, overall dotted
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        for a in sized:
+            ks = sorted(a["by_size"])
+            line = ax.plot(ks, [100 * a["by_size"][k][0] / a["by_size"][k][1] for k in ks],
+                           marker="o", label=_label(a))
+            total = sum(v[1] for v in a["by_size"].values())
+            overall = 100 * sum(v[0] for v in a["by_size"].values()) / total
+            ax.axhline(overall, linestyle=":", color=line[0].get_color())
+        ax.set_xlabel("objects in the task (blocks)")
+        ax.set_ylabel("verified (%)")
+        ax.set_ylim(-2, 102)
+        ax.legend(fontsize=6)
+        _save(fig, out, "accuracy_by_size.png", names)
     pairs = [(a, x) for a in analyses for x in a["npmi"]]
     if pairs:
         pairs = sorted(pairs, key=lambda t: -t[1][2])[:12]

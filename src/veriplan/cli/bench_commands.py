@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from veriplan.cli.core import EXIT_FAIL, EXIT_OK
+from veriplan.cli.llm_commands import method_options
 from veriplan.errors import ConfigError
 
 
@@ -40,6 +41,8 @@ def add_parsers(sub) -> None:
                                       "(same as --config ablation=...)")
     b.add_argument("--fallback", choices=["none", "bfs", "planner"],
                    help="closed-loop: search when the model fails; reported as fallback")
+    b.add_argument("--actuator", choices=["symbolic", "llm"],
+                   help="drip: who judges executability (the PDDL model or the LLM)")
     b.add_argument("--workers", type=int, default=1, help="units in parallel")
     b.add_argument("--executor", choices=["local", "ray"], default="local")
     b.add_argument("--unit-timeout", type=float, help="seconds before a unit is recorded as "
@@ -67,12 +70,7 @@ def _plan(args: argparse.Namespace):
         return load_matrix(args.matrix)
     if not args.method or not args.dataset:
         raise ConfigError("give a METHOD and --dataset, or --matrix sweep.toml")
-    config = {}
-    for kv in args.config:
-        if "=" not in kv:
-            raise ConfigError(f"--config {kv!r}: expected KEY=VALUE")
-        k, v = kv.split("=", 1)
-        config[k.strip()] = v.strip()
+    config = method_options(args)
     if args.ablation:
         config["ablation"] = args.ablation
     if args.fallback:

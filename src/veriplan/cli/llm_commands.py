@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from veriplan.cli.core import EXIT_FAIL, EXIT_OK, load_task_args
-from veriplan.errors import VeriplanError
+from veriplan.errors import ConfigError, VeriplanError
 
 
 def add_llm_options(p: argparse.ArgumentParser) -> None:
@@ -39,14 +39,20 @@ def add_parsers(sub, task_args) -> None:
     task_args(s, positional=False)
     s.add_argument("--planbench-config", help="PlanBench YAML config: PlanBench's prompt and "
                                               "natural-language plans (default: PDDL prompt)")
-    s.add_argument("--method", default="closed-loop", choices=["closed-loop", "backprompt"],
-                   help="closed-loop generate-verify-repair (default) or PlanBench "
-                        "back-prompting")
+    s.add_argument("--method", default="closed-loop",
+                   choices=["closed-loop", "backprompt", "drip", "cot", "react"],
+                   help="closed-loop generate-verify-repair (default), PlanBench "
+                        "back-prompting, DRIP goal decomposition, or the CoT / ReAct "
+                        "baselines (the last three on Blocksworld)")
     s.add_argument("--max-attempts", type=int, help="attempts in all (default: the "
                                                    "method's, 3 for closed-loop, 5 for "
                                                    "backprompt)")
     s.add_argument("--fallback", choices=["none", "bfs", "planner"], default="none",
                    help="closed-loop: search when the model fails (reported as fallback)")
+    s.add_argument("--actuator", choices=["symbolic", "llm"],
+                   help="drip: who judges executability (default symbolic)")
+    s.add_argument("--config", action="append", default=[], metavar="KEY=VALUE",
+                   help="a method setting, e.g. action_space=standard (repeatable)")
     s.add_argument("--json", action="store_true", help="print one JSON object at the end")
     add_llm_options(s)
 
@@ -127,9 +133,11 @@ def _solve(args: argparse.Namespace) -> int:
     if args.method == "closed-loop":
         settings = closed_loop.Config(fallback=args.fallback, **common)
         solve = closed_loop.solve
-    else:
+    elif args.method == "backprompt":
         settings = backprompt.BackpromptConfig(**common)
         solve = backprompt.solve
+    else:
+        return _solve_stepwise(args, task, llm, common)
     console = _console(stderr=args.json)
 
     def show(kind: str, data: dict) -> None:
@@ -168,6 +176,63 @@ def _solve(args: argparse.Namespace) -> int:
         console.print(f"{result.attempts} attempt(s), {result.llm_calls} LLM call(s), "
                       f"{result.tokens} tokens, {result.seconds:.1f}s, backend "
                       f"{result.backend}, model {result.model}")
+    return EXIT_OK if result.verified else EXIT_FAIL
+
+
+def method_options(args: argparse.Namespace) -> dict[str, str]:
+    """``--config KEY=VALUE`` pairs (and ``--actuator``) as method settings."""
+    options = {}
+    for kv in args.config:
+        if "=" not in kv:
+            raise ConfigError(f"--config {kv!r}: expected KEY=VALUE")
+        k, v = kv.split("=", 1)
+        options[k.strip()] = v.strip()
+    if getattr(args, "actuator", None):
+        options["actuator"] = args.actuator
+    return options
+
+
+def _solve_stepwise(args: argparse.Namespace, task, llm, common: dict) -> int:
+    """DRIP and its baselines: one run, its steps shown as they happen."""
+    import importlib
+
+    from rich.markup import escape
+
+    from veriplan.methods import METHODS, get_method
+
+    options: dict[str, object] = {k: v for k, v in common.items() if k != "max_attempts"}
+    options.update(method_options(args))
+    settings = get_method(args.method).make_config(options)
+    module = importlib.import_module(METHODS[args.method])
+    console = _console(stderr=args.json)
+
+    def show(kind: str, data: dict) -> None:
+        if kind == "decompose":
+            kids = ", ".join(data["children"]) or "(nothing usable)"
+            console.print(f"[bold]decompose[/] {escape(data['node'])} -> {escape(kids)}")
+        elif kind == "execute":
+            console.print(f"[green]execute {data['step']}:[/] {escape(data['action'])}")
+        elif kind == "conflict":
+            console.print(f"[yellow]not executed[/] {escape(data['action'])}: it would undo "
+                          f"{escape(', '.join(data['undoes']))}")
+        elif kind == "turn":
+            console.print(f"[bold]action[/] {escape(data['action'])}: "
+                          f"{escape(data['observation'])}")
+
+    result = module.solve(task, llm, settings, on_event=show)
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2))
+        return EXIT_OK if result.verified else EXIT_FAIL
+    console.rule("result")
+    if result.verified:
+        console.print("verified plan (veriplan's validator accepted it):")
+        for step in result.plan:
+            console.print(f"  {step}")
+    else:
+        console.print(f"no verified plan ({escape(str(result.failure))}): "
+                      f"{escape(result.last_diagnosis)}")
+    console.print(f"{result.llm_calls} LLM call(s), {result.tokens} tokens, "
+                  f"{result.seconds:.1f}s, backend {result.backend}, model {result.model}")
     return EXIT_OK if result.verified else EXIT_FAIL
 
 

@@ -23,6 +23,9 @@ METHODS: dict[str, str] = {
     "backprompt": "veriplan.methods.backprompt",
     "direct": "veriplan.methods.direct",
     "closed-loop": "veriplan.methods.closed_loop",
+    "drip": "veriplan.methods.drip",
+    "cot": "veriplan.methods.baselines.cot",
+    "react": "veriplan.methods.baselines.react",
 }
 DEFAULT_METHOD = "closed-loop"
 _REGISTERED: dict[str, MethodSpec] = {}

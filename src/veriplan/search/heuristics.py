@@ -73,6 +73,12 @@ class _Relaxed:
                 heappush(heap, (c, b))
 
 
+def fact_costs(task: Task) -> Callable[[int], dict[int, float]]:
+    """h_add's cost of every fact reachable (delete-relaxed) from a state."""
+    r = _Relaxed(task)
+    return lambda state: r.costs(state)[0]
+
+
 def h_add(task: Task) -> Heuristic:
     r = _Relaxed(task)
 

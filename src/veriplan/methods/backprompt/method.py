@@ -19,7 +19,7 @@ from veriplan.errors import ConfigError
 from veriplan.llm.client import LLM
 from veriplan.llm.types import LLMRequest, Message
 from veriplan.methods.backprompt.config import BackpromptConfig
-from veriplan.methods.result import SolveResult
+from veriplan.methods.result import SolveResult, finish
 from veriplan.pddl.ast import Atom
 from veriplan.pddl.task import Task
 from veriplan.pddl.writer import domain_to_pddl, problem_to_pddl
@@ -150,16 +150,9 @@ def _prompt_kind(kind: str) -> str:
 def _result(method: str, llm: LLM, calls_before: int, start: float, attempts: int,
             verified: bool, plan: list[str], last: str, transcript: list[dict],
             signals: list[dict]) -> SolveResult:
-    calls = llm.usage.calls[calls_before:]
-    costs = [c.cost for c in calls]
-    return SolveResult(
-        method=method, verified=verified, plan=plan, attempts=attempts,
-        llm_calls=len(calls), tokens=sum(c.prompt_tokens + c.completion_tokens for c in calls),
-        seconds=time.perf_counter() - start, backend=llm.name, model=llm.model,
-        solved_by="llm" if verified else None,
-        cost=None if any(c is None for c in costs) else sum(costs),  # type: ignore[arg-type]
-        cache_hits=sum(c.cached for c in calls), last_diagnosis=last, transcript=transcript,
-        signals=signals)
+    return finish(method, llm, calls_before, start, verified=verified, plan=plan,
+                  attempts=attempts, last_diagnosis=last, transcript=transcript,
+                  signals=signals)
 
 
 def attempt_signal(attempt: int, parsed: ParsedPlan, result: ValidationResult,

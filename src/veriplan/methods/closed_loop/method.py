@@ -21,7 +21,7 @@ from veriplan.methods.closed_loop import st as ST
 from veriplan.methods.closed_loop.config import ABLATIONS, FALLBACKS, Config
 from veriplan.methods.closed_loop.contracts import ConstraintSet, TextPlan
 from veriplan.methods.closed_loop.sa import SignalAggregator
-from veriplan.methods.result import SolveResult
+from veriplan.methods.result import SolveResult, finish
 from veriplan.pddl.task import Task
 from veriplan.pddl.writer import domain_to_pddl, problem_to_pddl
 from veriplan.planio import PlanBenchConfig
@@ -156,16 +156,9 @@ def _fallback(task: Task, config: Config) -> list[str] | None:
 def _result(llm: LLM, calls_before: int, start: float, attempts: int, verified: bool,
             plan: list[str], solved_by: str | None, last: str, transcript: list[dict],
             sa: SignalAggregator) -> SolveResult:
-    calls = llm.usage.calls[calls_before:]
-    costs = [x.cost for x in calls]
-    return SolveResult(
-        method="closed-loop", verified=verified, plan=plan, attempts=attempts,
-        llm_calls=len(calls), tokens=sum(x.prompt_tokens + x.completion_tokens for x in calls),
-        seconds=time.perf_counter() - start, backend=llm.name, model=llm.model,
-        solved_by=solved_by,
-        cost=None if any(x is None for x in costs) else sum(costs),  # type: ignore[arg-type]
-        cache_hits=sum(x.cached for x in calls), last_diagnosis=last, transcript=transcript,
-        signals=sa.attempts)
+    return finish("closed-loop", llm, calls_before, start, verified=verified, plan=plan,
+                  attempts=attempts, solved_by=solved_by, last_diagnosis=last,
+                  transcript=transcript, signals=sa.attempts)
 
 
 def run(instance, llm: LLM, config: Config, seed: int = 0) -> SolveResult:

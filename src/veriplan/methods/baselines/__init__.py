@@ -1,0 +1,23 @@
+"""Baselines that the decomposition and agent methods are compared against, in
+the same harness and action spaces: zero-shot chain-of-thought plan generation
+(:mod:`.cot`) and ReAct with the model or the PDDL model as its environment
+(:mod:`.react`). PlanBench's direct prompting is :mod:`veriplan.methods.direct`."""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+
+import jinja2
+
+
+@cache
+def _env() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FunctionLoader(
+            lambda name: resources.files(__package__).joinpath("prompts", name).read_text()),
+        undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False)
+
+
+def render(name: str, **values: object) -> str:
+    return _env().get_template(name).render(**values)

@@ -1,0 +1,127 @@
+"""ReAct (Yao et al., 2023) as the DRIP paper runs it on Blocksworld: thought
+and action, one step at a time, with either
+
+- ``env="symbolic"``: the PDDL model executes each action and answers with the
+  new condition, or says the action cannot be executed (the paper's ReACT
+  (Manual)); a run fails after 5 consecutive unexecutable actions or beyond 40
+  steps, as in the paper;
+- ``env="llm"``: the model writes the observation itself (its own environment
+  model); the plan it produced is validated at the end.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from veriplan.core.plan import Step
+from veriplan.domains.blocksworld import action_space
+from veriplan.errors import ConfigError
+from veriplan.llm.client import LLM
+from veriplan.methods.asking import logged_asker
+from veriplan.methods.baselines import render
+from veriplan.methods.result import SolveResult, finish
+from veriplan.pddl.task import Task
+from veriplan.verify import validate_plan
+
+_FIELD = re.compile(r"^\W*(thought|action|observation)\s*[:：]\s*(.*)$", re.I)
+_DONE = re.compile(r"^\W*(done|finish(ed)?|end|stop)\W*$", re.I)
+
+
+@dataclass(frozen=True)
+class Config:
+    env: str = "symbolic"  # or "llm"
+    action_space: str = "relaxed"
+    max_steps: int = 40  # the paper: a run fails when the plan exceeds 40 steps
+    max_invalid: int = 5  # ... or after 5 consecutive unexecutable actions
+    temperature: float = 0.0
+    max_tokens: int = 200  # per turn
+    seed: int = 0
+
+
+def read_turn(answer: str) -> dict[str, str]:
+    """The first Thought, Action and Observation lines of an answer."""
+    out: dict[str, str] = {}
+    for line in answer.splitlines():
+        m = _FIELD.match(line)
+        if m and m.group(1).lower() not in out:
+            out[m.group(1).lower()] = m.group(2).strip()
+    return out
+
+
+def solve(task: Task, llm: LLM, config: Config = Config(), *,
+          on_event: Callable[[str, dict], None] | None = None) -> SolveResult:
+    if config.env not in ("symbolic", "llm"):
+        raise ConfigError(f"react: env={config.env!r}; use symbolic or llm")
+    emit = on_event or (lambda kind, data: None)
+    start, calls_before = time.perf_counter(), len(llm.usage.calls)
+    space = action_space(config.action_space)
+    stask = space.task(task)
+    log: list[dict] = []
+    ask = logged_asker(llm, config.temperature, config.seed, log)
+    imagine = config.env == "llm"
+    condition = space.describe_state(stask, stask.init)
+    goal = space.describe_goal(stask)
+    state = stask.init
+    history: list[dict[str, str]] = []
+    plan: list[Step] = []
+    invalid = 0  # consecutive
+    invalid_total = 0
+    stop = "too_long"
+    while len(plan) <= config.max_steps:
+        prompt = render("react.j2", space=space, condition=condition, goal=goal,
+                        history=history, imagine=imagine)
+        turn = read_turn(ask("turn", prompt, config.max_tokens,
+                             () if imagine else ("\nObservation",)))
+        text = turn.get("action", "")
+        if _DONE.match(text):
+            stop = "done"
+            break
+        step = space.read_action(text, stask) if text else None
+        if step is None:
+            observation = ("That is not one action of the forms above; write exactly one "
+                           "action.")
+            ok = False
+        elif imagine:
+            plan.append(step)
+            observation = turn.get("observation", "")
+            ok = True
+        else:
+            op = stask.operator(step.name, step.args)
+            ok = op.applicable(state)
+            if ok:
+                state = op.apply(state)
+                plan.append(step)
+                observation = "Done. Condition: " + space.describe_state(stask, state)
+            else:
+                observation = ("That action cannot be executed now. Condition: "
+                               + space.describe_state(stask, state))
+        invalid = 0 if ok else invalid + 1
+        invalid_total += not ok
+        history.append({"thought": turn.get("thought", ""), "action": text or "(none)",
+                        "observation": observation})
+        emit("turn", history[-1])
+        if not imagine and ok and stask.goal.holds(state):
+            stop = "goal"
+            break
+        if invalid >= config.max_invalid:
+            stop = "invalid_actions"
+            break
+    verdict = validate_plan(stask, plan)
+    verified = verdict.valid
+    failure = None if verified else (stop if stop in ("too_long", "invalid_actions")
+                                     else "precondition" if verdict.failed_step is not None
+                                     else "goal")
+    return finish("react", llm, calls_before, start, verified=verified,
+                  plan=[str(s) for s in plan], attempts=len(history), failure=failure,
+                  metrics={"size": len(stask.objects), "plan_length": len(plan),
+                           "steps": len(history), "invalid_actions": invalid_total,
+                           "stop": stop, "env": config.env, "action_space": space.name},
+                  transcript=[{"attempt": i + 1, **e} for i, e in enumerate(log)],
+                  last_diagnosis="" if verified else verdict.feedback())
+
+
+def run(instance, llm: LLM, config: Config, seed: int = 0) -> SolveResult:
+    return solve(instance.task(), llm, replace(config, seed=seed))

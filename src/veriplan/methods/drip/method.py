@@ -1,0 +1,279 @@
+"""DRIP (the paper's Algorithm 1): decompose the goal backwards, level by
+level; execute whatever is executable in the current condition, re-evaluating
+after every execution until nothing changes; re-decompose what stays
+unexecutable; stop when the goal holds or at MAX_ITER. The plan is the order
+in which nodes were executed, and it counts as solved only when the verifier
+accepts it on the PDDL model of the action space.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from importlib import resources
+
+import jinja2
+
+from veriplan.core.facts import State
+from veriplan.core.plan import Step
+from veriplan.domains.blocksworld import ActionSpace, action_space, goal_atoms
+from veriplan.errors import ConfigError
+from veriplan.llm.client import LLM
+from veriplan.methods.asking import logged_asker
+from veriplan.methods.drip.actuators import (
+    LLMActuator,
+    SymbolicActuator,
+    Verdict,
+)
+from veriplan.methods.drip.config import ACTUATORS, CONDITIONS, DECOMPOSERS, SPACES, Config
+from veriplan.methods.drip.decomposers import LLMDecomposer, RegressionDecomposer
+from veriplan.methods.drip.tree import Kind, Node, Status, Tree
+from veriplan.methods.result import SolveResult, finish
+from veriplan.pddl.ast import Atom
+from veriplan.pddl.task import Task
+from veriplan.verify import validate_plan
+
+Event = Callable[[str, dict], None]
+
+_ENV = jinja2.Environment(
+    loader=jinja2.FunctionLoader(
+        lambda name: resources.files(__package__).joinpath("prompts", name).read_text()),
+    undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False)
+
+
+def render(name: str, **values: object) -> str:
+    return _ENV.get_template(name).render(**values)
+
+
+def check(config: Config) -> None:
+    for key, allowed in (("actuator", ACTUATORS), ("decomposer", DECOMPOSERS),
+                         ("action_space", SPACES), ("condition", CONDITIONS)):
+        if getattr(config, key) not in allowed:
+            raise ConfigError(f"drip: {key}={getattr(config, key)!r}; use one of "
+                              f"{', '.join(allowed)}")
+    if config.actuator == "llm" and config.decomposer == "regression":
+        raise ConfigError("drip: the regression decomposer reads the true state, which an LLM "
+                          "actuator does not have; use actuator=symbolic")
+    if config.actuator == "llm" and config.condition == "on_conflict":
+        raise ConfigError("drip: condition=on_conflict needs the symbolic actuator to see a "
+                          "conflict coming; with actuator=llm use condition=always")
+    if config.max_iter < 1 or config.max_decompositions < 1:
+        raise ConfigError("drip: max_iter and max_decompositions must be at least 1")
+
+
+@dataclass
+class _Run:
+    task: Task
+    space: ActionSpace
+    config: Config
+    tree: Tree
+    actuator: SymbolicActuator | LLMActuator
+    goal: list[Atom]
+    log: list[dict]
+    plan: list[Step] = field(default_factory=list)
+    shadow: State | None = None  # the true state under the plan so far (None: plan broke)
+    undos: list[dict] = field(default_factory=list)  # executions that undid goal facts
+    conflicts: list[dict] = field(default_factory=list)  # executions refused (on_conflict)
+    emit: Event = lambda kind, data: None
+
+    def over_budget(self) -> bool:
+        return len(self.log) >= self.config.max_llm_calls
+
+    # ----- executability updates --------------------------------------------------------
+    def settle(self) -> None:
+        """Execute what is executable, re-evaluating from the top after every
+        execution, until nothing changes (section 3.2)."""
+        changed = True
+        while changed and self.tree.root.status is not Status.DONE:
+            changed = False
+            for node in self.tree.in_order():
+                if node.status.finished:
+                    continue
+                if self.over_budget():
+                    return
+                if self.visit(node):
+                    changed = True
+                    break
+
+    def visit(self, node: Node) -> bool:
+        """True when the node finished and the condition may have changed."""
+        if node.kind is not Kind.ACTION:
+            if self.actuator.holds(node):
+                self.finish(node, Status.DONE, "holds")
+                return True
+            return False
+        verdict = self.actuator.judge(node)
+        if verdict is Verdict.ACHIEVED:
+            self.finish(node, Status.DONE, "already achieved")
+            return True
+        if verdict is not Verdict.EXECUTABLE:
+            return False
+        if self.config.condition == "on_conflict":
+            assert isinstance(self.actuator, SymbolicActuator)
+            undone = self.actuator.undoes(node, self.goal)
+            if undone:
+                parent = self.tree.nodes[node.parent or 0]
+                parent.with_condition = True
+                self.conflicts.append({"node": node.id, "action": node.text,
+                                       "parent": parent.text,
+                                       "undoes": [str(a) for a in undone]})
+                self.finish(node, Status.ABANDONED, "would undo " + ", ".join(map(str, undone)))
+                self.emit("conflict", self.conflicts[-1])
+                return True
+        self.execute(node)
+        return True
+
+    def execute(self, node: Node) -> None:
+        assert node.step is not None
+        if self.shadow is not None:  # the true model, for the undo analysis
+            op = self.task.operator(node.step.name, node.step.args)
+            if op.applicable(self.shadow):
+                after = op.apply(self.shadow)
+                undone = [str(a) for a in self.goal if _true(self.task, a, self.shadow)
+                          and not _true(self.task, a, after)]
+                if undone:
+                    self.undos.append({"step": len(self.plan) + 1, "action": node.text,
+                                       "undoes": undone})
+                self.shadow = after
+            else:
+                self.shadow = None
+        self.actuator.execute(node)
+        self.plan.append(node.step)
+        self.finish(node, Status.DONE, "executed")
+        self.emit("execute", {"step": len(self.plan), "action": node.text})
+
+    def finish(self, node: Node, status: Status, how: str) -> None:
+        node.status, node.how = status, how
+        self.tree.skip_below(node)
+
+    # ----- decomposition ----------------------------------------------------------------
+    def needs_decomposition(self, node: Node) -> bool:
+        if node.status is Status.PENDING:
+            return not self.tree.active_children(node)
+        if node.status is Status.EXPANDED:
+            return all(c.status.finished for c in self.tree.active_children(node))
+        return False
+
+    def decompose(self, decomposer: LLMDecomposer | RegressionDecomposer) -> int:
+        todo = [n for n in self.tree.in_order() if self.needs_decomposition(n)]
+        for node in todo:
+            if node.decompositions >= self.config.max_decompositions:
+                self.finish(node, Status.FAILED, "no usable decomposition")
+                continue
+            if self.over_budget():
+                break
+            with_condition = self.config.condition == "always" or node.with_condition
+            ancestors = self.tree.ancestors(node)
+            result = decomposer.decompose(
+                node, self.actuator.condition() if with_condition else None,
+                self.actuator.state if with_condition else None, ancestors)
+            node.decompositions += 1
+            node.with_condition = False
+            node.unread += result.unread
+            # a node on the path to the root cannot be its own sub-goal (a cycle)
+            children = [c for c in result.children if c.text not in ancestors]
+            node.cycles += len(result.children) - len(children)
+            if children:
+                self.tree.skip_below(node)
+                for c in children:
+                    self.tree.add(node, c.kind, c.text, step=c.step, fact=c.fact)
+                node.status = Status.EXPANDED
+            self.emit("decompose", {"node": node.text, "children": [
+                c.text for c in result.children], "unread": result.unread,
+                "with_condition": with_condition})
+        return len(todo)
+
+
+def _true(task: Task, atom: Atom, state: State) -> bool:
+    bit = task.facts.find(atom)
+    return bit is not None and bool(state >> bit & 1)
+
+
+def solve(task: Task, llm: LLM, config: Config = Config(), *,
+          on_event: Event | None = None) -> SolveResult:
+    """DRIP on a four-action Blocksworld ``task`` (mapped into
+    ``config.action_space``)."""
+    check(config)
+    start = time.perf_counter()
+    calls_before = len(llm.usage.calls)
+    space = action_space(config.action_space)
+    stask = space.task(task)
+    goal = goal_atoms(stask)
+    log: list[dict] = []
+    ask = logged_asker(llm, config.temperature, config.seed, log)
+    actuator: SymbolicActuator | LLMActuator
+    if config.actuator == "symbolic":
+        actuator = SymbolicActuator(stask, space)
+    else:
+        actuator = LLMActuator(stask, space, ask, render, config.actuator_max_tokens)
+    decomposer: LLMDecomposer | RegressionDecomposer
+    if config.decomposer == "regression":
+        decomposer = RegressionDecomposer(stask, space, goal)
+    else:
+        decomposer = LLMDecomposer(stask, space, ask, render, config.max_tokens)
+    run = _Run(stask, space, config, Tree(space.describe_goal(stask)), actuator, goal, log,
+               shadow=stask.init, emit=on_event or (lambda kind, data: None))
+    stop, iterations = "max_iter", 0
+    for level in range(1, config.max_iter + 1):
+        iterations = level
+        run.settle()
+        if run.tree.root.status is Status.DONE:
+            stop = "goal"
+            break
+        if run.over_budget():
+            stop = "call_budget"
+            break
+        if run.decompose(decomposer) == 0:
+            stop = "stalled"
+            break
+    else:
+        run.settle()  # the last level's children are judged once
+        if run.tree.root.status is Status.DONE:
+            stop = "goal"
+    return _result(run, llm, calls_before, start, stop, iterations)
+
+
+def _result(run: _Run, llm: LLM, calls_before: int, start: float, stop: str,
+            iterations: int) -> SolveResult:
+    verdict = validate_plan(run.task, run.plan)
+    verified = verdict.valid
+    claimed = run.tree.root.status is Status.DONE
+    failed_nodes = [n for n in run.tree.nodes if n.status is Status.FAILED]
+    if verified:
+        failure = None
+    elif claimed:
+        failure = "invalid_plan"  # the actuator believed the goal reached; the verifier did not
+    elif run.undos or run.conflicts:
+        failure = "goal_conflict"
+    elif failed_nodes:
+        failure = "decomposition"
+    else:
+        failure = stop
+    roles: dict[str, int] = {}
+    for entry in run.log:
+        roles[entry["role"]] = roles.get(entry["role"], 0) + 1
+    metrics = {
+        "size": len(run.task.objects), "plan_length": len(run.plan),
+        "tree_size": len(run.tree), "tree_depth": run.tree.depth, "iterations": iterations,
+        "stop": stop, "calls_by_role": roles, "undos": run.undos, "conflicts": run.conflicts,
+        "failed_nodes": len(failed_nodes),
+        "unread_lines": sum(len(n.unread) for n in run.tree.nodes),
+        "cycles_dropped": sum(n.cycles for n in run.tree.nodes),
+        "actuator_unreadable": getattr(run.actuator, "unreadable", 0),
+        "action_space": run.space.name}
+    transcript = [{"attempt": i + 1, **entry} for i, entry in enumerate(run.log)]
+    transcript.append({"attempt": "tree", "response": run.tree.render(),
+                       "nodes": [n.to_dict() for n in run.tree.nodes]})
+    diagnosis = "" if verified else (verdict.feedback() if run.plan else
+                                     f"no plan (stopped: {stop})")
+    # the regression decomposer is a test double: its plans are not the model's
+    solver = "llm" if run.config.decomposer == "llm" else "decomposer:regression"
+    return finish("drip", llm, calls_before, start, verified=verified,
+                  plan=[str(s) for s in run.plan], attempts=iterations, failure=failure,
+                  solved_by=solver if verified else None,
+                  metrics=metrics, transcript=transcript, last_diagnosis=diagnosis)
+
+
+def run(instance, llm: LLM, config: Config, seed: int = 0) -> SolveResult:
+    return solve(instance.task(), llm, replace(config, seed=seed))
