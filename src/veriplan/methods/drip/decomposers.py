@@ -60,7 +60,7 @@ class LLMDecomposer:
 
     def read(self, answer: str, node: Node) -> Decomposition:
         out = Decomposition()
-        seen = {node.text}
+        seen: set[str] = set()
         for line in answer.splitlines():
             text = line.strip()
             low = text.lower().lstrip("#*[ ")

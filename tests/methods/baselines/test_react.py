@@ -1,0 +1,60 @@
+from __future__ import annotations
+
+import pytest
+
+from veriplan.errors import ConfigError
+from veriplan.llm.backends.scripted import ScriptedBackend
+from veriplan.llm.client import LLM
+from veriplan.methods.baselines.react import Config, read_turn, solve
+
+from tests.domains.test_blocksworld import standard_task
+
+
+def turns(*actions: str, observation: str = "") -> list[str]:
+    obs = f"\nObservation: {observation}" if observation else ""
+    return [f"Thought: next.\nAction: {a}{obs}" for a in actions]
+
+
+def test_symbolic_environment_executes_and_stops_at_the_goal():
+    backend = ScriptedBackend(turns("stack red orange", "stack yellow red", "put-down yellow",
+                                    "unstack blocks red", "stack yellow red"))
+    r = solve(standard_task(), LLM(backend))
+    assert r.verified and r.metrics["stop"] == "goal" and r.metrics["invalid_actions"] == 1
+    assert r.plan == ["(stack red orange)", "(put-down yellow)", "(unstack-blocks red)",
+                      "(stack yellow red)"]
+    second = backend.requests[2].messages[0].content  # the history is in the prompt
+    assert "That action cannot be executed now." in second
+    assert backend.requests[0].stop == ("\nObservation",)
+
+
+def test_five_unexecutable_actions_in_a_row_fail_the_run():
+    backend = ScriptedBackend(turns(*(["stack yellow red"] * 5)))
+    r = solve(standard_task(), LLM(backend))
+    assert not r.verified and r.failure == "invalid_actions" and r.llm_calls == 5
+
+
+def test_more_than_the_step_limit_fails():
+    def shuffle(req):
+        turn = req.messages[0].content.count("\nObservation: ")
+        return "Action: put-down yellow" if turn % 2 == 0 else "Action: stack yellow blue"
+
+    backend = ScriptedBackend(fn=shuffle)
+    r = solve(standard_task(), LLM(backend), Config(max_steps=6))
+    assert not r.verified and r.failure == "too_long" and r.metrics["plan_length"] == 7
+
+
+def test_llm_environment_uses_the_models_own_observations_then_validates():
+    backend = ScriptedBackend(turns("stack yellow red", observation="yellow is on red") +
+                              ["Thought: finished.\nAction: done"])
+    r = solve(standard_task(), LLM(backend), Config(env="llm"))
+    assert r.plan == ["(stack yellow red)"] and not r.verified
+    assert r.failure == "precondition"
+    assert "Observation: yellow is on red" in backend.requests[1].messages[0].content
+    assert backend.requests[0].stop == ()
+
+
+def test_read_turn_and_bad_env():
+    assert read_turn("Thought: a\nAction: stack a b\nAction: other") == {
+        "thought": "a", "action": "stack a b"}
+    with pytest.raises(ConfigError, match="symbolic or llm"):
+        solve(standard_task(), LLM(ScriptedBackend()), Config(env="world"))

@@ -1,0 +1,160 @@
+"""DRIP's control flow with scripted models, and the framework's own limits
+with the perfect (regression) decomposer on Blocksworld-hard."""
+
+from __future__ import annotations
+
+import pytest
+
+from veriplan.domains.blocksworld import relaxed_task
+from veriplan.errors import ConfigError
+from veriplan.llm.backends.scripted import ScriptedBackend
+from veriplan.llm.client import LLM
+from veriplan.methods.drip import Config, solve
+from veriplan.methods.drip.actuators import Verdict, read_verdict
+
+from tests.domains.test_blocksworld import standard_task
+from tests.methods.drip.scripts import PerfectActuator, table_decomposer
+
+GOAL = "block red is on top of block orange, block yellow is on top of block red."
+FIGURE = {GOAL: "stack red orange\nstack yellow red",
+          "stack yellow red": "put-down yellow\nunstack blocks red"}
+
+
+def llm_for(fn) -> tuple[LLM, ScriptedBackend]:
+    backend = ScriptedBackend(fn=fn)
+    return LLM(backend), backend
+
+
+def test_the_papers_example_is_solved_and_counted():
+    llm, _ = llm_for(table_decomposer(FIGURE))
+    r = solve(standard_task(), llm)
+    assert r.verified and r.solved_by == "llm" and r.failure is None
+    assert r.plan == ["(stack red orange)", "(put-down yellow)", "(unstack-blocks red)",
+                      "(stack yellow red)"]
+    assert r.llm_calls == 2  # the goal, then "stack yellow red"
+    assert r.metrics["tree_size"] == 5 and r.metrics["tree_depth"] == 2
+    assert r.metrics["plan_length"] == 4 and r.metrics["size"] == 4
+    assert r.metrics["calls_by_role"] == {"decompose": 2}
+
+
+def test_undoing_an_achieved_goal_fact_is_recorded_and_can_be_refused():
+    table = dict(FIGURE, **{"stack yellow red": "put-down red\nunstack blocks red"})
+    llm, _ = llm_for(table_decomposer(table))
+    paper = solve(standard_task(), llm)  # recovers by re-decomposing the goal
+    assert paper.verified
+    assert paper.metrics["undos"] == [{"step": 2, "action": "put-down red",
+                                       "undoes": ["(on red orange)"]}]
+    assert paper.plan.count("(stack red orange)") == 2
+    llm, _ = llm_for(table_decomposer(table))
+    fixed = solve(standard_task(), llm, Config(condition="on_conflict"))
+    assert fixed.verified and not fixed.metrics["undos"]
+    assert fixed.metrics["conflicts"][0]["action"] == "put-down red"
+    assert len(fixed.plan) == 3
+
+
+def test_condition_always_puts_the_condition_in_every_decomposition():
+    llm, backend = llm_for(table_decomposer(FIGURE))
+    assert solve(standard_task(), llm, Config(condition="always")).verified
+    assert all("Current condition: block yellow is clear" in r.messages[-1].content
+               or "Current condition:" in r.messages[-1].content for r in backend.requests)
+    llm, backend = llm_for(table_decomposer(FIGURE))
+    solve(standard_task(), llm)
+    assert not any("Current condition:" in r.messages[-1].content for r in backend.requests)
+
+
+def test_unusable_decompositions_fail_the_node_after_its_budget():
+    llm, _ = llm_for(lambda req: "I would first think about the colours.")
+    r = solve(standard_task(), llm, Config(max_decompositions=3))
+    assert not r.verified and r.failure == "decomposition" and r.plan == []
+    assert r.llm_calls == 3 and r.metrics["unread_lines"] == 3
+    assert r.metrics["stop"] == "stalled"
+
+
+def test_a_node_cannot_be_its_own_sub_goal():
+    table = dict(FIGURE, **{"stack yellow red": "stack yellow red\nstack red orange"})
+    llm, _ = llm_for(table_decomposer(table))
+    r = solve(standard_task(), llm, Config(max_iter=4))
+    assert r.metrics["cycles_dropped"] >= 1 and not r.verified
+
+
+def test_call_budget_stops_the_run():
+    llm, _ = llm_for(table_decomposer(FIGURE))
+    r = solve(standard_task(), llm, Config(max_llm_calls=1))
+    assert not r.verified and r.failure == "call_budget" and r.llm_calls == 1
+
+
+def test_llm_actuator_claims_are_checked_by_the_verifier():
+    def gullible(req):
+        prompt = req.messages[-1].content
+        if prompt.startswith("Condition:"):
+            return "yes" if "in place" in prompt else "no"
+        if "Final condition" in prompt:
+            return "Final condition: everything is in place."
+        if "Decision" in prompt:
+            return "Decision: executable"
+        return "stack yellow red"
+    llm, _ = llm_for(gullible)
+    r = solve(standard_task(), llm, Config(actuator="llm"))
+    assert r.plan == ["(stack yellow red)"]
+    assert not r.verified and r.failure == "invalid_plan"
+
+
+def test_llm_actuator_with_a_perfect_model_solves_and_counts_roles():
+    fn = PerfectActuator(relaxed_task(standard_task()), FIGURE)
+    llm, _ = llm_for(fn)
+    r = solve(standard_task(), llm, Config(actuator="llm"))
+    assert r.verified and r.failure is None
+    roles = r.metrics["calls_by_role"]
+    assert roles["decompose"] == 2 and roles["update"] == 4
+    assert roles["judge"] >= 4 and roles["holds"] >= 1
+    assert r.llm_calls == sum(roles.values())
+
+
+@pytest.mark.parametrize("answer, verdict", [
+    ("1. red is on blue\nDecision: executable", Verdict.EXECUTABLE),
+    ("Decision: not executable, red is not clear", Verdict.BLOCKED),
+    ("4. Decision result: Unnecessary, already there", Verdict.ACHIEVED),
+    ("no idea", None),
+])
+def test_reading_verdicts(answer, verdict):
+    assert read_verdict(answer) == verdict
+
+
+@pytest.mark.parametrize("settings, match", [
+    ({"actuator": "llm", "decomposer": "regression"}, "true state"),
+    ({"actuator": "llm", "condition": "on_conflict"}, "condition=always"),
+    ({"action_space": "towers"}, "action_space"),
+    ({"max_iter": 0}, "at least 1"),
+])
+def test_bad_settings_are_config_errors(settings, match):
+    llm, _ = llm_for(lambda req: "")
+    with pytest.raises(ConfigError, match=match):
+        solve(standard_task(), llm, Config(**settings))
+
+
+def _instance(data_dir, name, dataset="blocksworld_hard"):
+    from veriplan.bench.datasets import load_dataset
+
+    return next(i for i in load_dataset(dataset, data_dir).instances if i.id == name)
+
+
+def test_perfect_decomposer_meets_the_papers_framework_limit(data_dir):
+    """instance-41: the goal-only decomposition puts c down, undoing (on c b);
+    the framework cannot recover. Seeing the condition on conflict fixes it."""
+    task = _instance(data_dir, "instance-41").task()
+    llm, backend = llm_for(lambda req: "")
+    paper = solve(task, llm, Config(decomposer="regression"))
+    assert not paper.verified and paper.failure == "goal_conflict"
+    assert any("(on c b)" in u["undoes"] for u in paper.metrics["undos"])
+    fixed = solve(task, llm, Config(decomposer="regression", condition="on_conflict"))
+    assert fixed.verified and fixed.solved_by == "decomposer:regression"
+    assert fixed.metrics["conflicts"]
+    assert not backend.requests  # no model involved
+
+
+def test_perfect_decomposer_in_the_four_action_space(data_dir):
+    task = _instance(data_dir, "instance-1", "blocksworld_3").task()
+    llm, _ = llm_for(lambda req: "")
+    r = solve(task, llm, Config(decomposer="regression", action_space="standard",
+                                condition="always"))
+    assert r.verified and r.plan[0] == "(unstack c b)"
