@@ -59,3 +59,29 @@ def test_npmi():
     pairs = A.npmi(RECORDS)
     assert {(a, p) for a, p, _, _ in pairs} == {("a", "p"), ("b", "q")}
     assert all(math.isclose(v, 1.0) for _, _, v, _ in pairs)
+
+
+def sized(size, verified, failure=None) -> UnitRecord:
+    result = {"signals": [], "metrics": {"size": size}, "failure": failure}
+    return UnitRecord("id", "drip", "d", "i", "b", "x", "{}", 0, "done", verified,
+                      "llm" if verified else None, 1, 1, 0.0, 1.0, None, None,
+                      json.dumps(result), "v", "dv", 0.0)
+
+
+def test_accuracy_by_size_and_method_failure_categories():
+    recs = [sized(6, True), sized(9, False, "goal_conflict"), sized(9, True),
+            sized(9, False, "decomposition"), sized(12, False, "goal_conflict")]
+    assert A.accuracy_by_size(recs) == {6: (1, 1), 9: (1, 3), 12: (0, 1)}
+    assert A.failure_composition(recs) == {"decomposition": 1, "goal_conflict": 2}
+    assert A.accuracy_by_size(RECORDS) == {}  # methods that report no size
+
+
+def test_smallest_instances_dataset(data_dir):
+    from veriplan.bench.datasets import load_dataset
+
+    ds = load_dataset("blocksworld_hard_smallest20", data_dir)
+    sizes = [len(i.task().objects) for i in ds.instances]
+    everything = sorted(len(i.task().objects)
+                        for i in load_dataset("blocksworld_hard", data_dir).instances)
+    assert len(sizes) == 20 and sorted(sizes) == everything[:20]
+    assert all(i.dataset == "blocksworld_hard_smallest20" for i in ds.instances)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.helpers import BLOCKS_DOMAIN
 from veriplan.core.plan import Step
 from veriplan.domains.blocksworld import SPACES, action_space, relaxed_task
 from veriplan.errors import DataError
@@ -12,8 +13,6 @@ from veriplan.pddl.ast import Atom
 from veriplan.pddl.parser import parse_domain, parse_problem
 from veriplan.pddl.task import Task
 from veriplan.verify import validate_plan
-
-from tests.helpers import BLOCKS_DOMAIN
 
 # red on the table, blue on red, yellow on blue; orange alone (the DRIP paper's Figure 2)
 PROBLEM = """(define (problem fig2) (:domain bw)

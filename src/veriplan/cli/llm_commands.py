@@ -24,6 +24,8 @@ def add_llm_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--api-key", help="API key (default: OPENAI_API_KEY / ANTHROPIC_API_KEY)")
     g.add_argument("--cassette", help="recorded answers (JSONL) for --backend replay")
     g.add_argument("--record", help="append every answer to this cassette file")
+    g.add_argument("--script", help="'module:function' answering requests (--backend "
+                                    "scripted, a test double)")
     g.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
     g.add_argument("--cache-path", help="SQLite response cache (default "
                                         "~/.cache/veriplan/llm-cache.sqlite)")
@@ -107,7 +109,7 @@ def build_llm(args: argparse.Namespace):
 
     options = {"model": args.model, "model_path": args.model_path or os.environ.get(
         "VERIPLAN_MODEL"), "base_url": args.base_url, "api_key": args.api_key,
-        "cassette": args.cassette, "progress": _progress()}
+        "cassette": args.cassette, "script": args.script, "progress": _progress()}
     backend = create_backend(args.backend, **{k: v for k, v in options.items() if v is not None})
     cache = None if args.no_cache else ResponseCache(args.cache_path or default_cache_path())
     prices = PriceTable().load(args.prices) if args.prices else PriceTable()

@@ -1,10 +1,9 @@
 from __future__ import annotations
 
+from tests.domains.test_blocksworld import standard_task
 from veriplan.llm.backends.scripted import ScriptedBackend
 from veriplan.llm.client import LLM
 from veriplan.methods.baselines.cot import solve
-
-from tests.domains.test_blocksworld import standard_task
 
 GOOD = """Red has to go onto orange first; yellow must leave blue.
 Plan:

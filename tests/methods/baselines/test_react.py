@@ -2,12 +2,11 @@ from __future__ import annotations
 
 import pytest
 
+from tests.domains.test_blocksworld import standard_task
 from veriplan.errors import ConfigError
 from veriplan.llm.backends.scripted import ScriptedBackend
 from veriplan.llm.client import LLM
 from veriplan.methods.baselines.react import Config, read_turn, solve
-
-from tests.domains.test_blocksworld import standard_task
 
 
 def turns(*actions: str, observation: str = "") -> list[str]:

@@ -51,3 +51,12 @@ class PerfectActuator:
         if achieved(op, state):
             return "1. ...\nDecision: unnecessary"
         return "Decision: executable" if op.applicable(state) else "Decision: not executable"
+
+
+EXAMPLE = {"block a is on top of block b, block b is on top of block c.": "stack a b\nstack b c",
+           "stack b c": "unstack blocks c\nput-down c"}
+
+
+def example_decomposer(request: LLMRequest) -> str:
+    """Decompositions for the bundled example task (src/veriplan/examples)."""
+    return table_decomposer(EXAMPLE)(request)

@@ -5,15 +5,14 @@ from __future__ import annotations
 
 import pytest
 
+from tests.domains.test_blocksworld import standard_task
+from tests.methods.drip.scripts import PerfectActuator, table_decomposer
 from veriplan.domains.blocksworld import relaxed_task
 from veriplan.errors import ConfigError
 from veriplan.llm.backends.scripted import ScriptedBackend
 from veriplan.llm.client import LLM
 from veriplan.methods.drip import Config, solve
 from veriplan.methods.drip.actuators import Verdict, read_verdict
-
-from tests.domains.test_blocksworld import standard_task
-from tests.methods.drip.scripts import PerfectActuator, table_decomposer
 
 GOAL = "block red is on top of block orange, block yellow is on top of block red."
 FIGURE = {GOAL: "stack red orange\nstack yellow red",
