@@ -104,6 +104,17 @@ def sentence(a: Atom) -> str | None:
     return None
 
 
+def literal_sentence(text: str) -> str:
+    """A PDDL literal as the validator prints it, ``(clear b)`` or
+    ``(not (ontable a))``, in words."""
+    negated = text.startswith("(not ")
+    words = text.removeprefix("(not ").strip("() ").split()
+    said = sentence(Atom(words[0], tuple(words[1:]))) if words else None
+    if said is None:
+        return text
+    return f"it is not the case that {said}" if negated else said
+
+
 _ORDER = {"handempty": 0, "holding": 1, "clear": 2, "on": 3, "ontable": 4}
 
 

@@ -22,7 +22,7 @@ def test_symbolic_environment_executes_and_stops_at_the_goal():
     assert r.plan == ["(stack red orange)", "(put-down yellow)", "(unstack-blocks red)",
                       "(stack yellow red)"]
     second = backend.requests[2].messages[0].content  # the history is in the prompt
-    assert "That action cannot be executed now." in second
+    assert "cannot be executed now: it needs that block red is clear" in second
     assert backend.requests[0].stop == ("\nObservation",)
 
 

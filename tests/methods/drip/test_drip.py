@@ -157,3 +157,15 @@ def test_perfect_decomposer_in_the_four_action_space(data_dir):
     r = solve(task, llm, Config(decomposer="regression", action_space="standard",
                                 condition="always"))
     assert r.verified and r.plan[0] == "(unstack c b)"
+
+
+@pytest.mark.parametrize("answer, expected", [
+    ("block a is on b: yes\nblock c on d: no\nAnswer: no", False),
+    ("Answer: Yes", True),
+    ("yes, they hold", True),
+    ("maybe", None),
+])
+def test_reading_goal_checks(answer, expected):
+    from veriplan.methods.drip.actuators import read_yes_no
+
+    assert read_yes_no(answer) is expected

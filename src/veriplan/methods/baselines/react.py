@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from veriplan.core.plan import Step
-from veriplan.domains.blocksworld import action_space
+from veriplan.domains.blocksworld import action_space, literal_sentence
 from veriplan.errors import ConfigError
 from veriplan.llm.client import LLM
 from veriplan.methods.asking import logged_asker
@@ -25,6 +25,7 @@ from veriplan.methods.baselines import render
 from veriplan.methods.result import SolveResult, finish
 from veriplan.pddl.task import Task
 from veriplan.verify import validate_plan
+from veriplan.verify.validator import false_parts
 
 _FIELD = re.compile(r"^\W*(thought|action|observation)\s*[:：]\s*(.*)$", re.I)
 _DONE = re.compile(r"^\W*(done|finish(ed)?|end|stop)\W*$", re.I)
@@ -96,8 +97,10 @@ def solve(task: Task, llm: LLM, config: Config = Config(), *,
                 plan.append(step)
                 observation = "Done. Condition: " + space.describe_state(stask, state)
             else:
-                observation = ("That action cannot be executed now. Condition: "
-                               + space.describe_state(stask, state))
+                missing = false_parts(op.precondition, state, stask.facts.name)
+                why = " and ".join(literal_sentence(m) for m in missing) or "it is impossible"
+                observation = (f"That action cannot be executed now: it needs that {why}. "
+                               "Condition: " + space.describe_state(stask, state))
         invalid = 0 if ok else invalid + 1
         invalid_total += not ok
         history.append({"thought": turn.get("thought", ""), "action": text or "(none)",

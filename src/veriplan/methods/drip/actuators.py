@@ -101,7 +101,10 @@ def read_verdict(answer: str) -> Verdict | None:
 
 
 def read_yes_no(answer: str) -> bool | None:
-    words = re.findall(r"\b(yes|no)\b", answer.lower())
+    """The word after the last "Answer:", else the last yes or no."""
+    tail = re.split(r"answer\s*[:：]", answer, flags=re.I)[-1]
+    words = re.findall(r"\b(yes|no)\b", tail.lower()) or re.findall(r"\b(yes|no)\b",
+                                                                     answer.lower())
     return None if not words else words[-1] == "yes"
 
 
@@ -134,7 +137,7 @@ class LLMActuator:
         key = ("holds:" + node.text, self.text)
         if key not in self._judged:
             answer = self.ask("holds", self.render("holds.j2", condition=self.text,
-                                                   facts=node.text), 20)
+                                                   facts=node.text), self.max_tokens)
             yes = read_yes_no(answer)
             if yes is None:
                 self.unreadable += 1
