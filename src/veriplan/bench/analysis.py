@@ -53,8 +53,9 @@ def _signals(r: UnitRecord) -> list[dict]:
 def retry_benefit(records: list[UnitRecord], budget: int | None = None
                   ) -> tuple[list[float], float]:
     """(SR(k) for k = 1..K: share of units the model solved within k attempts;
-    mean attempts). Fallback solutions never count."""
-    if not records:
+    mean attempts). Fallback solutions never count. Methods that report no
+    per-attempt signals (DRIP, CoT, ReAct) have no curve."""
+    if not records or not any(_signals(r) for r in records):
         return [], math.nan
     firsts = []
     for r in records:
