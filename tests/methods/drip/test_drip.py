@@ -169,3 +169,11 @@ def test_reading_goal_checks(answer, expected):
     from veriplan.methods.drip.actuators import read_yes_no
 
     assert read_yes_no(answer) is expected
+
+
+def test_a_goal_fact_the_decomposer_never_names_is_its_own_category():
+    table = {GOAL: "stack red orange"}  # "yellow on red" is left out
+    llm, _ = llm_for(table_decomposer(table))
+    r = solve(standard_task(), llm)
+    assert not r.verified and r.failure == "incomplete_decomposition"
+    assert r.metrics["untargeted_goals"] == ["(on yellow red)"]

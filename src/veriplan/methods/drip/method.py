@@ -240,10 +240,14 @@ def _result(run: _Run, llm: LLM, calls_before: int, start: float, stop: str,
     verified = verdict.valid
     claimed = run.tree.root.status is Status.DONE
     failed_nodes = [n for n in run.tree.nodes if n.status is Status.FAILED]
+    untargeted = (_untargeted(run, verdict.unmet_goals)
+                  if verdict.failed_step is None and len(run.tree) > 1 else [])
     if verified:
         failure = None
     elif claimed:
         failure = "invalid_plan"  # the actuator believed the goal reached; the verifier did not
+    elif untargeted:
+        failure = "incomplete_decomposition"  # no node ever aimed at some unmet goal fact
     elif run.undos or run.conflicts:
         failure = "goal_conflict"
     elif failed_nodes:
@@ -257,7 +261,7 @@ def _result(run: _Run, llm: LLM, calls_before: int, start: float, stop: str,
         "size": len(run.task.objects), "plan_length": len(run.plan),
         "tree_size": len(run.tree), "tree_depth": run.tree.depth, "iterations": iterations,
         "stop": stop, "calls_by_role": roles, "undos": run.undos, "conflicts": run.conflicts,
-        "failed_nodes": len(failed_nodes),
+        "failed_nodes": len(failed_nodes), "untargeted_goals": untargeted,
         "unread_lines": sum(len(n.unread) for n in run.tree.nodes),
         "cycles_dropped": sum(n.cycles for n in run.tree.nodes),
         "actuator_unreadable": getattr(run.actuator, "unreadable", 0),
@@ -273,6 +277,18 @@ def _result(run: _Run, llm: LLM, calls_before: int, start: float, stop: str,
                   plan=[str(s) for s in run.plan], attempts=iterations, failure=failure,
                   solved_by=solver if verified else None,
                   metrics=metrics, transcript=transcript, last_diagnosis=diagnosis)
+
+
+def _untargeted(run: _Run, unmet: tuple[str, ...]) -> list[str]:
+    """Unmet goal facts that no node of the tree adds or names."""
+    targeted = set()
+    for n in run.tree.nodes:
+        if n.kind is Kind.FACT and n.fact is not None:
+            targeted.add(str(n.fact))
+        elif n.kind is Kind.ACTION and n.step is not None:
+            op = run.task.operator(n.step.name, n.step.args)
+            targeted.update(str(a) for a in run.task.atoms(op.add))
+    return [g for g in unmet if g not in targeted]
 
 
 def run(instance, llm: LLM, config: Config, seed: int = 0) -> SolveResult:
