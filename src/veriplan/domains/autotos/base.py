@@ -1,0 +1,61 @@
+"""What an AutoToS domain provides."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+State = Any  # JSON-like: lists, dicts, strings, numbers
+
+
+@dataclass
+class Instance:
+    id: str
+    init: State
+    meta: dict[str, Any] = field(default_factory=dict)  # e.g. the optimal plan length
+
+
+@dataclass
+class DomainData:
+    """Unit tests and instances read from the data directory."""
+
+    evaluation: list[Instance]  # solved and validated at the end
+    examples: list[Instance]  # searched in the soundness step (Step 3)
+    goals: list[State]  # goal unit tests: known goal states
+    non_goals: list[State]  # ... and known non-goal states
+    successors: list[tuple[State, list[State]]]  # known parent -> (some) successors
+
+
+@dataclass(frozen=True)
+class SearchDomain:
+    name: str
+    algorithm: str  # "bfs" or "dfs"
+    load: Callable[[Path], DomainData]  # data directory (holding autotos/) -> data
+    reference: ModuleType  # defines succ(state) and goal(state): hand-written, trusted
+    # Used inside the sandbox child (trusted domain code):
+    key: Callable[[State], Hashable]  # identity of a state for duplicate detection
+    partial_check: Callable[[State, State], str | None]  # a transition's obvious error
+    true_goal: Callable[[Instance, State], bool]  # does a state the search stopped at
+    #                                              really solve the instance?
+    same: Callable[[State], Hashable]  # canonical form for comparing successors
+    # Used in the parent, independent of generated code:
+    validate: Callable[[Instance, list[State]], str | None]  # None: a valid solution
+    optimal: bool = False  # BFS solutions must match meta["optimal"]
+    # Extra arguments after the state, e.g. the goal description (none for 24 Game)
+    succ_args: Callable[[Instance], tuple] = lambda inst: ()
+    goal_args: Callable[[Instance], tuple] = lambda inst: ()
+
+    def prompt(self, which: str) -> str:
+        """Step 1's request for ``succ`` or ``goal``: the domain in words, the
+        function wanted, an example input (``prompts/<name>_<which>.txt``)."""
+        folder = resources.files("veriplan.domains.autotos").joinpath("prompts")
+        return folder.joinpath(f"{self.name}_{which}.txt").read_text().strip()
+
+    def reference_code(self, which: str) -> str:
+        """The source of the reference ``succ`` or ``goal`` (run like model code)."""
+        return inspect.getsource(getattr(self.reference, which))

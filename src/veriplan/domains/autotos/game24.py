@@ -1,0 +1,97 @@
+"""The 24 Game: four numbers, combine two at a time with + - * / until one
+number is left; the goal is 24. States are lists of numbers."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+from veriplan.domains.autotos import game24_reference
+from veriplan.domains.autotos.base import DomainData, Instance, SearchDomain
+from veriplan.errors import DataError
+
+_TOL = 1e-6
+
+
+
+
+def _canon(state) -> tuple:
+    return tuple(sorted(round(float(x), 6) for x in state))
+
+
+def key(state) -> tuple:
+    return _canon(state)
+
+
+def partial_check(parent, child) -> str | None:
+    if not isinstance(child, list | tuple):
+        return f"a successor must be a list of numbers, not {type(child).__name__}"
+    if len(child) != len(parent) - 1:
+        return ("Invalid transformation: length mismatch - the length of a successor must be "
+                "one less than the parent.")
+    return None
+
+
+def true_goal(instance: Instance, state) -> bool:
+    return isinstance(state, list | tuple) and len(state) == 1 and abs(state[0] - 24) < _TOL
+
+
+def _numbers(state) -> list[float]:
+    return [float(x) for x in state]
+
+
+def _one_step(parent: list[float], child: list[float]) -> bool:
+    """``child`` is ``parent`` with two numbers replaced by one result of them."""
+    n = len(parent)
+    for i in range(n):
+        for j in range(n):
+            if i == j:
+                continue
+            a, b = parent[i], parent[j]
+            rest = [parent[k] for k in range(n) if k not in (i, j)]
+            results = [a + b, a - b, a * b] + ([a / b] if b != 0 else [])
+            for v in results:
+                if _canon(rest + [v]) == _canon(child):
+                    return True
+    return False
+
+
+def validate(instance: Instance, path: list) -> str | None:
+    """A solution is the state sequence from the four numbers to [24], each step
+    one valid move (checked here, not by the generated code)."""
+    if not path or _canon(path[0]) != _canon(instance.init):
+        return "the solution does not start at the instance's numbers"
+    for s, t in zip(path, path[1:]):
+        if len(t) != len(s) - 1 or not _one_step(_numbers(s), _numbers(t)):
+            return f"{t} does not follow from {s} by one move"
+    if not true_goal(instance, path[-1]):
+        return f"the last state {path[-1]} is not [24]"
+    return None
+
+
+def _jsonl(path: Path) -> list:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def load(root: Path) -> DomainData:
+    d = root / "autotos" / "twentyfourgame"
+    if not (d / "24.csv").is_file():
+        raise DataError(f"24 Game data not found at {d}: is --data-dir the folder holding "
+                        "autotos/?")
+    with open(d / "24.csv", newline="") as f:
+        puzzles = [row["Puzzles"] for row in csv.DictReader(f)]
+    instances = [Instance(f"24-{i + 1}", [int(x) for x in p.split()])
+                 for i, p in enumerate(puzzles)]
+    with open(d / "unittests.csv", newline="") as f:
+        held_out = [[int(x) for x in row["Puzzles"].split()] for row in csv.DictReader(f)]
+    examples = [Instance(f"unit-{i + 1}", s) for i, s in enumerate(held_out)]
+    return DomainData(
+        evaluation=instances, examples=examples,
+        goals=_jsonl(d / "24game_goals.jsonl"), non_goals=_jsonl(d / "24game_non_goals.jsonl"),
+        successors=[(p, list(s)) for p, s in _jsonl(d / "24game_successors.jsonl")])
+
+
+DOMAIN = SearchDomain(
+    name="24game", algorithm="bfs", load=load, reference=game24_reference, key=key,
+    partial_check=partial_check, true_goal=true_goal, same=_canon, validate=validate)

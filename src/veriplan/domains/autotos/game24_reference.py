@@ -1,0 +1,25 @@
+"""Reference search components for the 24 Game, written by hand (veriplan).
+Run exactly like model-written code: each function is self-contained."""
+
+
+def succ(state):
+    """Every state reached by replacing two numbers with the result of one of
+    + - * / applied to them (either order; no division by zero)."""
+    out = []
+    n = len(state)
+    for i in range(n):
+        for j in range(i + 1, n):
+            a, b = state[i], state[j]
+            rest = [state[k] for k in range(n) if k != i and k != j]
+            values = {a + b, a * b, a - b, b - a}
+            if b != 0:
+                values.add(a / b)
+            if a != 0:
+                values.add(b / a)
+            for v in values:
+                out.append(sorted(rest + [v]))
+    return out
+
+
+def goal(state):
+    return len(state) == 1 and abs(state[0] - 24) < 1e-6

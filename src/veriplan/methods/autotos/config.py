@@ -1,0 +1,21 @@
+"""AutoToS settings, with the paper's numbers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Config:
+    max_calls_per_function: int = 10  # the paper: 10 calls per function
+    max_calls: int = 19  # ... 19 in all per domain run
+    call_limit: float = 1.0  # seconds per call of a generated function
+    search_limit: float = 600.0  # seconds per instance (Step 3 and evaluation)
+    examples: int = 3  # instances searched in the soundness step
+    partial_check: bool = True  # the paper's "w/ val"
+    completeness: bool = True  # Step 4 (optional in the paper)
+    evaluate_progress: bool = True  # accuracy at the paper's three points (Figure 2)
+    eval_limit: int = 0  # evaluate on the first N instances only (0: all)
+    temperature: float = 0.0  # the paper used greedy decoding
+    max_tokens: int = 1024
+    seed: int = 0

@@ -1,0 +1,247 @@
+"""The checks of AutoToS Steps 2-4 and the final evaluation, run inside the
+sandbox child (``job`` is the sandbox target). Model-written code is compiled
+and called only here. Every call of a generated function is timed (1 s by
+default), the successor function's input is compared before and after, each
+generated transition meets the domain's partial soundness check, and a state
+the search stops at must really be a goal; the first failure comes back with
+its category and evidence.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import pickle
+import signal
+import time
+import traceback
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+from veriplan.domains.autotos import get_domain
+from veriplan.domains.autotos.base import Instance, SearchDomain
+
+# The paper's ten error categories (section 6.1)
+CATEGORIES = ("succ_soundness", "input_changed", "succ_completeness", "goal_soundness",
+              "succ_exception", "goal_exception", "search_timeout", "succ_too_slow",
+              "goal_too_slow", "parse_error")
+
+
+class CallTimeout(BaseException):
+    """Raised into a generated function that ran past its time limit."""
+
+
+class Failure(Exception):
+    def __init__(self, category: str, message: str, **evidence: Any) -> None:
+        super().__init__(message)
+        self.category, self.message, self.evidence = category, message, evidence
+
+
+def _alarm(signum, frame):  # noqa: ARG001
+    raise CallTimeout
+
+
+def load_function(code: str, name: str, role: str) -> Callable:
+    """The function ``name`` defined by ``code`` (else the last function it
+    defines); problems are failures of the role's exception category."""
+    namespace: dict[str, Any] = {"__builtins__": builtins, "__name__": "generated"}
+    try:
+        compiled = compile(code, f"<generated {role}>", "exec")
+    except SyntaxError as e:
+        raise Failure("parse_error", f"the {role} code does not parse: {e}") from None
+    try:
+        exec(compiled, namespace)
+    except BaseException as e:  # noqa: BLE001 - the model's code failed while defining
+        raise Failure(f"{role}_exception", f"defining the {role} function raised "
+                      f"{_exc(e)}") from None
+    if callable(namespace.get(name)):
+        return namespace[name]
+    funcs = [v for k, v in namespace.items() if callable(v) and getattr(v, "__module__", "")
+             == "generated" and not k.startswith("__")]
+    if not funcs:
+        raise Failure("parse_error", f"the {role} code defines no function")
+    return funcs[-1]
+
+
+def _exc(e: BaseException) -> str:
+    return "".join(traceback.format_exception_only(type(e), e)).strip()[-600:]
+
+
+def jsonable(x: Any) -> Any:
+    """A JSON form of a state (tuples become lists), or a readable failure."""
+    try:
+        return json.loads(json.dumps(x))
+    except (TypeError, ValueError):
+        raise Failure("succ_soundness", f"the successor function returned {x!r}, which is "
+                      "not a state (lists, dicts, strings and numbers only)") from None
+
+
+class Checked:
+    """The generated functions with the harness's checks around every call."""
+
+    def __init__(self, domain: SearchDomain, succ: Callable, goal: Callable, instance: Instance,
+                 call_limit: float, checks: bool) -> None:
+        self.d, self.succ, self.goal, self.inst = domain, succ, goal, instance
+        self.limit, self.checks = call_limit, checks
+        self.succ_args, self.goal_args = domain.succ_args(instance), domain.goal_args(instance)
+        self.calls = 0
+
+    def _call(self, fn: Callable, args: tuple, role: str) -> Any:
+        self.calls += 1
+        signal.setitimer(signal.ITIMER_REAL, self.limit)
+        try:
+            return fn(*args)
+        except CallTimeout:
+            raise Failure(f"{role}_too_slow", f"the {role} function took longer than "
+                          f"{self.limit:g} s", state=jsonable_or_repr(args[0])) from None
+        except Failure:
+            raise
+        except BaseException as e:  # noqa: BLE001 - anything the model's code raises
+            raise Failure(f"{role}_exception", f"the {role} function raised {_exc(e)}",
+                          state=jsonable_or_repr(args[0])) from None
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+
+    def successors(self, state: Any) -> list:
+        before = pickle.dumps(state) if self.checks else None
+        out = self._call(self.succ, (state, *self.succ_args), "succ")
+        if self.checks and pickle.dumps(state) != before:
+            raise Failure("input_changed", "the successor function changed its input state",
+                          before=pickle.loads(before), after=jsonable_or_repr(state))
+        try:
+            out = list(out)
+        except TypeError:
+            raise Failure("succ_soundness", "the successor function must return a list of "
+                          f"states, not {type(out).__name__}", state=state) from None
+        if self.checks:
+            for child in out:
+                msg = self.d.partial_check(state, child)
+                if msg:
+                    raise Failure("succ_soundness", msg, state=state,
+                                  successor=jsonable_or_repr(child))
+        return out
+
+    def is_goal(self, state: Any) -> bool:
+        return bool(self._call(self.goal, (state, *self.goal_args), "goal"))
+
+
+def jsonable_or_repr(x: Any) -> Any:
+    try:
+        return json.loads(json.dumps(x))
+    except (TypeError, ValueError):
+        return repr(x)[:500]
+
+
+def search(fns: Checked, deadline: float) -> list | None:
+    """BFS (goal test on generation) or DFS; the state path, or None."""
+    d = fns.d
+    init = fns.inst.init
+    if fns.is_goal(init):
+        return [init]
+    key = d.key
+    k0 = key(init)
+    parent: dict = {k0: None}
+    states: dict = {k0: init}
+    frontier: deque = deque([init])
+    pop = frontier.popleft if d.algorithm == "bfs" else frontier.pop
+    while frontier:
+        if time.perf_counter() > deadline:
+            raise Failure("search_timeout", "the search ran out of time")
+        s = pop()
+        ks = key(s)
+        for child in fns.successors(s):
+            try:
+                kc = key(child)
+            except Exception:  # noqa: BLE001 - not a state of this domain
+                raise Failure("succ_soundness", "the successor function returned "
+                              f"{jsonable_or_repr(child)!r}, which is not a state", state=s
+                              ) from None
+            if kc in parent:
+                continue
+            parent[kc], states[kc] = ks, child
+            if fns.is_goal(child):
+                path = [child]
+                while parent[kc] is not None:
+                    kc = parent[kc]
+                    path.append(states[kc])
+                return [jsonable(x) for x in reversed(path)]
+            frontier.append(child)
+    return None
+
+
+def job(payload: dict) -> dict:
+    """The sandbox target. ``mode``: goal_tests, soundness, completeness or
+    evaluate. Returns {"failure": {category, message, evidence} | None, ...}."""
+    signal.signal(signal.SIGALRM, _alarm)
+    domain = get_domain(payload["domain"])
+    try:
+        succ = load_function(payload["succ_code"], "succ", "succ") \
+            if payload.get("succ_code") else None
+        goal = load_function(payload["goal_code"], "goal", "goal")
+        return _MODES[payload["mode"]](domain, succ, goal, payload)
+    except Failure as f:
+        return {"failure": {"category": f.category, "message": f.message,
+                            "evidence": f.evidence}}
+
+
+def _instances(payload: dict, key: str) -> list[Instance]:
+    return [Instance(i["id"], i["init"], i.get("meta", {})) for i in payload[key]]
+
+
+def _goal_tests(domain, succ, goal, payload) -> dict:
+    for inst in _instances(payload, "instances"):
+        fns = Checked(domain, succ, goal, inst, payload["call_limit"], True)
+        expected = inst.meta["goal"]
+        if fns.is_goal(inst.init) != expected:
+            word = "a goal state" if not expected else "not a goal state"
+            raise Failure("goal_soundness", f"the goal test reported {inst.init} as {word}",
+                          state=inst.init, expected=expected)
+    return {"failure": None}
+
+
+def _soundness(domain, succ, goal, payload) -> dict:
+    solved = 0
+    for inst in _instances(payload, "instances"):
+        fns = Checked(domain, succ, goal, inst, payload["call_limit"], True)
+        path = search(fns, time.perf_counter() + payload["search_limit"])
+        if path is not None:
+            if not domain.true_goal(inst, path[-1]):
+                raise Failure("goal_soundness", f"the goal test accepted {path[-1]}, which is "
+                              "not a goal state", state=path[-1], expected=False)
+            solved += 1
+    return {"failure": None, "solved": solved}
+
+
+def _completeness(domain, succ, goal, payload) -> dict:
+    for item in payload["pairs"]:
+        inst = Instance("unit", item["state"])
+        fns = Checked(domain, succ, goal, inst, payload["call_limit"], True)
+        got = {domain.same(c) for c in fns.successors(item["state"])}
+        missing = [s for s in item["successors"] if domain.same(s) not in got]
+        if missing:
+            raise Failure("succ_completeness", "the successor function missed successors",
+                          state=item["state"], missing=missing)
+    return {"failure": None}
+
+
+def _evaluate(domain, succ, goal, payload) -> dict:
+    out = []
+    for inst in _instances(payload, "instances"):
+        fns = Checked(domain, succ, goal, inst, payload["call_limit"], payload["checks"])
+        start = time.perf_counter()
+        try:
+            path = search(fns, start + payload["search_limit"])
+            out.append({"id": inst.id, "path": path, "failure": None, "calls": fns.calls,
+                        "seconds": time.perf_counter() - start})
+        except Failure as f:
+            out.append({"id": inst.id, "path": None, "calls": fns.calls,
+                        "seconds": time.perf_counter() - start,
+                        "failure": {"category": f.category, "message": f.message,
+                                    "evidence": {k: jsonable_or_repr(v)
+                                                 for k, v in f.evidence.items()}}})
+    return {"failure": None, "results": out}
+
+
+_MODES = {"goal_tests": _goal_tests, "soundness": _soundness, "completeness": _completeness,
+          "evaluate": _evaluate}

@@ -1,0 +1,271 @@
+"""The AutoToS loop (the paper's Figure 1): ask for a successor function and a
+goal test, check them with goal unit tests (Step 2), a search with soundness
+checks on example instances (Step 3) and successor completeness tests
+(Step 4), feeding each failure back, within a call budget; then solve every
+evaluation instance with BFS/DFS and validate every solution independently of
+the generated code. Generated code runs only in the sandbox.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from veriplan.domains.autotos import DomainData, SearchDomain, get_domain
+from veriplan.errors import LLMOutputParseError
+from veriplan.llm.client import LLM
+from veriplan.llm.parsing import last_code_block
+from veriplan.llm.types import LLMRequest, Message
+from veriplan.methods.autotos.config import Config
+from veriplan.methods.result import SolveResult, finish
+from veriplan.sandbox import Limits, run_job
+
+TARGET = "veriplan.methods.autotos.harness:job"
+Event = Callable[[str, dict], None]
+
+
+@cache
+def _text(name: str) -> str:
+    return resources.files(__package__).joinpath("prompts", name).read_text()
+
+
+def feedback(failure: dict) -> str:
+    env = jinja2.Environment(undefined=jinja2.ChainableUndefined, autoescape=False)
+    return env.from_string(_text("feedback.j2")).render(
+        category=failure["category"], message=failure.get("message", ""),
+        evidence=failure.get("evidence", {})).strip()
+
+
+def _payload_instances(instances) -> list[dict]:
+    return [{"id": i.id, "init": i.init, "meta": i.meta} for i in instances]
+
+
+def _limits(config: Config, n_searches: int) -> Limits:
+    wall = config.search_limit * max(1, n_searches) + 60
+    return Limits(wall_seconds=wall, cpu_seconds=int(wall) + 5)
+
+
+def check(domain: SearchDomain, mode: str, succ: str | None, goal: str, config: Config,
+          **payload: Any) -> dict:
+    """One sandboxed check; returns {"failure": ... or None, ...}. A job that the
+    sandbox had to stop (a fork bomb, a memory bomb, ...) is a failure too."""
+    n = len(payload.get("instances", [])) or 1
+    out = run_job(TARGET, {"domain": domain.name, "mode": mode, "succ_code": succ,
+                           "goal_code": goal, "call_limit": config.call_limit,
+                           "search_limit": config.search_limit, **payload},
+                  _limits(config, n))
+    if out.ok:
+        return out.result
+    role = "succ" if mode != "goal_tests" else "goal"
+    category = "search_timeout" if out.category in ("timeout", "cpu_limit") else \
+        f"{role}_exception"
+    return {"failure": {"category": category, "message": f"the sandbox stopped the code "
+                        f"({out.category}): {out.detail}", "evidence": {}},
+            "sandbox": out.category}
+
+
+def evaluate(domain: SearchDomain, data: DomainData, succ: str, goal: str, config: Config,
+             checks: bool = True) -> dict:
+    """Solve the evaluation instances with the components; validate each
+    solution here (and optimality for BFS where known)."""
+    instances = data.evaluation[: config.eval_limit or None]
+    start = time.perf_counter()
+    out = check(domain, "evaluate", succ, goal, config, checks=checks,
+                instances=_payload_instances(instances))
+    seconds = time.perf_counter() - start
+    if out.get("failure"):
+        return {"accuracy": 0.0, "solved": 0, "valid": 0, "optimal": 0,
+                "instances": len(instances), "seconds": seconds, "failure": out["failure"],
+                "categories": {out["failure"]["category"]: len(instances)}}
+    by_id = {i.id: i for i in instances}
+    valid = optimal = solved = 0
+    categories: Counter = Counter()
+    invalid_examples = []
+    for r in out["results"]:
+        if r["failure"]:
+            categories[r["failure"]["category"]] += 1
+            continue
+        if r["path"] is None:
+            categories["no_solution"] += 1
+            continue
+        solved += 1
+        inst = by_id[r["id"]]
+        problem = domain.validate(inst, r["path"])
+        if problem is not None:
+            categories["invalid_solution"] += 1
+            if len(invalid_examples) < 3:
+                invalid_examples.append({"id": r["id"], "problem": problem})
+            continue
+        valid += 1
+        want = inst.meta.get("optimal")
+        if domain.optimal and domain.algorithm == "bfs" and want is not None:
+            if len(r["path"]) - 1 == want:
+                optimal += 1
+            else:
+                categories["not_optimal"] += 1
+        else:
+            optimal += 1
+    good = optimal if domain.optimal else valid
+    return {"accuracy": good / len(instances) if instances else 0.0, "solved": solved,
+            "valid": valid, "optimal": optimal, "instances": len(instances),
+            "seconds": seconds, "categories": dict(categories),
+            "invalid_examples": invalid_examples,
+            "calls": sum(r["calls"] for r in out["results"])}
+
+
+@dataclass
+class Chat:
+    """One conversation per function, as the feedback refers to earlier fixes."""
+
+    role: str
+    messages: list[Message]
+    calls: int = 0
+    code: str | None = None
+
+
+@dataclass
+class LoopRecord:
+    domain: str
+    status: str = "running"  # passed / budget_exhausted
+    calls: dict[str, int] = field(default_factory=dict)
+    categories: dict[str, int] = field(default_factory=dict)
+    steps: list[dict] = field(default_factory=list)  # every prompt, answer and check
+    accuracy: dict[str, Any] = field(default_factory=dict)  # initial / sound / final
+    succ_code: str | None = None
+    goal_code: str | None = None
+    seconds: float = 0.0
+
+
+class _Budget(Exception):
+    pass
+
+
+def run_loop(domain: SearchDomain, data: DomainData, llm: LLM, config: Config = Config(),
+             on_event: Event | None = None) -> LoopRecord:
+    emit = on_event or (lambda kind, info: None)
+    start = time.perf_counter()
+    rec = LoopRecord(domain.name)
+    system = Message("system", _text("system.txt").strip())
+    chats = {r: Chat(r, [system, Message("user", domain.prompt(r))]) for r in ("succ", "goal")}
+
+    def ask(chat: Chat) -> None:
+        total = sum(c.calls for c in chats.values())
+        if chat.calls >= config.max_calls_per_function or total >= config.max_calls:
+            raise _Budget
+        chat.calls += 1
+        resp = llm.complete(LLMRequest(tuple(chat.messages), temperature=config.temperature,
+                                       max_tokens=config.max_tokens, seed=config.seed))
+        chat.messages.append(Message("assistant", resp.text))
+        rec.steps.append({"kind": "call", "function": chat.role,
+                          "prompt": chat.messages[-2].content, "response": resp.text})
+        emit("call", {"function": chat.role, "calls": chat.calls})
+        try:
+            chat.code = last_code_block(resp.text, "python")
+        except LLMOutputParseError:
+            chat.code = resp.text if "def " in resp.text else None
+        if chat.code is None or "def " not in chat.code:
+            fail(chat, {"category": "parse_error", "message": "the answer has no Python "
+                        "function", "evidence": {}})
+            ask(chat)
+
+    def fail(chat: Chat, failure: dict) -> None:
+        rec.categories[failure["category"]] = rec.categories.get(failure["category"], 0) + 1
+        text = feedback(failure)
+        chat.messages.append(Message("user", text))
+        rec.steps.append({"kind": "failure", "function": chat.role, **failure,
+                          "feedback": text})
+        emit("failure", failure)
+
+    def run_check(mode: str, **payload: Any) -> dict | None:
+        out = check(domain, mode, chats["succ"].code, chats["goal"].code,
+                    config, **payload)
+        rec.steps.append({"kind": "check", "mode": mode, "failure": out.get("failure")})
+        emit("check", {"mode": mode, "failure": out.get("failure")})
+        return out.get("failure")
+
+    goal_units = ([{"id": f"goal-{i}", "init": s, "meta": {"goal": True}}
+                   for i, s in enumerate(data.goals)] +
+                  [{"id": f"non-goal-{i}", "init": s, "meta": {"goal": False}}
+                   for i, s in enumerate(data.non_goals)])
+    examples = _payload_instances(data.examples[: config.examples])
+    pairs = [{"state": p, "successors": s} for p, s in data.successors]
+
+    def progress(point: str) -> None:
+        if config.evaluate_progress and point not in rec.accuracy:
+            rec.accuracy[point] = evaluate(domain, data, chats["succ"].code or "",
+                                           chats["goal"].code or "", config,
+                                           checks=config.partial_check)
+            emit("accuracy", {"point": point, **rec.accuracy[point]})
+
+    try:
+        ask(chats["succ"])
+        ask(chats["goal"])
+        progress("initial")
+        while True:
+            failure = run_check("goal_tests", instances=goal_units)  # Step 2
+            if failure:
+                fail(chats["goal"], failure)
+                ask(chats["goal"])
+                continue
+            failure = run_check("soundness", instances=examples) if config.partial_check \
+                else None  # Step 3
+            if failure:
+                role = "goal" if failure["category"].startswith("goal") else "succ"
+                fail(chats[role], failure)
+                ask(chats[role])
+                continue
+            progress("sound")
+            if config.completeness:  # Step 4
+                failure = run_check("completeness", pairs=pairs)
+                if failure:
+                    fail(chats["succ"], failure)
+                    ask(chats["succ"])
+                    continue
+            rec.status = "passed"
+            break
+    except _Budget:
+        rec.status = "budget_exhausted"
+    rec.calls = {r: c.calls for r, c in chats.items()}
+    rec.succ_code, rec.goal_code = chats["succ"].code, chats["goal"].code
+    if rec.succ_code and rec.goal_code:
+        rec.accuracy["final"] = evaluate(domain, data, rec.succ_code, rec.goal_code, config,
+                                         checks=config.partial_check)
+    rec.seconds = time.perf_counter() - start
+    return rec
+
+
+def reference(domain: SearchDomain, data: DomainData, config: Config = Config()) -> dict:
+    """The hand-written components through the same harness and checks."""
+    return evaluate(domain, data, domain.reference_code("succ"), domain.reference_code("goal"),
+                    config, checks=True)
+
+
+def solve_domain(name: str, data_dir: str | Path, llm: LLM, config: Config = Config(), *,
+                 on_event: Event | None = None) -> SolveResult:
+    domain = get_domain(name)
+    data = domain.load(Path(data_dir))
+    start, before = time.perf_counter(), len(llm.usage.calls)
+    rec = run_loop(domain, data, llm, config, on_event)
+    final = rec.accuracy.get("final", {})
+    verified = final.get("accuracy") == 1.0
+    failure = None if verified else (rec.status if rec.status != "passed"
+                                     else "inaccurate")
+    return finish("autotos", llm, before, start, verified=verified, plan=[],
+                  attempts=sum(rec.calls.values()), failure=failure,
+                  metrics={"domain": name, "status": rec.status, "calls": rec.calls,
+                           "categories": rec.categories,
+                           "accuracy": {k: v.get("accuracy") for k, v in rec.accuracy.items()}},
+                  transcript=[{"attempt": i + 1, **s} for i, s in enumerate(rec.steps)],
+                  last_diagnosis="" if verified else f"final accuracy {final.get('accuracy')}")
+
+
+def record_dict(rec: LoopRecord) -> dict:
+    return asdict(rec)
