@@ -13,4 +13,10 @@ what the function returns (JSON) is the result. Anything that goes wrong is an
 
 from veriplan.sandbox.runner import Limits, Outcome, run_job
 
-__all__ = ["Limits", "Outcome", "run_job"]
+
+def run_code(code: str, limits: Limits = Limits()) -> Outcome:
+    """Run a snippet in the sandbox; its ``result`` variable comes back."""
+    return run_job("veriplan.sandbox.snippet:run", {"code": code}, limits)
+
+
+__all__ = ["Limits", "Outcome", "run_code", "run_job"]

@@ -49,6 +49,19 @@ class SearchDomain:
     # Extra arguments after the state, e.g. the goal description (none for 24 Game)
     succ_args: Callable[[Instance], tuple] = lambda inst: ()
     goal_args: Callable[[Instance], tuple] = lambda inst: ()
+    # Optional: the partial check over all successors of a state at once,
+    # returning (the offending successor, message) or None; faster than a call per
+    # successor where the check is a one-liner.
+    check_all: Callable[[State, list], tuple[State, str] | None] | None = None
+
+    def first_unsound(self, parent: State, children: list) -> tuple[State, str] | None:
+        if self.check_all is not None:
+            return self.check_all(parent, children)
+        for child in children:
+            msg = self.partial_check(parent, child)
+            if msg:
+                return child, msg
+        return None
 
     def prompt(self, which: str) -> str:
         """Step 1's request for ``succ`` or ``goal``: the domain in words, the

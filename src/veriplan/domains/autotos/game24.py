@@ -21,7 +21,7 @@ def _canon(state) -> tuple:
 
 
 def key(state) -> tuple:
-    return _canon(state)
+    return tuple(sorted(state))
 
 
 def partial_check(parent, child) -> str | None:
@@ -30,6 +30,14 @@ def partial_check(parent, child) -> str | None:
     if len(child) != len(parent) - 1:
         return ("Invalid transformation: length mismatch - the length of a successor must be "
                 "one less than the parent.")
+    return None
+
+
+def check_all(parent, children) -> tuple | None:
+    n = len(parent) - 1
+    for child in children:
+        if not isinstance(child, list | tuple) or len(child) != n:
+            return child, partial_check(parent, child) or "not a list of numbers"
     return None
 
 
@@ -94,4 +102,5 @@ def load(root: Path) -> DomainData:
 
 DOMAIN = SearchDomain(
     name="24game", algorithm="bfs", load=load, reference=game24_reference, key=key,
-    partial_check=partial_check, true_goal=true_goal, same=_canon, validate=validate)
+    partial_check=partial_check, true_goal=true_goal, same=_canon, validate=validate,
+    check_all=check_all)

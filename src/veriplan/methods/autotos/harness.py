@@ -13,6 +13,7 @@ import builtins
 import json
 import pickle
 import signal
+import threading
 import time
 import traceback
 from collections import deque
@@ -38,8 +39,41 @@ class Failure(Exception):
         self.category, self.message, self.evidence = category, message, evidence
 
 
-def _alarm(signum, frame):  # noqa: ARG001
-    raise CallTimeout
+class Watchdog:
+    """Times calls of generated functions without a system call per call: the
+    caller marks a call's start; a thread checks every 1/20 of the limit and
+    interrupts the main thread (SIGALRM) when a call overruns. The handler
+    raises only while a call is running, so a late signal is harmless."""
+
+    def __init__(self, limit: float) -> None:
+        self.limit = limit
+        self.started = 0.0  # 0: no call running
+        self.main = threading.main_thread().ident
+        signal.signal(signal.SIGALRM, self._handler)
+        threading.Thread(target=self._watch, daemon=True).start()
+
+    def _handler(self, signum, frame) -> None:  # noqa: ARG002
+        if self.started:
+            self.started = 0.0
+            raise CallTimeout
+
+    def _watch(self) -> None:
+        period = max(self.limit / 20, 0.005)
+        clock = time.perf_counter
+        while True:
+            time.sleep(period)
+            started = self.started
+            if started and clock() - started > self.limit:
+                signal.pthread_kill(self.main, signal.SIGALRM)
+
+
+_WATCHDOGS: dict[float, Watchdog] = {}
+
+
+def watchdog(limit: float) -> Watchdog:
+    if limit not in _WATCHDOGS:
+        _WATCHDOGS[limit] = Watchdog(limit)
+    return _WATCHDOGS[limit]
 
 
 def load_function(code: str, name: str, role: str) -> Callable:
@@ -86,10 +120,12 @@ class Checked:
         self.limit, self.checks = call_limit, checks
         self.succ_args, self.goal_args = domain.succ_args(instance), domain.goal_args(instance)
         self.calls = 0
+        self.dog = watchdog(call_limit)
 
     def _call(self, fn: Callable, args: tuple, role: str) -> Any:
         self.calls += 1
-        signal.setitimer(signal.ITIMER_REAL, self.limit)
+        dog = self.dog
+        dog.started = time.perf_counter()
         try:
             return fn(*args)
         except CallTimeout:
@@ -101,7 +137,14 @@ class Checked:
             raise Failure(f"{role}_exception", f"the {role} function raised {_exc(e)}",
                           state=jsonable_or_repr(args[0])) from None
         finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
+            dog.started = 0.0
+
+    def failed_call(self, e: BaseException, state: Any, role: str) -> None:
+        if isinstance(e, CallTimeout):
+            raise Failure(f"{role}_too_slow", f"the {role} function took longer than "
+                          f"{self.limit:g} s", state=jsonable_or_repr(state)) from None
+        raise Failure(f"{role}_exception", f"the {role} function raised {_exc(e)}",
+                      state=jsonable_or_repr(state)) from None
 
     def successors(self, state: Any) -> list:
         before = pickle.dumps(state) if self.checks else None
@@ -115,11 +158,10 @@ class Checked:
             raise Failure("succ_soundness", "the successor function must return a list of "
                           f"states, not {type(out).__name__}", state=state) from None
         if self.checks:
-            for child in out:
-                msg = self.d.partial_check(state, child)
-                if msg:
-                    raise Failure("succ_soundness", msg, state=state,
-                                  successor=jsonable_or_repr(child))
+            bad = self.d.first_unsound(state, out)
+            if bad is not None:
+                raise Failure("succ_soundness", bad[1], state=state,
+                              successor=jsonable_or_repr(bad[0]))
         return out
 
     def is_goal(self, state: Any) -> bool:
@@ -134,7 +176,8 @@ def jsonable_or_repr(x: Any) -> Any:
 
 
 def search(fns: Checked, deadline: float) -> list | None:
-    """BFS (goal test on generation) or DFS; the state path, or None."""
+    """BFS (goal test on generation) or DFS; the state path, or None. The goal
+    test's timed call is inlined: it runs once per generated state."""
     d = fns.d
     init = fns.inst.init
     if fns.is_goal(init):
@@ -145,8 +188,9 @@ def search(fns: Checked, deadline: float) -> list | None:
     states: dict = {k0: init}
     frontier: deque = deque([init])
     pop = frontier.popleft if d.algorithm == "bfs" else frontier.pop
+    goal, gargs, dog, clock = fns.goal, fns.goal_args, fns.dog, time.perf_counter
     while frontier:
-        if time.perf_counter() > deadline:
+        if clock() > deadline:
             raise Failure("search_timeout", "the search ran out of time")
         s = pop()
         ks = key(s)
@@ -160,7 +204,15 @@ def search(fns: Checked, deadline: float) -> list | None:
             if kc in parent:
                 continue
             parent[kc], states[kc] = ks, child
-            if fns.is_goal(child):
+            fns.calls += 1
+            dog.started = clock()
+            try:
+                reached = goal(child, *gargs)
+            except BaseException as e:  # noqa: BLE001 - timeout or the model's error
+                fns.failed_call(e, child, "goal")
+            finally:
+                dog.started = 0.0
+            if reached:
                 path = [child]
                 while parent[kc] is not None:
                     kc = parent[kc]
@@ -173,7 +225,6 @@ def search(fns: Checked, deadline: float) -> list | None:
 def job(payload: dict) -> dict:
     """The sandbox target. ``mode``: goal_tests, soundness, completeness or
     evaluate. Returns {"failure": {category, message, evidence} | None, ...}."""
-    signal.signal(signal.SIGALRM, _alarm)
     domain = get_domain(payload["domain"])
     try:
         succ = load_function(payload["succ_code"], "succ", "succ") \

@@ -1,0 +1,114 @@
+"""The AutoToS loop with scripted answers: each feedback path of the paper,
+and the budget. Generated code runs in the real sandbox."""
+
+from __future__ import annotations
+
+import pytest
+
+from veriplan.domains.autotos import get_domain
+from veriplan.llm import LLM, ScriptedBackend
+from veriplan.methods.autotos import Config, reference, run_loop
+
+FAST = Config(eval_limit=30, evaluate_progress=False)
+DOMAIN = get_domain("24game")
+SUCC = DOMAIN.reference_code("succ")
+GOAL = DOMAIN.reference_code("goal")
+
+
+def block(code: str) -> str:
+    return f"Here it is.\n```python\n{code}```\n"
+
+
+@pytest.fixture(scope="module")
+def data(data_dir):
+    return DOMAIN.load(data_dir)
+
+
+def loop(data, answers, config=FAST):
+    backend = ScriptedBackend([block(a) if "def " in a else a for a in answers])
+    rec = run_loop(DOMAIN, data, LLM(backend), config)
+    return rec, backend
+
+
+def feedback_of(rec) -> list[str]:
+    return [s["feedback"] for s in rec.steps if s["kind"] == "failure"]
+
+
+def test_correct_components_pass_with_two_calls(data):
+    rec, _ = loop(data, [SUCC, GOAL])
+    assert rec.status == "passed" and rec.calls == {"succ": 1, "goal": 1}
+    assert rec.categories == {} and rec.accuracy["final"]["accuracy"] == 1.0
+
+
+def test_unsound_goal_test_gets_the_failing_state(data):
+    rec, backend = loop(data, [SUCC, "def goal(state):\n    return 24 in state\n", GOAL])
+    assert rec.status == "passed" and rec.categories == {"goal_soundness": 1}
+    text = feedback_of(rec)[0]
+    assert "[24, 1]" in text and "must return False" in text
+    assert backend.requests[2].messages[-1].content == text  # sent back in the goal chat
+
+
+def test_incomplete_goal_test(data):
+    rec, _ = loop(data, [SUCC, "def goal(state):\n    return False\n", GOAL])
+    assert rec.categories == {"goal_soundness": 1}
+    assert "must return True" in feedback_of(rec)[0]
+
+
+def test_input_mutation(data):
+    mutating = SUCC.replace("out = []", "state.sort(reverse=True)\n    out = []")
+    rec, _ = loop(data, [mutating, GOAL, SUCC])
+    assert rec.categories == {"input_changed": 1} and rec.status == "passed"
+    assert "changed its input state" in feedback_of(rec)[0]
+
+
+def test_slow_successor_function(data):
+    rec, _ = loop(data, ["def succ(state):\n    while True:\n        pass\n", GOAL, SUCC])
+    assert rec.categories == {"succ_too_slow": 1} and rec.status == "passed"
+
+
+def test_partial_soundness_failure(data):
+    rec, _ = loop(data, ["def succ(state):\n    return [list(state)]\n", GOAL, SUCC])
+    assert rec.categories == {"succ_soundness": 1}
+    text = feedback_of(rec)[0]
+    assert "length mismatch" in text and "Example wrong successor state" in text
+
+
+def test_incomplete_successor_function(data):
+    only_add = ("def succ(state):\n    out = []\n    for i in range(len(state)):\n"
+                "        for j in range(i + 1, len(state)):\n"
+                "            rest = [x for k, x in enumerate(state) if k not in (i, j)]\n"
+                "            out.append(rest + [state[i] + state[j]])\n    return out\n")
+    rec, _ = loop(data, [only_add, GOAL, SUCC])
+    assert rec.categories == {"succ_completeness": 1} and rec.status == "passed"
+    assert "Missing successors" in feedback_of(rec)[0]
+
+
+def test_exception_in_the_successor_function(data):
+    rec, _ = loop(data, ["def succ(state):\n    return [[state[0] / 0]]\n", GOAL, SUCC])
+    assert rec.categories == {"succ_exception": 1}
+    assert "ZeroDivisionError" in feedback_of(rec)[0]
+
+
+def test_answer_without_code(data):
+    rec, _ = loop(data, ["I would rather explain the rules.", SUCC, GOAL])
+    assert rec.categories == {"parse_error": 1} and rec.calls == {"succ": 2, "goal": 1}
+
+
+def test_budget_exhaustion(data):
+    wrong = "def goal(state):\n    return True\n"
+    rec, _ = loop(data, [SUCC] + [wrong] * 5,
+                  Config(eval_limit=10, evaluate_progress=False, max_calls_per_function=3))
+    assert rec.status == "budget_exhausted" and rec.calls == {"succ": 1, "goal": 3}
+    assert rec.categories == {"goal_soundness": 3}
+
+
+def test_accuracy_at_the_three_points(data):
+    rec, _ = loop(data, [SUCC, "def goal(state):\n    return 24 in state\n", GOAL],
+                  Config(eval_limit=30))
+    assert set(rec.accuracy) == {"initial", "sound", "final"}
+    assert rec.accuracy["initial"]["accuracy"] < 1.0 == rec.accuracy["final"]["accuracy"]
+
+
+def test_reference_components_solve_every_instance(data):
+    r = reference(DOMAIN, data)
+    assert r["valid"] == r["instances"] == 1362 and r["accuracy"] == 1.0
