@@ -9,12 +9,39 @@ The core Python API::
     result.valid, result.feedback()
 """
 
-from veriplan.core.plan import Step
-from veriplan.errors import PDDLParseError, VeriplanError
-from veriplan.pddl.obfuscation import Renaming, obfuscate
-from veriplan.pddl.task import Task, load_task
-from veriplan.planio import ParsedPlan, PlanBenchConfig, parse_plan, render_prompt
-from veriplan.verify import ValidationResult, validate_plan
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from veriplan.core.plan import Step
+    from veriplan.errors import PDDLParseError, VeriplanError
+    from veriplan.pddl.obfuscation import Renaming, obfuscate
+    from veriplan.pddl.task import Task, load_task
+    from veriplan.planio import ParsedPlan, PlanBenchConfig, parse_plan, render_prompt
+    from veriplan.verify import ValidationResult, validate_plan
+
+# Names resolved on first use, so that importing a small part of veriplan (the
+# sandbox child, the CLI's --help) does not load the PDDL reader and the rest.
+_LAZY = {
+    "Step": "veriplan.core.plan", "PDDLParseError": "veriplan.errors",
+    "VeriplanError": "veriplan.errors", "Renaming": "veriplan.pddl.obfuscation",
+    "obfuscate": "veriplan.pddl.obfuscation", "Task": "veriplan.pddl.task",
+    "load_task": "veriplan.pddl.task", "ParsedPlan": "veriplan.planio",
+    "PlanBenchConfig": "veriplan.planio", "parse_plan": "veriplan.planio",
+    "render_prompt": "veriplan.planio", "ValidationResult": "veriplan.verify",
+    "validate_plan": "veriplan.verify",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'veriplan' has no attribute {name!r}")
+
 
 __version__ = "0.1.0"
 

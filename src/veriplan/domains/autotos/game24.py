@@ -34,10 +34,17 @@ def partial_check(parent, child) -> str | None:
 
 
 def check_all(parent, children) -> tuple | None:
-    n = len(parent) - 1
+    """The partial check over all successors (C-level loops when all is well)."""
+    try:
+        if set(map(type, children)) <= {list, tuple} and set(map(len, children)) <= {
+                len(parent) - 1}:
+            return None
+    except TypeError:
+        pass
     for child in children:
-        if not isinstance(child, list | tuple) or len(child) != n:
-            return child, partial_check(parent, child) or "not a list of numbers"
+        msg = partial_check(parent, child)
+        if msg:
+            return child, msg
     return None
 
 

@@ -8,16 +8,17 @@ def succ(state):
     out = []
     n = len(state)
     for i in range(n):
+        a = state[i]
         for j in range(i + 1, n):
-            a, b = state[i], state[j]
-            rest = [state[k] for k in range(n) if k != i and k != j]
+            b = state[j]
+            rest = state[:i] + state[i + 1:j] + state[j + 1:]
             values = {a + b, a * b, a - b, b - a}
             if b != 0:
                 values.add(a / b)
             if a != 0:
                 values.add(b / a)
             for v in values:
-                out.append(sorted(rest + [v]))
+                out.append(rest + [v])
     return out
 
 

@@ -1,8 +1,26 @@
 """AutoToS: LLM-written successor functions and goal tests, checked by unit
 tests and soundness/completeness feedback, then used by BFS/DFS. See
-README.md in this folder."""
+README.md in this folder.
 
-from veriplan.methods.autotos.config import Config
-from veriplan.methods.autotos.method import reference, run_loop, solve_domain
+Names load on first use: the sandbox child imports only ``harness``.
+"""
 
-__all__ = ["Config", "reference", "run_loop", "solve_domain"]
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_LAZY = {"Config": "veriplan.methods.autotos.config",
+         "reference": "veriplan.methods.autotos.method",
+         "run_loop": "veriplan.methods.autotos.method",
+         "solve_domain": "veriplan.methods.autotos.method",
+         "run": "veriplan.methods.autotos.method"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = sorted(_LAZY)

@@ -183,43 +183,47 @@ def search(fns: Checked, deadline: float) -> list | None:
     if fns.is_goal(init):
         return [init]
     key = d.key
-    k0 = key(init)
-    parent: dict = {k0: None}
-    states: dict = {k0: init}
+    seen: dict = {key(init): None}  # state key -> (parent key, state)
     frontier: deque = deque([init])
     pop = frontier.popleft if d.algorithm == "bfs" else frontier.pop
+    push = frontier.append
     goal, gargs, dog, clock = fns.goal, fns.goal_args, fns.dog, time.perf_counter
-    while frontier:
-        if clock() > deadline:
-            raise Failure("search_timeout", "the search ran out of time")
-        s = pop()
-        ks = key(s)
-        for child in fns.successors(s):
-            try:
-                kc = key(child)
-            except Exception:  # noqa: BLE001 - not a state of this domain
-                raise Failure("succ_soundness", "the successor function returned "
-                              f"{jsonable_or_repr(child)!r}, which is not a state", state=s
-                              ) from None
-            if kc in parent:
-                continue
-            parent[kc], states[kc] = ks, child
-            fns.calls += 1
-            dog.started = clock()
-            try:
-                reached = goal(child, *gargs)
-            except BaseException as e:  # noqa: BLE001 - timeout or the model's error
-                fns.failed_call(e, child, "goal")
-            finally:
-                dog.started = 0.0
-            if reached:
-                path = [child]
-                while parent[kc] is not None:
-                    kc = parent[kc]
-                    path.append(states[kc])
-                return [jsonable(x) for x in reversed(path)]
-            frontier.append(child)
-    return None
+    calls = 0
+    try:
+        while frontier:
+            if clock() > deadline:
+                raise Failure("search_timeout", "the search ran out of time")
+            s = pop()
+            ks = key(s)
+            for child in fns.successors(s):
+                try:
+                    kc = key(child)
+                except Exception:  # noqa: BLE001 - not a state of this domain
+                    raise Failure("succ_soundness", "the successor function returned "
+                                  f"{jsonable_or_repr(child)!r}, which is not a state",
+                                  state=s) from None
+                if kc in seen:
+                    continue
+                seen[kc] = (ks, child)
+                calls += 1
+                dog.started = clock()
+                try:
+                    reached = goal(child, *gargs) if gargs else goal(child)
+                except BaseException as e:  # noqa: BLE001 - timeout or the model's error
+                    fns.failed_call(e, child, "goal")
+                finally:
+                    dog.started = 0.0
+                if reached:
+                    path = []
+                    while seen[kc] is not None:
+                        kc, state = seen[kc]
+                        path.append(state)
+                    path.append(init)
+                    return [jsonable(x) for x in reversed(path)]
+                push(child)
+        return None
+    finally:
+        fns.calls += calls
 
 
 def job(payload: dict) -> dict:
