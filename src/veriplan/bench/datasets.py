@@ -183,6 +183,37 @@ DATASETS["blocksworld_hard_smallest20"] = (
     lambda root: smallest(DATASETS["blocksworld_hard"](root), 20, "blocksworld_hard_smallest20"))
 
 
+@dataclass(frozen=True)
+class DomainRun:
+    """An AutoToS "instance": one whole run on a search domain (the loop writes
+    the domain's code once; evaluation covers all its problems)."""
+
+    id: str
+    dataset: str
+    domain: str
+    root: Path
+
+
+def autotos_dataset(domain: str, root: Path) -> Dataset:
+    from veriplan.domains.autotos import get_domain
+
+    get_domain(domain)
+    folder = root / "autotos"
+    if not folder.is_dir():
+        raise DataError(f"no autotos/ folder in {root}: is --data-dir the folder holding it?")
+    digest = hashlib.sha256(domain.encode())
+    for f in sorted(p for p in folder.rglob("*") if p.is_file()):
+        digest.update(str(f.relative_to(folder)).encode())
+        digest.update(f.read_bytes())
+    name = f"autotos_{domain}"
+    return Dataset(name, (DomainRun(domain, name, domain, root),),  # type: ignore[arg-type]
+                   digest.hexdigest()[:16])
+
+
+for _domain in ("24game",):
+    DATASETS[f"autotos_{_domain}"] = lambda root, d=_domain: autotos_dataset(d, root)
+
+
 def register_dataset(name: str, factory: Callable[[Path], Dataset]) -> None:
     DATASETS[name] = factory
 

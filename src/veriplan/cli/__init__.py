@@ -8,11 +8,12 @@ import traceback
 import warnings
 
 from veriplan import __version__
-from veriplan.cli import bench_commands, core, llm_commands
+from veriplan.cli import autotos_commands, bench_commands, core, llm_commands
 from veriplan.cli.core import EXIT_BUG, EXIT_USAGE
 from veriplan.errors import PDDLLenientWarning, VeriplanError
 
-COMMANDS = {**core.COMMANDS, **llm_commands.COMMANDS, **bench_commands.COMMANDS}
+COMMANDS = {**core.COMMANDS, **llm_commands.COMMANDS, **bench_commands.COMMANDS,
+            **autotos_commands.COMMANDS}
 
 
 def _task_args(p: argparse.ArgumentParser, positional: bool) -> None:
@@ -72,6 +73,7 @@ def _parser() -> argparse.ArgumentParser:
                                           "(default: solved by our BFS)")
     llm_commands.add_parsers(sub, _task_args)
     bench_commands.add_parsers(sub)
+    autotos_commands.add_parsers(sub)
     return ap
 
 

@@ -26,6 +26,7 @@ METHODS: dict[str, str] = {
     "drip": "veriplan.methods.drip",
     "cot": "veriplan.methods.baselines.cot",
     "react": "veriplan.methods.baselines.react",
+    "autotos": "veriplan.methods.autotos",
 }
 DEFAULT_METHOD = "closed-loop"
 _REGISTERED: dict[str, MethodSpec] = {}

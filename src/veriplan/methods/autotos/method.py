@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -265,6 +265,12 @@ def solve_domain(name: str, data_dir: str | Path, llm: LLM, config: Config = Con
                            "accuracy": {k: v.get("accuracy") for k, v in rec.accuracy.items()}},
                   transcript=[{"attempt": i + 1, **s} for i, s in enumerate(rec.steps)],
                   last_diagnosis="" if verified else f"final accuracy {final.get('accuracy')}")
+
+
+def run(instance, llm: LLM, config: Config, seed: int = 0) -> SolveResult:
+    """The harness entry: one AutoToS loop on the instance's domain (a dataset
+    ``autotos_<domain>`` has the domain as its one instance; seeds repeat it)."""
+    return solve_domain(instance.domain, instance.root, llm, replace(config, seed=seed))
 
 
 def record_dict(rec: LoopRecord) -> dict:

@@ -1,0 +1,134 @@
+"""``veriplan autotos reference|run``: the AutoToS loop and its reference check."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+from veriplan.cli.core import EXIT_FAIL, EXIT_OK
+from veriplan.cli.llm_commands import add_llm_options, build_llm, method_options
+
+
+def add_parsers(sub) -> None:
+    from veriplan.domains.autotos import DOMAINS
+
+    a = sub.add_parser("autotos", help="AutoToS: LLM-written successor functions and goal "
+                                       "tests, checked, then searched")
+    asub = a.add_subparsers(dest="autotos_command", required=True)
+    ref = asub.add_parser("reference", help="run the hand-written components through the "
+                                            "same harness and checks")
+    ref.add_argument("--domain", default="all", help=f"one of {', '.join(DOMAINS)}, or all")
+    ref.add_argument("--data-dir", help="folder holding autotos/ (default: VERIPLAN_DATA)")
+    run = asub.add_parser("run", help="the full loop with a model, repeated")
+    run.add_argument("--domain", required=True, help=f"one of {', '.join(DOMAINS)}, or all")
+    run.add_argument("--data-dir", help="folder holding autotos/ (default: VERIPLAN_DATA)")
+    run.add_argument("--repeats", type=int, default=1, help="runs per domain (seeds 0..N-1)")
+    run.add_argument("--out", default="autotos-runs", help="folder for one JSON record a run")
+    run.add_argument("--config", action="append", default=[], metavar="KEY=VALUE",
+                     help="a setting of veriplan.methods.autotos.Config (repeatable)")
+    add_llm_options(run)
+
+
+def _domains(name: str) -> list[str]:
+    from veriplan.domains.autotos import DOMAINS, get_domain
+
+    if name == "all":
+        return list(DOMAINS)
+    get_domain(name)  # a clear error for an unknown name
+    return [name]
+
+
+def _reference(args: argparse.Namespace) -> int:
+    from veriplan.bench.datasets import data_dir
+    from veriplan.domains.autotos import get_domain
+    from veriplan.methods.autotos import Config, reference
+
+    root = data_dir(args.data_dir)
+    ok = True
+    for name in _domains(args.domain):
+        domain = get_domain(name)
+        start = time.perf_counter()
+        data = domain.load(root)
+        r = reference(domain, data, Config())
+        seconds = time.perf_counter() - start
+        good = r["optimal"] if domain.optimal else r["valid"]
+        ok &= good == r["instances"]
+        extra = f", optimal {r['optimal']}" if domain.optimal else ""
+        problems = f"; {r['categories']}" if r["categories"] else ""
+        print(f"{name}: {good}/{r['instances']} solved and validated{extra} "
+              f"({domain.algorithm}); {seconds:.2f} s{problems}")
+    return EXIT_OK if ok else EXIT_FAIL
+
+
+def _run(args: argparse.Namespace) -> int:
+    from veriplan.bench.datasets import data_dir
+    from veriplan.domains.autotos import get_domain
+    from veriplan.methods import get_method
+    from veriplan.methods.autotos.method import record_dict, run_loop
+
+    root = data_dir(args.data_dir)
+    config = get_method("autotos").make_config(method_options(args))
+    llm = build_llm(args)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    for name in _domains(args.domain):
+        domain = get_domain(name)
+        data = domain.load(root)
+        for seed in range(args.repeats):
+            from dataclasses import replace
+
+            rec = run_loop(domain, data, llm, replace(config, seed=seed),
+                           on_event=_progress(name, seed))
+            path = out / f"{name}-{llm.name}-{llm.model}-seed{seed}.json".replace("/", "_")
+            body = {"domain": name, "backend": llm.name, "model": llm.model, "seed": seed,
+                    "config": vars(config) | {"seed": seed}, **record_dict(rec)}
+            path.write_text(json.dumps(body, indent=2))
+            acc = {k: v.get("accuracy") for k, v in rec.accuracy.items()}
+            print(f"{name} seed {seed}: {rec.status}, calls {rec.calls}, errors "
+                  f"{rec.categories or 'none'}, accuracy {acc}, {rec.seconds:.1f}s -> {path}")
+    print()
+    print(table(out))
+    return EXIT_OK
+
+
+def _progress(name: str, seed: int):
+    def show(kind: str, info: dict) -> None:
+        if kind == "failure":
+            print(f"  {name}/{seed}: {info['category']}: {info.get('message', '')[:100]}")
+        elif kind == "accuracy":
+            print(f"  {name}/{seed}: accuracy at {info['point']}: {info['accuracy']:.3f}")
+    return show
+
+
+def table(folder: Path) -> str:
+    """The paper's Table 1 layout: average calls per domain, a row per model,
+    over the run records in ``folder``."""
+    runs: dict[tuple[str, str], list[int]] = {}
+    domains: list[str] = []
+    for f in sorted(folder.glob("*.json")):
+        rec = json.loads(f.read_text())
+        if "calls" not in rec or "domain" not in rec:
+            continue
+        runs.setdefault((f"{rec['backend']}:{rec['model']}", rec["domain"]), []).append(
+            sum(rec["calls"].values()))
+        if rec["domain"] not in domains:
+            domains.append(rec["domain"])
+    models = sorted({m for m, _ in runs})
+    lines = ["| model | " + " | ".join(domains) + " |", "|---|" + "---|" * len(domains)]
+    for m in models:
+        cells = []
+        for d in domains:
+            calls = runs.get((m, d))
+            cells.append(f"{sum(calls) / len(calls):.1f} ({len(calls)} runs)" if calls else "")
+        lines.append(f"| {m} | " + " | ".join(cells) + " |")
+    return "Average calls to the model per domain run (the paper's Table 1 layout):\n" + \
+        "\n".join(lines)
+
+
+def _autotos(args: argparse.Namespace) -> int:
+    return _reference(args) if args.autotos_command == "reference" else _run(args)
+
+
+COMMANDS = {"autotos": _autotos}

@@ -1,0 +1,40 @@
+"""``veriplan autotos`` and ``veriplan bench autotos`` end to end."""
+
+from __future__ import annotations
+
+import json
+
+from veriplan.cli import main
+
+SCRIPT = ["--backend", "scripted", "--script",
+          "tests.methods.autotos.scripts:reference_answers", "--no-cache"]
+
+
+def test_reference_command(data_dir, capsys):
+    assert main(["autotos", "reference", "--domain", "all", "--data-dir", str(data_dir)]) == 0
+    assert "24game: 1362/1362 solved and validated (bfs)" in capsys.readouterr().out
+
+
+def test_run_writes_records_and_the_calls_table(tmp_path, data_dir, capsys):
+    assert main(["autotos", "run", "--domain", "24game", "--data-dir", str(data_dir),
+                 "--repeats", "2", "--out", str(tmp_path), "--config", "eval_limit=20",
+                 *SCRIPT]) == 0
+    out = capsys.readouterr().out
+    assert "| scripted:scripted | 2.0 (2 runs) |" in out
+    records = sorted(tmp_path.glob("*.json"))
+    assert len(records) == 2
+    rec = json.loads(records[0].read_text())
+    assert rec["status"] == "passed" and rec["calls"] == {"succ": 1, "goal": 1}
+    assert set(rec["accuracy"]) == {"initial", "sound", "final"}
+    assert any(s["kind"] == "call" and s["prompt"] for s in rec["steps"])
+
+
+def test_bench_autotos_is_resumable(tmp_path, data_dir, capsys):
+    args = ["bench", "autotos", "--dataset", "autotos_24game", "--data-dir", str(data_dir),
+            "--out", str(tmp_path), "--seeds", "0", "1", "--config", "eval_limit=10",
+            "--config", "evaluate_progress=false", *SCRIPT]
+    assert main(args) == 0
+    assert main(args) == 0
+    assert "0 unit(s) run, 2 already in the store" in capsys.readouterr().out
+    assert main(["report", str(tmp_path)]) == 0
+    assert "| autotos | scripted:scripted | autotos_24game |" in capsys.readouterr().out
