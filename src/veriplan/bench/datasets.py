@@ -210,8 +210,14 @@ def autotos_dataset(domain: str, root: Path) -> Dataset:
                    digest.hexdigest()[:16])
 
 
-for _domain in ("24game",):
-    DATASETS[f"autotos_{_domain}"] = lambda root, d=_domain: autotos_dataset(d, root)
+def _autotos_datasets() -> None:
+    from veriplan.domains.autotos import DOMAINS
+
+    for domain in DOMAINS:
+        DATASETS[f"autotos_{domain}"] = lambda root, d=domain: autotos_dataset(d, root)
+
+
+_autotos_datasets()
 
 
 def register_dataset(name: str, factory: Callable[[Path], Dataset]) -> None:

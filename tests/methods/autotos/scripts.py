@@ -8,6 +8,6 @@ from veriplan.domains.autotos import get_domain
 
 def reference_answers(request) -> str:
     first = request.messages[1].content
-    domain = "24game"  # the one domain so far
+    domain = "blocksworld" if "Blocksworld" in first else "24game"
     which = "goal" if "goal(" in first and "succ(" not in first else "succ"
     return "```python\n" + get_domain(domain).reference_code(which) + "```"

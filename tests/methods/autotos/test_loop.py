@@ -112,3 +112,31 @@ def test_accuracy_at_the_three_points(data):
 def test_reference_components_solve_every_instance(data):
     r = reference(DOMAIN, data)
     assert r["valid"] == r["instances"] == 1362 and r["accuracy"] == 1.0
+
+
+def test_blocksworld_reference_is_optimal_and_the_arm_blooper_is_caught(data_dir):
+    """The paper's Blocksworld blooper: unstacking without checking that the arm
+    is empty makes the held block vanish. The unit tests and the partial check
+    pass it (a superset of the successors, towers still balanced), so only the
+    independent validation of the solutions shows it: invalid PDDL plans."""
+    bw = get_domain("blocksworld")
+    bw_data = bw.load(data_dir)
+    r = reference(bw, bw_data)
+    assert r["optimal"] == r["instances"] == 502
+    succ = bw.reference_code("succ")
+    unstack_anyway = (
+        "    for x in clear:\n"
+        "        for a, b in on:\n"
+        "            if a == x and not state['arm-empty']:\n"
+        "                out.append({'clear': [c for c in clear if c != x] + [b],\n"
+        "                            'on-table': list(table), 'arm-empty': False,\n"
+        "                            'holding': x, 'on': [list(p) for p in on if p[0] != x]})\n"
+        "    if state[\"arm-empty\"]:\n")
+    blooper = succ.replace('    if state["arm-empty"]:\n', unstack_anyway, 1)
+    assert blooper != succ
+    backend = ScriptedBackend([block(blooper), block(bw.reference_code("goal"))])
+    rec = run_loop(bw, bw_data, LLM(backend), Config(eval_limit=100, evaluate_progress=False))
+    assert rec.status == "passed" and rec.categories == {}
+    final = rec.accuracy["final"]
+    assert final["accuracy"] < 1.0 and final["categories"].get("invalid_solution", 0) > 0
+    assert "no single action leads" in final["invalid_examples"][0]["problem"]

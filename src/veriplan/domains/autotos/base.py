@@ -26,8 +26,8 @@ class DomainData:
 
     evaluation: list[Instance]  # solved and validated at the end
     examples: list[Instance]  # searched in the soundness step (Step 3)
-    goals: list[State]  # goal unit tests: known goal states
-    non_goals: list[State]  # ... and known non-goal states
+    goals: list[Instance]  # goal unit tests: known goal states (meta: the goal, if any)
+    non_goals: list[Instance]  # ... and known non-goal states
     successors: list[tuple[State, list[State]]]  # known parent -> (some) successors
 
 

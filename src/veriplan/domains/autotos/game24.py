@@ -103,7 +103,9 @@ def load(root: Path) -> DomainData:
     examples = [Instance(f"unit-{i + 1}", s) for i, s in enumerate(held_out)]
     return DomainData(
         evaluation=instances, examples=examples,
-        goals=_jsonl(d / "24game_goals.jsonl"), non_goals=_jsonl(d / "24game_non_goals.jsonl"),
+        goals=[Instance(f"goal-{i}", s) for i, s in enumerate(_jsonl(d / "24game_goals.jsonl"))],
+        non_goals=[Instance(f"non-goal-{i}", s)
+                   for i, s in enumerate(_jsonl(d / "24game_non_goals.jsonl"))],
         successors=[(p, list(s)) for p, s in _jsonl(d / "24game_successors.jsonl")])
 
 

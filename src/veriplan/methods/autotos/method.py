@@ -64,6 +64,9 @@ def check(domain: SearchDomain, mode: str, succ: str | None, goal: str, config: 
                   _limits(config, n))
     if out.ok:
         return out.result
+    if out.category in ("exception", "unserializable"):
+        # the harness catches everything generated code raises, so this is ours
+        raise RuntimeError(f"the AutoToS harness failed in the sandbox: {out.detail}")
     role = "succ" if mode != "goal_tests" else "goal"
     category = "search_timeout" if out.category in ("timeout", "cpu_limit") else \
         f"{role}_exception"
@@ -191,10 +194,10 @@ def run_loop(domain: SearchDomain, data: DomainData, llm: LLM, config: Config = 
         emit("check", {"mode": mode, "failure": out.get("failure")})
         return out.get("failure")
 
-    goal_units = ([{"id": f"goal-{i}", "init": s, "meta": {"goal": True}}
-                   for i, s in enumerate(data.goals)] +
-                  [{"id": f"non-goal-{i}", "init": s, "meta": {"goal": False}}
-                   for i, s in enumerate(data.non_goals)])
+    goal_units = ([{"id": g.id, "init": g.init, "meta": {**g.meta, "expected": True}}
+                   for g in data.goals] +
+                  [{"id": g.id, "init": g.init, "meta": {**g.meta, "expected": False}}
+                   for g in data.non_goals])
     examples = _payload_instances(data.examples[: config.examples])
     pairs = [{"state": p, "successors": s} for p, s in data.successors]
 
