@@ -17,6 +17,7 @@ from veriplan.errors import DataError
 DOMAINS: dict[str, str] = {
     "24game": "veriplan.domains.autotos.game24",
     "blocksworld": "veriplan.domains.autotos.blocksworld",
+    "crossword": "veriplan.domains.autotos.crossword",
 }
 
 

@@ -28,7 +28,8 @@ class DomainData:
     examples: list[Instance]  # searched in the soundness step (Step 3)
     goals: list[Instance]  # goal unit tests: known goal states (meta: the goal, if any)
     non_goals: list[Instance]  # ... and known non-goal states
-    successors: list[tuple[State, list[State]]]  # known parent -> (some) successors
+    # known parent -> (some) successors[, meta for the successor function's arguments]
+    successors: list[tuple]
 
 
 @dataclass(frozen=True)

@@ -272,7 +272,7 @@ def _soundness(domain, succ, goal, payload) -> dict:
 
 def _completeness(domain, succ, goal, payload) -> dict:
     for item in payload["pairs"]:
-        inst = Instance("unit", item["state"])
+        inst = Instance("unit", item["state"], item.get("meta", {}))
         fns = Checked(domain, succ, None, inst, payload["call_limit"], True)
         got = {domain.same(c) for c in fns.successors(item["state"])}
         missing = [s for s in item["successors"] if domain.same(s) not in got]

@@ -199,7 +199,8 @@ def run_loop(domain: SearchDomain, data: DomainData, llm: LLM, config: Config = 
                   [{"id": g.id, "init": g.init, "meta": {**g.meta, "expected": False}}
                    for g in data.non_goals])
     examples = _payload_instances(data.examples[: config.examples])
-    pairs = [{"state": p, "successors": s} for p, s in data.successors]
+    pairs = [{"state": p[0], "successors": p[1], "meta": p[2] if len(p) > 2 else {}}
+             for p in data.successors]
 
     def progress(point: str) -> None:
         if config.evaluate_progress and point not in rec.accuracy:

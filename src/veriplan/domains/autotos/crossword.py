@@ -1,0 +1,109 @@
+"""5x5 mini crosswords (AutoToS): 20 puzzles, each with ten candidate answers
+per row and per column; DFS. A solution is checked here: every row and column
+is one of its candidates, and each step only wrote letters into empty cells."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+from veriplan.domains.autotos import crossword_reference
+from veriplan.domains.autotos.base import DomainData, Instance, SearchDomain
+from veriplan.errors import DataError
+
+
+def key(state) -> tuple:
+    return tuple(tuple(row) for row in state)
+
+
+def _empty(state) -> int:
+    return sum(c is None for row in state for c in row)
+
+
+def _is_grid(state) -> bool:
+    return (isinstance(state, list | tuple) and len(state) == 5
+            and all(isinstance(r, list | tuple) and len(r) == 5 for r in state))
+
+
+def partial_check(parent, child) -> str | None:
+    if not _is_grid(child):
+        return "a successor must be a 5x5 grid (a list of 5 rows of 5 cells)"
+    before, after = _empty(parent), _empty(child)
+    if after > before:
+        return "Invalid transition: the successor has fewer filled cells than its parent."
+    if after == before:
+        return "Invalid transition: the successor fills no new cell."
+    if before - after > 5:
+        return "Invalid transition: the successor fills more than 5 new cells at once."
+    return None
+
+
+def _solved(grid, h, v) -> bool:
+    if not _is_grid(grid) or any(c is None for row in grid for c in row):
+        return False
+    rows = ["".join(map(str, r)) for r in grid]
+    cols = ["".join(str(grid[i][j]) for i in range(5)) for j in range(5)]
+    return all(rows[i] in h[i] for i in range(5)) and all(cols[j] in v[j] for j in range(5))
+
+
+def true_goal(instance: Instance, state) -> bool:
+    return _solved(state, instance.meta["horizontal"], instance.meta["vertical"])
+
+
+def validate(instance: Instance, path: list) -> str | None:
+    if not path or _empty(path[0]) != 25:
+        return "the solution does not start from the empty grid"
+    for s, t in zip(path, path[1:]):
+        if not _is_grid(t):
+            return f"{t} is not a 5x5 grid"
+        for i in range(5):
+            for j in range(5):
+                if s[i][j] is not None and s[i][j] != t[i][j]:
+                    return f"a step overwrote the letter {s[i][j]!r} at row {i}, column {j}"
+    if not true_goal(instance, path[-1]):
+        return "the final grid is not a solution: some row or column is not a candidate"
+    return None
+
+
+def _puzzles(path: Path, prefix: str) -> list[Instance]:
+    out = []
+    with open(path, newline="") as f:
+        for row in csv.reader(f):
+            if len(row) >= 2 and row[0].startswith("[["):
+                h, v = json.loads(row[0]), json.loads(row[1])
+                out.append(Instance(f"{prefix}-{len(out) + 1}", [[None] * 5 for _ in range(5)],
+                                    {"horizontal": h, "vertical": v}))
+    return out
+
+
+def load(root: Path) -> DomainData:
+    d = root / "autotos" / "crossword5by5"
+    if not (d / "crossworld.csv").is_file():
+        raise DataError(f"crossword data not found at {d}: is --data-dir the folder holding "
+                        "autotos/?")
+
+    def units(name: str, prefix: str) -> list[Instance]:
+        return [Instance(f"{prefix}-{i}", x["state"], {"horizontal": x["horizontal_clues"],
+                                                       "vertical": x["vertical_clues"]})
+                for i, x in enumerate(json.loads((d / name).read_text()))]
+
+    succs = json.loads((d / "crosswords_successors.jsonl").read_text())
+    return DomainData(
+        evaluation=_puzzles(d / "crossworld.csv", "crossword"),
+        examples=_puzzles(d / "unittests.csv", "unit"),
+        goals=units("crosswords_goal.jsonl", "goal"),
+        non_goals=units("crosswords_nongoal.jsonl", "non-goal"),
+        successors=[(x["state"], x["successors"], {"horizontal": x["horizontal_clues"],
+                                                    "vertical": x["vertical_clues"]})
+                    for x in succs])
+
+
+def _args(inst: Instance) -> tuple:
+    return (inst.meta["horizontal"], inst.meta["vertical"])
+
+
+DOMAIN = SearchDomain(
+    name="crossword", algorithm="dfs", load=load, reference=crossword_reference, key=key,
+    partial_check=partial_check, true_goal=true_goal, same=key, validate=validate,
+    succ_args=_args, goal_args=_args)
