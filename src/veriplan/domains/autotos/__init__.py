@@ -18,6 +18,7 @@ DOMAINS: dict[str, str] = {
     "24game": "veriplan.domains.autotos.game24",
     "blocksworld": "veriplan.domains.autotos.blocksworld",
     "crossword": "veriplan.domains.autotos.crossword",
+    "sokoban": "veriplan.domains.autotos.sokoban",
 }
 
 
