@@ -140,3 +140,11 @@ def test_blocksworld_reference_is_optimal_and_the_arm_blooper_is_caught(data_dir
     final = rec.accuracy["final"]
     assert final["accuracy"] < 1.0 and final["categories"].get("invalid_solution", 0) > 0
     assert "no single action leads" in final["invalid_examples"][0]["problem"]
+
+
+def test_code_that_does_not_parse_goes_back_to_its_own_function(data):
+    rec, backend = loop(data, ["def succ(state):\n    return [(\n", GOAL, SUCC])
+    assert rec.status == "passed" and rec.categories == {"parse_error": 1}
+    assert rec.calls == {"succ": 2, "goal": 1}
+    assert "does not parse" in backend.requests[2].messages[-1].content
+    assert "def succ" in backend.requests[2].messages[-2].content  # the succ chat

@@ -10,6 +10,7 @@ its category and evidence.
 from __future__ import annotations
 
 import builtins
+import gc
 import json
 import pickle
 import signal
@@ -83,7 +84,8 @@ def load_function(code: str, name: str, role: str) -> Callable:
     try:
         compiled = compile(code, f"<generated {role}>", "exec")
     except SyntaxError as e:
-        raise Failure("parse_error", f"the {role} code does not parse: {e}") from None
+        raise Failure("parse_error", f"the {role} code does not parse: {e}",
+                      function=role) from None
     try:
         exec(compiled, namespace)
     except BaseException as e:  # noqa: BLE001 - the model's code failed while defining
@@ -94,7 +96,7 @@ def load_function(code: str, name: str, role: str) -> Callable:
     funcs = [v for k, v in namespace.items() if callable(v) and getattr(v, "__module__", "")
              == "generated" and not k.startswith("__")]
     if not funcs:
-        raise Failure("parse_error", f"the {role} code defines no function")
+        raise Failure("parse_error", f"the {role} code defines no function", function=role)
     return funcs[-1]
 
 
@@ -232,9 +234,13 @@ def job(payload: dict) -> dict:
     """The sandbox target. ``mode``: goal_tests, soundness, completeness or
     evaluate. Returns {"failure": {category, message, evidence} | None, ...}."""
     domain = get_domain(payload["domain"])
+    # The search tree holds millions of small acyclic objects; a garbage-collector
+    # pass over them can take longer than the 1 s call limit and would be blamed on
+    # the generated function. The address-space limit bounds memory instead.
+    gc.disable()
     try:
         succ = load_function(payload["succ_code"], "succ", "succ") \
-            if payload.get("succ_code") else None
+            if payload.get("succ_code") and payload["mode"] != "goal_tests" else None
         goal = load_function(payload["goal_code"], "goal", "goal")
         return _MODES[payload["mode"]](domain, succ, goal, payload)
     except Failure as f:

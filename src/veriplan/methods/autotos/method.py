@@ -222,7 +222,7 @@ def run_loop(domain: SearchDomain, data: DomainData, llm: LLM, config: Config = 
             failure = run_check("soundness", instances=examples) if config.partial_check \
                 else None  # Step 3
             if failure:
-                role = "goal" if failure["category"].startswith("goal") else "succ"
+                role = _role(failure)
                 fail(chats[role], failure)
                 ask(chats[role])
                 continue
@@ -230,8 +230,9 @@ def run_loop(domain: SearchDomain, data: DomainData, llm: LLM, config: Config = 
             if config.completeness:  # Step 4
                 failure = run_check("completeness", pairs=pairs)
                 if failure:
-                    fail(chats["succ"], failure)
-                    ask(chats["succ"])
+                    role = _role(failure)
+                    fail(chats[role], failure)
+                    ask(chats[role])
                     continue
             rec.status = "passed"
             break
@@ -244,6 +245,14 @@ def run_loop(domain: SearchDomain, data: DomainData, llm: LLM, config: Config = 
                                          checks=config.partial_check)
     rec.seconds = time.perf_counter() - start
     return rec
+
+
+def _role(failure: dict) -> str:
+    """Which function a failure is about (and whose conversation gets it)."""
+    named = failure.get("evidence", {}).get("function")
+    if named in ("succ", "goal"):
+        return named
+    return "goal" if failure["category"].startswith("goal") else "succ"
 
 
 def reference(domain: SearchDomain, data: DomainData, config: Config = Config()) -> dict:
