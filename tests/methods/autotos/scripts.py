@@ -8,6 +8,8 @@ from veriplan.domains.autotos import get_domain
 
 def reference_answers(request) -> str:
     first = request.messages[1].content
-    domain = "blocksworld" if "Blocksworld" in first else "24game"
+    words = {"Blocksworld": "blocksworld", "crossword": "crossword", "Sokoban": "sokoban",
+             "deduction": "prontoqa", "24 Game": "24game"}
+    domain = next(d for w, d in words.items() if w in first)
     which = "goal" if "goal(" in first and "succ(" not in first else "succ"
     return "```python\n" + get_domain(domain).reference_code(which) + "```"

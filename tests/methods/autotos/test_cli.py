@@ -12,7 +12,12 @@ SCRIPT = ["--backend", "scripted", "--script",
 
 def test_reference_command(data_dir, capsys):
     assert main(["autotos", "reference", "--domain", "all", "--data-dir", str(data_dir)]) == 0
-    assert "24game: 1362/1362 solved and validated (bfs)" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "24game: 1362/1362 solved and validated (bfs)" in out
+    assert "blocksworld: 502/502 solved and validated, optimal 502 (bfs)" in out
+    assert "crossword: 20/20 solved and validated (dfs)" in out
+    assert "sokoban: 11/11 solved and validated, optimal 11 (bfs)" in out
+    assert "prontoqa: 4000/4000 solved and validated (bfs)" in out
 
 
 def test_run_writes_records_and_the_calls_table(tmp_path, data_dir, capsys):

@@ -19,6 +19,7 @@ DOMAINS: dict[str, str] = {
     "blocksworld": "veriplan.domains.autotos.blocksworld",
     "crossword": "veriplan.domains.autotos.crossword",
     "sokoban": "veriplan.domains.autotos.sokoban",
+    "prontoqa": "veriplan.domains.autotos.prontoqa",
 }
 
 

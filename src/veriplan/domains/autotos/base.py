@@ -54,6 +54,12 @@ class SearchDomain:
     # returning (the offending successor, message) or None; faster than a call per
     # successor where the check is a one-liner.
     check_all: Callable[[State, list], tuple[State, str] | None] | None = None
+    # States travel as JSON; a domain whose functions take another form (PrOntoQA:
+    # sets of facts) converts on the way in (decode) and out (encode).
+    decode: Callable[[Any], State] = lambda s: s
+    encode: Callable[[State], Any] = lambda s: s
+    # A second search when the first finds no goal (PrOntoQA: the negated target).
+    alternative: Callable[[Instance], Instance | None] = lambda inst: None
 
     def first_unsound(self, parent: State, children: list) -> tuple[State, str] | None:
         if self.check_all is not None:
