@@ -24,7 +24,7 @@ def soundness(succ_body: str) -> dict:
 
 @pytest.mark.parametrize("body, category, words", [
     ("while True:\n    pass", "succ_too_slow", "longer than 1 s"),
-    ("x = []\nwhile True:\n    x.append(bytearray(10**9))", "succ_exception", "MemoryError"),
+    ("x = bytearray(10**11)", "succ_exception", "MemoryError"),
     ("import os\nwhile True:\n    os.fork()", "succ_exception", "forking a process"),
     ("return succ(state)", "succ_exception", "RecursionError"),
     ("open('/tmp/veriplan-escape.txt', 'w').write('x')\nreturn []", "succ_exception",
