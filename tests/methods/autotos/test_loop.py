@@ -148,3 +148,13 @@ def test_code_that_does_not_parse_goes_back_to_its_own_function(data):
     assert rec.calls == {"succ": 2, "goal": 1}
     assert "does not parse" in backend.requests[2].messages[-1].content
     assert "def succ" in backend.requests[2].messages[-2].content  # the succ chat
+
+
+def test_a_conversation_too_long_for_the_model_ends_the_run_with_a_record(data):
+    from veriplan.errors import BadRequestError
+
+    backend = ScriptedBackend([block(SUCC), block("def goal(state):\n    return True\n"),
+                               BadRequestError("Requested tokens exceed context window")])
+    rec = run_loop(DOMAIN, data, LLM(backend), FAST)
+    assert rec.status == "context_exceeded" and rec.calls == {"succ": 1, "goal": 2}
+    assert rec.steps[-1]["kind"] == "stop"

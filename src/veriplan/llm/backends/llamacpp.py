@@ -27,7 +27,7 @@ class LlamaCppBackend:
     name = "llamacpp"
 
     def __init__(self, model: str | None = None, *, model_path: str | None = None,
-                 n_ctx: int = 4096, n_threads: int | None = None,
+                 n_ctx: int = 16384, n_threads: int | None = None,
                  progress: Progress | None = None, **_: object) -> None:
         try:
             import llama_cpp

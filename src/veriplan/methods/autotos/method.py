@@ -20,7 +20,7 @@ from typing import Any
 import jinja2
 
 from veriplan.domains.autotos import DomainData, SearchDomain, get_domain
-from veriplan.errors import LLMOutputParseError
+from veriplan.errors import BadRequestError, LLMOutputParseError
 from veriplan.llm.client import LLM
 from veriplan.llm.parsing import last_code_block
 from veriplan.llm.types import LLMRequest, Message
@@ -151,6 +151,10 @@ class _Budget(Exception):
     pass
 
 
+class _ContextFull(Exception):
+    pass
+
+
 def run_loop(domain: SearchDomain, data: DomainData, llm: LLM, config: Config = Config(),
              on_event: Event | None = None) -> LoopRecord:
     emit = on_event or (lambda kind, info: None)
@@ -164,8 +168,12 @@ def run_loop(domain: SearchDomain, data: DomainData, llm: LLM, config: Config = 
         if chat.calls >= config.max_calls_per_function or total >= config.max_calls:
             raise _Budget
         chat.calls += 1
-        resp = llm.complete(LLMRequest(tuple(chat.messages), temperature=config.temperature,
-                                       max_tokens=config.max_tokens, seed=config.seed))
+        try:
+            resp = llm.complete(LLMRequest(tuple(chat.messages), temperature=config.temperature,
+                                           max_tokens=config.max_tokens, seed=config.seed))
+        except BadRequestError as e:  # the conversation outgrew the model's context
+            rec.steps.append({"kind": "stop", "function": chat.role, "reason": str(e)})
+            raise _ContextFull from None
         chat.messages.append(Message("assistant", resp.text))
         rec.steps.append({"kind": "call", "function": chat.role,
                           "prompt": chat.messages[-2].content, "response": resp.text})
@@ -238,6 +246,8 @@ def run_loop(domain: SearchDomain, data: DomainData, llm: LLM, config: Config = 
             break
     except _Budget:
         rec.status = "budget_exhausted"
+    except _ContextFull:
+        rec.status = "context_exceeded"
     rec.calls = {r: c.calls for r, c in chats.items()}
     rec.succ_code, rec.goal_code = chats["succ"].code, chats["goal"].code
     if rec.succ_code and rec.goal_code:
