@@ -1,0 +1,121 @@
+"""The one interface every environment implements."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A grounded fact: ``pred(args) = value`` (value False: known not to hold)."""
+
+    pred: str
+    args: tuple[str, ...]
+    value: bool = True
+
+    def __str__(self) -> str:
+        text = f"({self.pred} {' '.join(self.args)})".replace(" )", ")")
+        return text if self.value else f"(not {text})"
+
+
+@dataclass(frozen=True)
+class Observation:
+    text: str
+    facts: frozenset[Fact] = frozenset()  # what the grounder could assert from the text
+
+
+@dataclass(frozen=True)
+class StepResult:
+    observation: Observation
+    reward: float
+    done: bool
+    info: dict[str, Any] = field(default_factory=dict)
+
+    def __iter__(self):  # obs, reward, done, info = env.step(...)
+        return iter((self.observation, self.reward, self.done, self.info))
+
+
+@dataclass(frozen=True)
+class QueryResult:
+    """A query macro-action's answer: the predicate's value (None: still
+    unknown after the macro), the facts grounded on the way, and the
+    environment steps it spent."""
+
+    value: bool | None
+    facts: frozenset[Fact]
+    steps: int
+    actions: tuple[str, ...] = ()
+
+
+class BudgetExhausted(Exception):
+    pass
+
+
+class Env:
+    """``reset(task_id, seed)``, ``step(action)``, ``valid_actions()``,
+    ``task_description``, a step budget (``max_steps``; the episode is done when it
+    is spent), and ``query(pred, *args)``. Subclasses implement ``_reset``,
+    ``_step``, ``valid_actions``, ``ground`` and ``query``."""
+
+    name = "env"
+
+    def __init__(self, max_steps: int = 50) -> None:
+        self.max_steps = max_steps
+        self.steps = 0
+        self.task_id: str | None = None
+        self.task_description = ""
+        self.won = False
+
+    @property
+    def steps_left(self) -> int:
+        return self.max_steps - self.steps
+
+    def reset(self, task_id: str, seed: int = 0) -> Observation:
+        self.steps, self.won, self.task_id = 0, False, task_id
+        text = self._reset(task_id, seed)
+        return Observation(text, frozenset(self.ground(text)))
+
+    def step(self, action: str) -> StepResult:
+        if self.task_id is None:
+            raise RuntimeError("reset() the environment before step()")
+        if self.steps >= self.max_steps:
+            return StepResult(Observation("The step budget is spent."), 0.0, True,
+                              {"budget_exhausted": True, "won": self.won})
+        self.steps += 1
+        text, reward, done, info = self._step(action)
+        self.won = self.won or bool(info.get("won"))
+        done = done or self.steps >= self.max_steps
+        info = {**info, "steps": self.steps, "won": self.won}
+        return StepResult(Observation(text, frozenset(self.ground(text, action))), reward, done,
+                          info)
+
+    # ----- for subclasses ---------------------------------------------------------------
+    def _reset(self, task_id: str, seed: int) -> str:
+        raise NotImplementedError
+
+    def _step(self, action: str) -> tuple[str, float, bool, dict]:
+        raise NotImplementedError
+
+    def valid_actions(self) -> list[str]:
+        raise NotImplementedError
+
+    def ground(self, text: str, action: str | None = None) -> set[Fact]:
+        raise NotImplementedError
+
+    def query(self, pred: str, *args: str) -> QueryResult:
+        raise NotImplementedError
+
+    def true_facts(self) -> set[Fact] | None:
+        """The simulator's own state as facts of the grounder's vocabulary, for
+        checking the grounder (None where the simulator does not expose it)."""
+        return None
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

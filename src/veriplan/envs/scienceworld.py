@@ -1,0 +1,191 @@
+"""ScienceWorld (``scienceworld==1.2.3``: its Java engine runs on the machine's
+Java over loopback). Tasks are ``task-name:variation``.
+
+Splits: ScienceWorld divides each task's variations into train, dev and test.
+Following the setting of the WKM/AEC papers' ScienceWorld results (seen and
+unseen variations of the same 30 tasks), ``seen`` is ScienceWorld's dev
+variations and ``unseen`` its test variations; ``train`` is train.
+
+The grounder asserts only what a text says in so many words: the room the
+agent is in ("This room is called the kitchen."), the objects listed at the
+top level of a room, and whether a named container or door is open or closed
+(from a look, or from "The fridge is now open." after opening it). Everything
+else (what is inside what, temperatures, ...) is left unknown.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import shutil
+import threading
+
+from veriplan.envs.base import Env, Fact, QueryResult
+from veriplan.errors import ConfigError, VeriplanError
+
+JAVA_HINT = ("ScienceWorld needs Java (17 works): install it with "
+             "'apt-get install default-jre-headless' (Debian/Ubuntu) or from adoptium.net, "
+             "then make sure 'java' is on PATH")
+
+_ROOM = re.compile(r"This room is called the ([\w ]+?)\.")
+_DOOR = re.compile(r"A door to the ([\w ]+?) \(that is (open|closed)\)")
+_CONTAINER = re.compile(r"The ([\w ]+?) door is (open|closed)")
+_NOW = re.compile(r"^The ([\w ]+?) is now (open|closed)\.")
+_MOVED = re.compile(r"^You move to the ([\w ]+?)\.")
+
+
+def _name(line: str) -> str | None:
+    """The object a top-level listing line names: 'a chair. On the chair is: ...'
+    -> 'chair'; 'a substance called air' -> 'air'; 'the agent' -> None."""
+    head = line.strip().split(". ")[0].split(", ")[0].rstrip(".")
+    head = re.sub(r"\s*\(.*$", "", head)
+    head = re.sub(r"^(a substance called|an|a|the)\s+", "", head)
+    return None if head in ("", "agent") else head
+
+
+class ScienceWorld(Env):
+    name = "scienceworld"
+    _start_lock = threading.Lock()  # the Java gateway picks a free port at start
+
+    def __init__(self, max_steps: int = 100, simplifications: str = "") -> None:
+        super().__init__(max_steps)
+        if shutil.which("java") is None:
+            raise VeriplanError(f"Java was not found. {JAVA_HINT}")
+        try:
+            from scienceworld import ScienceWorldEnv
+        except ImportError:
+            raise VeriplanError("the scienceworld package is not installed: pip install "
+                                "'veriplan[envs]' (scienceworld==1.2.3)") from None
+        with self._start_lock:
+            self._env = ScienceWorldEnv("", envStepLimit=10**6)
+        self.simplifications = simplifications
+        self._room: str | None = None
+
+    # ----- tasks --------------------------------------------------------------------
+    def tasks(self) -> list[str]:
+        return list(self._env.get_task_names())
+
+    def split(self, name: str) -> list[str]:
+        """Task ids of a split: train, seen (dev) or unseen (test)."""
+        getter = {"train": "get_variations_train", "seen": "get_variations_dev",
+                  "unseen": "get_variations_test"}
+        if name not in getter:
+            raise ConfigError(f"unknown ScienceWorld split {name!r}: use train, seen or unseen")
+        out = []
+        for task in self.tasks():
+            self._env.load(task, 0, self.simplifications)
+            out += [f"{task}:{v}" for v in getattr(self._env, getter[name])()]
+        return out
+
+    def _load(self, task_id: str, gold: bool = False) -> None:
+        task, _, var = task_id.rpartition(":")
+        if task not in self.tasks() or not var.isdigit():
+            raise ConfigError(f"unknown ScienceWorld task {task_id!r}: use TASK:VARIATION with "
+                              f"TASK one of {', '.join(self.tasks())}")
+        self._env.load(task, int(var), self.simplifications, generateGoldPath=gold)
+
+    def gold_path(self, task_id: str) -> list[str]:
+        self._load(task_id, gold=True)
+        return list(self._env.get_gold_action_sequence())
+
+    # ----- the interface --------------------------------------------------------------
+    def _reset(self, task_id: str, seed: int) -> str:
+        # ScienceWorld's variations are its seeds: the same id gives the same world.
+        self._load(task_id, gold=True)
+        obs, info = self._env.reset()
+        self.task_description = self._env.get_task_description()
+        self._room = None
+        return self._env.look()
+
+    def _step(self, action: str) -> tuple[str, float, bool, dict]:
+        obs, reward, done, info = self._env.step(action)
+        score = info.get("score", 0)
+        won = bool(done and score >= 100)
+        return obs, float(reward), bool(done), {"score": score, "won": won,
+                                                "valid": info.get("valid")}
+
+    def valid_actions(self) -> list[str]:
+        return list(self._env.get_valid_action_object_combinations())
+
+    def ground(self, text: str, action: str | None = None) -> set[Fact]:
+        facts: set[Fact] = set()
+        m = _ROOM.search(text) or _MOVED.search(text)
+        if m:
+            self._room = m.group(1)
+            facts.add(Fact("at", ("agent", self._room)))
+        if _ROOM.search(text) and "In it, you see:" in text:
+            listing = text.split("In it, you see:", 1)[1].split("You also see:", 1)[0]
+            for line in listing.split("\n"):
+                if line.startswith("\t") and not line.startswith("\t\t"):
+                    name = _name(line)
+                    if name:
+                        facts.add(Fact("in", (name, self._room)))
+        for door, state in _DOOR.findall(text):
+            facts.add(Fact("open", (f"door to {door}",), state == "open"))
+        for thing, state in _CONTAINER.findall(text):
+            facts.add(Fact("open", (thing,), state == "open"))
+        m = _NOW.search(text)
+        if m and action and action.startswith(("open ", "close ")):
+            # "The door is now open." names less than the action did: use the action's
+            thing = action.split(" ", 1)[1].strip()
+            if thing == m.group(1) or thing.startswith(m.group(1) + " "):
+                facts.add(Fact("open", (thing,), m.group(2) == "open"))
+        return facts
+
+    def query(self, pred: str, *args: str) -> QueryResult:
+        """``open X``: look at X (1 step). ``in X ROOM`` for the current room:
+        look around (1 step). Anything else is not queryable here."""
+        if pred == "open" and len(args) == 1:
+            actions = [f"look at {args[0]}"]
+        elif pred == "in" and len(args) == 2 and args[1] == self._room:
+            actions = ["look around"]
+        else:
+            return QueryResult(None, frozenset(), 0)
+        facts: set[Fact] = set()
+        for a in actions:
+            facts |= set(self.step(a).observation.facts)
+        if pred == "in":
+            value: bool | None = Fact("in", args) in facts
+        else:
+            known = [f.value for f in facts if f.pred == "open" and f.args == args]
+            value = known[0] if known else None
+        return QueryResult(value, frozenset(facts), len(actions), tuple(actions))
+
+    def true_facts(self) -> set[Fact]:
+        """From the object tree: where the agent is, the top-level objects of
+        every room, and every closable container's open state (doors are not in
+        the tree, so door facts cannot be checked here)."""
+        tree = self._env.getObjectTree()
+        facts: set[Fact] = set()
+        for room in tree.get("contents", {}).values():
+            for child in room.get("contents", {}).values():
+                if child["name"] == "agent":
+                    facts.add(Fact("at", ("agent", room["name"])))
+                facts.add(Fact("in", (child["name"], room["name"])))
+
+            def walk(node):
+                c = node.get("propContainer")
+                if c and c.get("isClosable"):
+                    facts.add(Fact("open", (node["name"],), bool(c.get("isOpen"))))
+                for x in node.get("contents", {}).values():
+                    walk(x)
+            walk(room)
+        return facts
+
+    def contradicted(self, facts: set[Fact] | frozenset[Fact]) -> list[Fact]:
+        """Asserted facts the simulator's state contradicts (checkable kinds only)."""
+        truth = self.true_facts()
+        out = []
+        for f in facts:
+            if f.pred == "open" and f.args[0].startswith("door to "):
+                continue  # not exposed by the object tree
+            if f.pred == "open":
+                if Fact("open", f.args, f.value) not in truth:
+                    out.append(f)
+            elif f.value and f not in truth:
+                out.append(f)
+        return out
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):  # the gateway may already be gone
+            self._env.close()
