@@ -7,6 +7,7 @@ is read back; the caller validates it with our verifier.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import subprocess
 import sys
@@ -49,6 +50,20 @@ def fast_downward_script() -> Path:
     return script
 
 
+def _declared(task: Task):
+    """Domain and problem as Fast Downward's translator wants them: constants a
+    leniently read domain uses without declaring (ALFWorld's alfred.pddl names
+    SinkBasinType and others that each problem declares) become domain constants."""
+    free = [c for c in task.domain.free_constants if c in task.problem.objects]
+    if not free:
+        return task.domain, task.problem
+    domain = dataclasses.replace(task.domain, constants={
+        **task.domain.constants, **{c: task.problem.objects[c] for c in free}})
+    problem = dataclasses.replace(task.problem, objects={
+        k: v for k, v in task.problem.objects.items() if k not in free})
+    return domain, problem
+
+
 def run_fast_downward(task: Task, *, alias: str | None = "lama-first",
                       search: str | None = None, time_limit: float = 300) -> FDOutcome:
     """Run Fast Downward on ``task``; ``search`` (e.g. ``"astar(lmcut())"``)
@@ -56,8 +71,9 @@ def run_fast_downward(task: Task, *, alias: str | None = "lama-first",
     script = fast_downward_script()
     with tempfile.TemporaryDirectory(prefix="veriplan-fd-") as tmp:
         d = Path(tmp)
-        (d / "domain.pddl").write_text(domain_to_pddl(task.domain))
-        (d / "problem.pddl").write_text(problem_to_pddl(task.problem))
+        domain, problem = _declared(task)
+        (d / "domain.pddl").write_text(domain_to_pddl(domain))
+        (d / "problem.pddl").write_text(problem_to_pddl(problem))
         cmd = [sys.executable, str(script), "--plan-file", "plan.txt",
                "--overall-time-limit", f"{max(1, int(time_limit))}s"]
         if search is None:

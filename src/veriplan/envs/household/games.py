@@ -1,0 +1,74 @@
+"""The fixed game sets: an evaluation set of 134 games shaped like ALFWorld's
+unseen split (24 pick and place, 31 clean, 23 heat, 21 cool, 18 examine in
+light, 17 pick two) and a training set, generated deterministically from
+seeds and cached on disk (``VERIPLAN_CACHE`` or ~/.cache/veriplan)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from veriplan.envs.household.generator import EVAL_COUNTS, TASK_TYPES, Game, generate
+from veriplan.errors import ConfigError
+
+VERSION = "v1"  # bump when generation changes: a new folder, never mixed sets
+TRAIN_PER_TYPE = 20
+# Seeds of the two sets never overlap: eval draws from 0.., train from 100000..
+_SEED_BASE = {"eval": 0, "train": 100_000}
+
+
+def cache_root() -> Path:
+    from veriplan.llm.models import cache_dir
+
+    return cache_dir() / "household" / VERSION
+
+
+def counts(split: str) -> dict[str, int]:
+    if split == "eval":
+        return dict(EVAL_COUNTS)
+    if split == "train":
+        return {t: TRAIN_PER_TYPE for t in TASK_TYPES}
+    raise ConfigError(f"unknown household split {split!r}: use eval or train")
+
+
+def game_ids(split: str) -> list[str]:
+    return [f"{split}/{t}/{i}" for t, n in counts(split).items() for i in range(n)]
+
+
+def load_game(game_id: str, root: Path | None = None) -> Game:
+    """A game by id ("eval/pick_heat_then_place/3") or by file path; generated
+    and cached on first use."""
+    path = Path(game_id)
+    if path.suffix == ".json" and path.is_file():
+        return Game.from_json(path.read_text())
+    parts = game_id.split("/")
+    if len(parts) != 3 or parts[1] not in TASK_TYPES or not parts[2].isdigit():
+        raise ConfigError(f"unknown game {game_id!r}: use SPLIT/TASK_TYPE/N (e.g. "
+                          f"eval/pick_and_place/0) or a game file; task types: "
+                          f"{', '.join(TASK_TYPES)}")
+    split, task_type, n = parts[0], parts[1], int(parts[2])
+    if n >= counts(split)[task_type]:
+        raise ConfigError(f"{game_id}: the {split} set has {counts(split)[task_type]} "
+                          f"{task_type} games (0..{counts(split)[task_type] - 1})")
+    folder = (root or cache_root()) / split / task_type
+    file = folder / f"{n}.json"
+    if file.is_file():
+        return Game.from_json(file.read_text())
+    game = _nth(split, task_type, n)
+    folder.mkdir(parents=True, exist_ok=True)
+    tmp = file.with_suffix(".tmp")
+    tmp.write_text(game.to_json())
+    tmp.replace(file)
+    return game
+
+
+def _nth(split: str, task_type: str, n: int) -> Game:
+    """The n-th solvable game of a type: seeds are tried in order, and a seed
+    whose game cannot be made or solved is skipped (the same ones every time)."""
+    seed, found = _SEED_BASE[split] + 1000 * TASK_TYPES.index(task_type), -1
+    while True:
+        game = generate(task_type, seed, f"{split}/{task_type}/{found + 1}")
+        if game is not None:
+            found += 1
+            if found == n:
+                return game
+        seed += 1
