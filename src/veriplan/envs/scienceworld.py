@@ -126,9 +126,11 @@ class ScienceWorld(Env):
             facts.add(Fact("open", (thing,), state == "open"))
         m = _NOW.search(text)
         if m and action and action.startswith(("open ", "close ")):
-            # "The door is now open." names less than the action did: use the action's
+            # "The door is now open." after "open door to kitchen" names the door by
+            # the action's words; "drawer" after "open drawer in cupboard" could be
+            # any drawer, so only an exact match (or a door) is asserted.
             thing = action.split(" ", 1)[1].strip()
-            if thing == m.group(1) or thing.startswith(m.group(1) + " "):
+            if thing == m.group(1) or (m.group(1) == "door" and thing.startswith("door to ")):
                 facts.add(Fact("open", (thing,), m.group(2) == "open"))
         return facts
 

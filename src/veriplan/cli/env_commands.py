@@ -1,0 +1,106 @@
+"""``veriplan env play|check``: play an environment in the terminal; replay the
+gold paths and walkthroughs of whole task sets."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from veriplan.cli.core import EXIT_FAIL, EXIT_OK
+
+
+def add_parsers(sub) -> None:
+    e = sub.add_parser("env", help="interactive environments (ScienceWorld, household games)")
+    esub = e.add_subparsers(dest="env_command", required=True)
+    p = esub.add_parser("play", help="play in the terminal (':actions', ':facts', "
+                                     "':query PRED ARG..', ':quit')")
+    p.add_argument("env", choices=["scienceworld", "household"])
+    p.add_argument("--task", help="scienceworld: TASK:VARIATION (e.g. boil:0)")
+    p.add_argument("--game", help="household: SPLIT/TYPE/N (e.g. eval/pick_and_place/0) "
+                                  "or a game file")
+    p.add_argument("--max-steps", type=int, help="step budget (default: the environment's)")
+    c = esub.add_parser("check", help="replay every gold path / walkthrough of a set; all "
+                                      "must be won, and the grounder must never be "
+                                      "contradicted")
+    c.add_argument("--env", choices=["scienceworld", "household", "all"], default="all")
+    c.add_argument("--split", help="household: eval (default) or train; scienceworld: "
+                                   "unseen (default), seen or train")
+    c.add_argument("--limit", type=int, help="first N tasks of the set")
+
+
+def _play(args: argparse.Namespace) -> int:
+    from veriplan.envs import make_env
+    from veriplan.errors import ConfigError
+
+    task = args.task if args.env == "scienceworld" else args.game
+    if not task:
+        raise ConfigError(f"give the {'--task' if args.env == 'scienceworld' else '--game'} "
+                          "to play")
+    options = {"max_steps": args.max_steps} if args.max_steps else {}
+    with make_env(args.env, **options) as env:
+        obs = env.reset(task)
+        print(f"Task: {env.task_description}\n\n{obs.text}")
+        for line in sys.stdin:
+            cmd = line.strip()
+            if not cmd:
+                continue
+            if cmd == ":quit":
+                break
+            if cmd == ":actions":
+                print("\n".join(env.valid_actions()))
+                continue
+            if cmd == ":facts":
+                print("\n".join(sorted(map(str, obs.facts))) or "(nothing grounded)")
+                continue
+            if cmd.startswith(":query "):
+                words = cmd.split()[1:]
+                q = env.query(words[0], *(" ".join(words[1:]).split(",")))
+                print(f"value {q.value} after {q.steps} step(s) {list(q.actions)}; facts: "
+                      f"{sorted(map(str, q.facts))}")
+                continue
+            obs, reward, done, info = env.step(cmd)
+            print(obs.text)
+            if done:
+                print(f"[done: {'won' if info.get('won') else 'not won'} after "
+                      f"{info.get('steps')} step(s)]")
+                break
+    return EXIT_OK
+
+
+def _check(args: argparse.Namespace) -> int:
+    from veriplan.envs import make_env
+    from veriplan.envs.check import check_all
+
+    ok = True
+    for name in (["household", "scienceworld"] if args.env == "all" else [args.env]):
+        with make_env(name) as env:
+            if name == "household":
+                from veriplan.envs.household.games import game_ids
+
+                ids = game_ids(args.split or "eval")
+            else:
+                ids = env.split(args.split or "unseen")  # type: ignore[attr-defined]
+            ids = ids[: args.limit] if args.limit else ids
+
+            def show(ep, name: str = name) -> None:
+                flag = "won" if ep.won else "NOT WON"
+                extra = f"; {ep.problem}" if ep.problem else ""
+                bad = f"; contradicted: {ep.contradicted[:3]}" if ep.contradicted else ""
+                print(f"{name} {ep.task_id}: {flag} in {ep.steps} steps, {ep.facts} facts "
+                      f"grounded{bad}{extra}")
+
+            results = check_all(env, ids, show)
+        won = sum(r.won for r in results)
+        contradicted = sum(len(r.contradicted) for r in results)
+        facts = sum(r.facts for r in results)
+        print(f"== {name}: {won}/{len(results)} won; grounder: {facts} facts asserted, "
+              f"{contradicted} contradicted by the simulator")
+        ok &= won == len(results) and contradicted == 0
+    return EXIT_OK if ok else EXIT_FAIL
+
+
+def _env(args: argparse.Namespace) -> int:
+    return _play(args) if args.env_command == "play" else _check(args)
+
+
+COMMANDS = {"env": _env}
