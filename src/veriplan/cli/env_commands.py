@@ -26,6 +26,8 @@ def add_parsers(sub) -> None:
     c.add_argument("--split", help="household: eval (default) or train; scienceworld: "
                                    "unseen (default), seen or train")
     c.add_argument("--limit", type=int, help="first N tasks of the set")
+    c.add_argument("--per-task", type=int, help="scienceworld: the first N variations of each "
+                                                "task of the split")
 
 
 def _play(args: argparse.Namespace) -> int:
@@ -80,6 +82,15 @@ def _check(args: argparse.Namespace) -> int:
                 ids = game_ids(args.split or "eval")
             else:
                 ids = env.split(args.split or "unseen")  # type: ignore[attr-defined]
+            if args.per_task:
+                kept: dict[str, int] = {}
+                picked = []
+                for tid in ids:
+                    task = tid.rsplit(":", 1)[0]
+                    if kept.get(task, 0) < args.per_task:
+                        kept[task] = kept.get(task, 0) + 1
+                        picked.append(tid)
+                ids = picked
             ids = ids[: args.limit] if args.limit else ids
 
             def show(ep, name: str = name) -> None:

@@ -1,0 +1,14 @@
+from __future__ import annotations
+
+import io
+
+from veriplan.cli import main
+
+
+def test_env_check_and_play(textworld_python, games_cache, monkeypatch, capsys):
+    assert main(["env", "check", "--env", "household", "--limit", "2"]) == 0
+    assert "== household: 2/2 won; grounder:" in capsys.readouterr().out
+    monkeypatch.setattr("sys.stdin", io.StringIO(":actions\nlook\n:facts\n:quit\n"))
+    assert main(["env", "play", "household", "--game", "eval/pick_and_place/0"]) == 0
+    out = capsys.readouterr().out
+    assert "Task: put a" in out and "go to " in out
