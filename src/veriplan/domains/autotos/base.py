@@ -13,6 +13,28 @@ from typing import Any
 State = Any  # JSON-like: lists, dicts, strings, numbers
 
 
+def data_folder(root: Path, name: str, marker: str, label: str) -> Path:
+    """``root/autotos/name``, which must hold ``marker``."""
+    from veriplan.errors import DataError
+
+    d = root / "autotos" / name
+    if not (d / marker).is_file():
+        raise DataError(f"{label} data not found at {d}: is --data-dir the folder holding "
+                        "autotos/?")
+    return d
+
+
+def read_records(path: Path, *, lines: bool) -> list:
+    """JSON lines (``lines=True``) or one JSON array: the data has both under
+    .jsonl names."""
+    import json
+
+    text = path.read_text()
+    if lines:
+        return [json.loads(x) for x in text.splitlines() if x.strip()]
+    return json.loads(text)
+
+
 @dataclass
 class Instance:
     id: str

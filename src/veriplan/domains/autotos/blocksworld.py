@@ -5,13 +5,17 @@ checked by veriplan's validator, and BFS solutions must be optimal."""
 from __future__ import annotations
 
 import csv
-import json
 from functools import cache
 from pathlib import Path
 
 from veriplan.domains.autotos import blocksworld_reference
-from veriplan.domains.autotos.base import DomainData, Instance, SearchDomain
-from veriplan.errors import DataError
+from veriplan.domains.autotos.base import (
+    DomainData,
+    Instance,
+    SearchDomain,
+    data_folder,
+    read_records,
+)
 
 KEYS = ("clear", "on-table", "arm-empty", "holding", "on")
 
@@ -111,10 +115,7 @@ def _instance(d: Path, name: str, optimal: int | None) -> Instance:
 
 
 def load(root: Path) -> DomainData:
-    d = root / "autotos" / "blocksworld"
-    if not (d / "solutions.csv").is_file():
-        raise DataError(f"Blocksworld data not found at {d}: is --data-dir the folder holding "
-                        "autotos/?")
+    d = data_folder(root, "blocksworld", "solutions.csv", "Blocksworld")
     with open(d / "solutions.csv", newline="") as f:
         optimal = {row[0].strip(): int(row[1]) for row in csv.reader(f) if len(row) == 2}
     names = sorted(optimal, key=lambda n: int(Path(n).stem.split("-")[1]))
@@ -122,9 +123,9 @@ def load(root: Path) -> DomainData:
     with open(d / "unittests.csv", newline="") as f:
         units = [row[0].strip() for row in csv.reader(f) if len(row) == 2]
     examples = [_instance(d, n, None) for n in units]
-    goals = json.loads((d / "blocks_goals.jsonl").read_text())
-    non_goals = json.loads((d / "blocks_non_goals.jsonl").read_text())
-    succs = json.loads((d / "blocks_successors.jsonl").read_text())
+    goals = read_records(d / "blocks_goals.jsonl", lines=False)
+    non_goals = read_records(d / "blocks_non_goals.jsonl", lines=False)
+    succs = read_records(d / "blocks_successors.jsonl", lines=False)
     return DomainData(
         evaluation=evaluation, examples=examples,
         goals=[Instance(f"goal-{i}", g["state"], {"goal": g["goal"]})

@@ -9,8 +9,13 @@ import json
 from pathlib import Path
 
 from veriplan.domains.autotos import crossword_reference
-from veriplan.domains.autotos.base import DomainData, Instance, SearchDomain
-from veriplan.errors import DataError
+from veriplan.domains.autotos.base import (
+    DomainData,
+    Instance,
+    SearchDomain,
+    data_folder,
+    read_records,
+)
 
 
 def key(state) -> tuple:
@@ -78,17 +83,14 @@ def _puzzles(path: Path, prefix: str) -> list[Instance]:
 
 
 def load(root: Path) -> DomainData:
-    d = root / "autotos" / "crossword5by5"
-    if not (d / "crossworld.csv").is_file():
-        raise DataError(f"crossword data not found at {d}: is --data-dir the folder holding "
-                        "autotos/?")
+    d = data_folder(root, "crossword5by5", "crossworld.csv", "crossword")
 
     def units(name: str, prefix: str) -> list[Instance]:
         return [Instance(f"{prefix}-{i}", x["state"], {"horizontal": x["horizontal_clues"],
                                                        "vertical": x["vertical_clues"]})
-                for i, x in enumerate(json.loads((d / name).read_text()))]
+                for i, x in enumerate(read_records(d / name, lines=False))]
 
-    succs = json.loads((d / "crosswords_successors.jsonl").read_text())
+    succs = read_records(d / "crosswords_successors.jsonl", lines=False)
     return DomainData(
         evaluation=_puzzles(d / "crossworld.csv", "crossword"),
         examples=_puzzles(d / "unittests.csv", "unit"),

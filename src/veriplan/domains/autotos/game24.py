@@ -4,12 +4,16 @@ number is left; the goal is 24. States are lists of numbers."""
 from __future__ import annotations
 
 import csv
-import json
 from pathlib import Path
 
 from veriplan.domains.autotos import game24_reference
-from veriplan.domains.autotos.base import DomainData, Instance, SearchDomain
-from veriplan.errors import DataError
+from veriplan.domains.autotos.base import (
+    DomainData,
+    Instance,
+    SearchDomain,
+    data_folder,
+    read_records,
+)
 
 _TOL = 1e-6
 
@@ -85,15 +89,8 @@ def validate(instance: Instance, path: list) -> str | None:
     return None
 
 
-def _jsonl(path: Path) -> list:
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
 def load(root: Path) -> DomainData:
-    d = root / "autotos" / "twentyfourgame"
-    if not (d / "24.csv").is_file():
-        raise DataError(f"24 Game data not found at {d}: is --data-dir the folder holding "
-                        "autotos/?")
+    d = data_folder(root, "twentyfourgame", "24.csv", "24 Game")
     with open(d / "24.csv", newline="") as f:
         puzzles = [row["Puzzles"] for row in csv.DictReader(f)]
     instances = [Instance(f"24-{i + 1}", [int(x) for x in p.split()])
@@ -101,12 +98,14 @@ def load(root: Path) -> DomainData:
     with open(d / "unittests.csv", newline="") as f:
         held_out = [[int(x) for x in row["Puzzles"].split()] for row in csv.DictReader(f)]
     examples = [Instance(f"unit-{i + 1}", s) for i, s in enumerate(held_out)]
+    goals = read_records(d / "24game_goals.jsonl", lines=True)
+    non_goals = read_records(d / "24game_non_goals.jsonl", lines=True)
+    succs = read_records(d / "24game_successors.jsonl", lines=True)
     return DomainData(
         evaluation=instances, examples=examples,
-        goals=[Instance(f"goal-{i}", s) for i, s in enumerate(_jsonl(d / "24game_goals.jsonl"))],
-        non_goals=[Instance(f"non-goal-{i}", s)
-                   for i, s in enumerate(_jsonl(d / "24game_non_goals.jsonl"))],
-        successors=[(p, list(s)) for p, s in _jsonl(d / "24game_successors.jsonl")])
+        goals=[Instance(f"goal-{i}", s) for i, s in enumerate(goals)],
+        non_goals=[Instance(f"non-goal-{i}", s) for i, s in enumerate(non_goals)],
+        successors=[(p, list(s)) for p, s in succs])
 
 
 DOMAIN = SearchDomain(

@@ -10,7 +10,13 @@ import re
 from pathlib import Path
 
 from veriplan.domains.autotos import prontoqa_reference
-from veriplan.domains.autotos.base import DomainData, Instance, SearchDomain
+from veriplan.domains.autotos.base import (
+    DomainData,
+    Instance,
+    SearchDomain,
+    data_folder,
+    read_records,
+)
 from veriplan.errors import DataError
 
 # adjectives that end like plurals
@@ -134,25 +140,18 @@ def _instances(examples: list[dict], prefix: str) -> list[Instance]:
     return out
 
 
-def _jsonl(path: Path) -> list:
-    return [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
-
-
 def load(root: Path) -> DomainData:
-    d = root / "autotos" / "prontoqa"
-    if not (d / "example_pool.json").is_file():
-        raise DataError(f"PrOntoQA data not found at {d}: is --data-dir the folder holding "
-                        "autotos/?")
+    d = data_folder(root, "prontoqa", "example_pool.json", "PrOntoQA")
     pool = json.loads((d / "example_pool.json").read_text())["example_pool"]
     units = json.loads((d / "unittests.json").read_text())["example_pool"]
     return DomainData(
         evaluation=_instances(pool, "prontoqa"), examples=_instances(units, "unit"),
         goals=[Instance(f"goal-{i}", x["state"], {"goal": x["goal"]})
-               for i, x in enumerate(_jsonl(d / "prontoqa_goals.jsonl"))],
+               for i, x in enumerate(read_records(d / "prontoqa_goals.jsonl", lines=True))],
         non_goals=[Instance(f"non-goal-{i}", x["state"], {"goal": x["goal"]})
-                   for i, x in enumerate(_jsonl(d / "prontoqa_non_goals.jsonl"))],
+                   for i, x in enumerate(read_records(d / "prontoqa_non_goals.jsonl", lines=True))],
         successors=[(x["state"], x["successors"], {"rules": x["rules"]})
-                    for x in _jsonl(d / "prontoqa_successors.jsonl")])
+                    for x in read_records(d / "prontoqa_successors.jsonl", lines=True)])
 
 
 DOMAIN = SearchDomain(

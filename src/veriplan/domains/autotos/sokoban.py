@@ -10,8 +10,13 @@ from functools import cache
 from pathlib import Path
 
 from veriplan.domains.autotos import sokoban_reference
-from veriplan.domains.autotos.base import DomainData, Instance, SearchDomain
-from veriplan.errors import DataError
+from veriplan.domains.autotos.base import (
+    DomainData,
+    Instance,
+    SearchDomain,
+    data_folder,
+    read_records,
+)
 
 _POS = re.compile(r"pos-(\d+)-(\d+)$")
 
@@ -143,10 +148,7 @@ def _instance(d: Path, folder: str, name: str, optimal: dict) -> Instance:
 
 
 def load(root: Path) -> DomainData:
-    d = root / "autotos" / "sokoban"
-    if not (d / "sokoban_optimal_costs.json").is_file():
-        raise DataError(f"Sokoban data not found at {d}: is --data-dir the folder holding "
-                        "autotos/?")
+    d = data_folder(root, "sokoban", "sokoban_optimal_costs.json", "Sokoban")
     optimal = json.loads((d / "sokoban_optimal_costs.json").read_text())
 
     def folder(name: str) -> list[Instance]:
@@ -154,15 +156,11 @@ def load(root: Path) -> DomainData:
         return [_instance(d, name, f, optimal) for f in files]
 
     def units(name: str) -> list[Instance]:
-        text = (d / name).read_text()
-        items = json.loads(text) if text.lstrip().startswith("[") else [
-            json.loads(x) for x in text.splitlines() if x.strip()]
+        items = read_records(d / name, lines=True)
         return [Instance(f"{name}-{i}", x["state"], {"grid": x["grid"]})
                 for i, x in enumerate(items)]
 
-    text = (d / "sokoban_successors.jsonl").read_text()
-    succs = json.loads(text) if text.lstrip().startswith("[") else [
-        json.loads(x) for x in text.splitlines() if x.strip()]
+    succs = read_records(d / "sokoban_successors.jsonl", lines=True)
     return DomainData(
         evaluation=folder("test_instances"), examples=folder("unittests_instances"),
         goals=units("sokoban_goals.jsonl"), non_goals=units("sokoban_non_goals.jsonl"),
