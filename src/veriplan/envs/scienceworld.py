@@ -156,21 +156,33 @@ class ScienceWorld(Env):
     def true_facts(self) -> set[Fact]:
         """From the object tree: where the agent is, the top-level objects of
         every room, and every closable container's open state (doors are not in
-        the tree, so door facts cannot be checked here)."""
+        the tree, so door facts cannot be checked here). An object counts under
+        its tree name and every referent the parser accepts for it ("inclined
+        plane H" is the tree's "inclined plane" with uuid 11838)."""
+        import json
+
+        raw = self._env.get_all_object_ids_types_referents_LUTJSON()
+        lut = json.loads(raw) if isinstance(raw, str) else raw
+        aliases = {uuid: set(v.get("referents", [])) for uuid, v in lut.items()}
+
+        def names(node) -> set[str]:
+            return {node["name"]} | aliases.get(str(node.get("uuid")), set())
+
         tree = self._env.getObjectTree()
         facts: set[Fact] = set()
+
+        def walk(node) -> None:
+            c = node.get("propContainer")
+            if c and c.get("isClosable"):
+                facts.update(Fact("open", (n,), bool(c.get("isOpen"))) for n in names(node))
+            for x in node.get("contents", {}).values():
+                walk(x)
+
         for room in tree.get("contents", {}).values():
             for child in room.get("contents", {}).values():
                 if child["name"] == "agent":
                     facts.add(Fact("at", ("agent", room["name"])))
-                facts.add(Fact("in", (child["name"], room["name"])))
-
-            def walk(node):
-                c = node.get("propContainer")
-                if c and c.get("isClosable"):
-                    facts.add(Fact("open", (node["name"],), bool(c.get("isOpen"))))
-                for x in node.get("contents", {}).values():
-                    walk(x)
+                facts |= {Fact("in", (n, room["name"])) for n in names(child)}
             walk(room)
         return facts
 
