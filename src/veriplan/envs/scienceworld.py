@@ -39,7 +39,8 @@ def _name(line: str) -> str | None:
     -> 'chair'; 'a substance called air' -> 'air'; 'the agent' -> None."""
     head = line.strip().split(". ")[0].split(", ")[0].rstrip(".")
     head = re.sub(r"\s*\(.*$", "", head)
-    head = re.sub(r"^(a substance called|an|a|the)\s+", "", head)
+    head = re.sub(r"^(a substance called|an|a|the)\s+", "", head, flags=re.I)
+    head = head.split(" titled ")[0]  # "A recipe titled instructions to ..." -> recipe
     return None if head in ("", "agent") else head
 
 
