@@ -44,7 +44,10 @@ def test_deep_recursion_is_an_error_not_a_crash():
     assert out.category == "exception" and "RecursionError" in out.detail
     out = run_code("import sys\nsys.setrecursionlimit(10**9)\n"
                    "def f(n):\n    return f(n + 1)\nf(0)", QUICK)
-    assert out.category in ("crash", "exception")  # the C stack runs out: a signal
+    # Python 3.11 recursion grows the heap, not the C stack: whichever limit comes
+    # first (memory, CPU, a crash), the job ends as a category, not a hang or a crash
+    # of veriplan
+    assert out.category in ("crash", "exception", "memory", "cpu_limit")
 
 
 def test_writing_outside_the_scratch_directory_is_refused(tmp_path):
