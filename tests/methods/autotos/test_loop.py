@@ -158,3 +158,18 @@ def test_a_conversation_too_long_for_the_model_ends_the_run_with_a_record(data):
     rec = run_loop(DOMAIN, data, LLM(backend), FAST)
     assert rec.status == "context_exceeded" and rec.calls == {"succ": 1, "goal": 2}
     assert rec.steps[-1]["kind"] == "stop"
+
+
+def test_evidence_with_set_states_comes_back(data_dir):
+    """PrOntoQA states are sets; a failure's evidence must still travel as JSON."""
+    pq = get_domain("prontoqa")
+    pq_data = pq.load(data_dir)
+    two_facts = ("def succ(state, rules):\n    return [state | {y, 'extra'} "
+                 "for x, y in rules if x in state and y not in state]\n")
+    backend = ScriptedBackend([block(two_facts), block(pq.reference_code("goal")),
+                               block(pq.reference_code("succ"))])
+    rec = run_loop(pq, pq_data, LLM(backend), Config(eval_limit=50, evaluate_progress=False))
+    assert rec.status == "passed" and rec.categories == {"succ_soundness": 1}
+    failure = next(s for s in rec.steps if s["kind"] == "failure")
+    assert isinstance(failure["evidence"]["state"], list)
+    assert rec.accuracy["final"]["accuracy"] == 1.0

@@ -251,7 +251,7 @@ def job(payload: dict) -> dict:
         return _MODES[payload["mode"]](domain, succ, goal, payload)
     except Failure as f:
         return {"failure": {"category": f.category, "message": f.message,
-                            "evidence": f.evidence}}
+                            "evidence": {k: jsonable_or_repr(v) for k, v in f.evidence.items()}}}
 
 
 def _instances(payload: dict, key: str, domain: SearchDomain) -> list[Instance]:
