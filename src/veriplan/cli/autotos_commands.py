@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from veriplan.cli.core import EXIT_FAIL, EXIT_OK
@@ -77,8 +78,6 @@ def _run(args: argparse.Namespace) -> int:
         domain = get_domain(name)
         data = domain.load(root)
         for seed in range(args.repeats):
-            from dataclasses import replace
-
             rec = run_loop(domain, data, llm, replace(config, seed=seed),
                            on_event=_progress(name, seed))
             path = out / f"{name}-{llm.name}-{llm.model}-seed{seed}.json".replace("/", "_")

@@ -34,7 +34,7 @@ class _Sink:
         return "".join(self.parts)
 
 
-def main(scratch: str) -> int:
+def main(scratch: str) -> None:
     dump = json.dumps  # kept before untrusted code runs
     write_result = os.path.join(scratch, "result.json")
     with open(os.path.join(scratch, "job.json")) as f:
@@ -73,8 +73,7 @@ def main(scratch: str) -> int:
     with open(write_result, "w") as f:
         f.write(text)
     real_out.flush()
-    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    main(sys.argv[1])  # the exit status is 0; outcomes travel in result.json

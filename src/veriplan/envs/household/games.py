@@ -51,24 +51,26 @@ def load_game(game_id: str, root: Path | None = None) -> Game:
                           f"{task_type} games (0..{counts(split)[task_type] - 1})")
     folder = (root or cache_root()) / split / task_type
     file = folder / f"{n}.json"
-    if file.is_file():
-        return Game.from_json(file.read_text())
-    game = _nth(split, task_type, n)
+    if not file.is_file():
+        _fill(split, task_type, n, folder)
+    return Game.from_json(file.read_text())
+
+
+def _fill(split: str, task_type: str, n: int, folder: Path) -> None:
+    """Generate games 0..n of a type into ``folder``: seeds are tried in order,
+    and a seed whose game cannot be made or solved is skipped (the same ones
+    every time). Cached games are kept; the walk resumes after the last one."""
     folder.mkdir(parents=True, exist_ok=True)
-    tmp = file.with_suffix(".tmp")
-    tmp.write_text(game.to_json())
-    tmp.replace(file)
-    return game
-
-
-def _nth(split: str, task_type: str, n: int) -> Game:
-    """The n-th solvable game of a type: seeds are tried in order, and a seed
-    whose game cannot be made or solved is skipped (the same ones every time)."""
-    seed, found = _SEED_BASE[split] + 1000 * TASK_TYPES.index(task_type), -1
-    while True:
+    found, seed = -1, _SEED_BASE[split] + 1000 * TASK_TYPES.index(task_type)
+    while (folder / f"{found + 1}.json").is_file():
+        found += 1
+        seed = Game.from_json((folder / f"{found}.json").read_text()).seed + 1
+    while found < n:
         game = generate(task_type, seed, f"{split}/{task_type}/{found + 1}")
-        if game is not None:
-            found += 1
-            if found == n:
-                return game
         seed += 1
+        if game is None:
+            continue
+        found += 1
+        tmp = folder / f"{found}.tmp"
+        tmp.write_text(game.to_json())
+        tmp.replace(folder / f"{found}.json")
