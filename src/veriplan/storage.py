@@ -1,11 +1,22 @@
-"""SQLite files shared by threads and processes: WAL journal, one connection
-per thread, every statement committed on its own (autocommit)."""
+"""Where veriplan keeps files, and SQLite files shared by threads and
+processes: WAL journal, one connection per thread, every statement committed on
+its own (autocommit)."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from pathlib import Path
+
+
+def cache_dir() -> Path:
+    """``VERIPLAN_CACHE``, else ``$XDG_CACHE_HOME/veriplan``, else ``~/.cache/veriplan``."""
+    env = os.environ.get("VERIPLAN_CACHE")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "veriplan"
 
 
 class WalDatabase:

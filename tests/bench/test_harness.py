@@ -124,7 +124,8 @@ def test_trace_and_report_cli(tmp_path, data_dir, capsys):
     rec = next(RunStore(tmp_path).records())
     assert main(["trace", rec.id[:8], "--dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert f"unit {rec.id}" in out and "--- attempt 1 ---" in out
+    assert f"unit {rec.id}" in out and "--- call 1: plan ---" in out
+    assert "=> verified" in out or "=> not valid: " in out
     assert main(["report", str(tmp_path)]) == 0
     assert "| backprompt |" in capsys.readouterr().out
 

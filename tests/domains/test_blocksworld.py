@@ -58,7 +58,7 @@ def test_validator_checks_relaxed_plans():
             "(stack yellow red)"]
     assert validate_plan(r, good).valid
     bad = validate_plan(r, ["(stack yellow red)"])  # red is not clear
-    assert not bad.valid and bad.failed_step == 1 and "(clear red)" in bad.unsatisfied
+    assert not bad.valid and bad.failed_step == 1 and "(clear red)" in map(str, bad.unsatisfied)
 
 
 def test_hand_goal_is_refused_in_the_relaxed_space():

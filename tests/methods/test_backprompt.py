@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tests.conftest import EXAMPLES
 from veriplan.llm import LLM, ScriptedBackend
+from veriplan.methods import PlanningProblem
 from veriplan.methods.backprompt import BackpromptConfig, solve
 from veriplan.pddl.task import load_task
 from veriplan.planio import PlanBenchConfig
@@ -29,7 +30,7 @@ def test_feedback_then_verified_pddl_mode():
 def test_planbench_mode_speaks_the_configs_words():
     backend = ScriptedBackend(["pick up the blue block\nstack the blue block on top of the "
                                "red block\n[PLAN END]", GOOD_NL])
-    result = solve(TASK, LLM(backend), planbench=CFG)
+    result = solve(PlanningProblem(TASK, CFG), LLM(backend))
     assert result.verified and result.attempts == 2
     first = backend.requests[0].messages[0].content
     assert "[STATEMENT]" in first and first.rstrip().endswith("[PLAN]")
@@ -40,7 +41,7 @@ def test_planbench_mode_speaks_the_configs_words():
 
 def test_budget_exhausted_reports_last_diagnosis():
     backend = ScriptedBackend(["I would move blocks around."] * 3)
-    result = solve(TASK, LLM(backend), BackpromptConfig(max_attempts=3), planbench=CFG)
+    result = solve(PlanningProblem(TASK, CFG), LLM(backend), BackpromptConfig(max_attempts=3))
     assert not result.verified and result.plan == [] and result.attempts == 3
     assert "No action could be read" in result.last_diagnosis
     assert '"pick up the X"' in result.last_diagnosis
@@ -52,5 +53,5 @@ def test_budget_exhausted_reports_last_diagnosis():
 
 def test_events_are_emitted_in_order():
     events = []
-    solve(TASK, LLM(ScriptedBackend([GOOD])), on_event=lambda k, d: events.append(k))
+    solve(TASK, LLM(ScriptedBackend([GOOD])), observer=lambda e: events.append(e.kind))
     assert events == ["prompt", "response", "verdict"]

@@ -25,7 +25,7 @@ def run(answers, **cfg):
 
 
 def strategies(result) -> list:
-    return [t["strategy"] for t in result.transcript]
+    return [t.data["strategy"] for t in result.transcript]
 
 
 def test_constraints_come_from_structure():
@@ -53,7 +53,7 @@ def test_each_repair_strategy(first, strategy, words):
     result, backend = run([first, GOOD])
     assert result.verified and result.attempts == 2 and result.solved_by == "llm"
     assert strategies(result) == [None, strategy]
-    assert words in result.transcript[0]["diagnosis"]
+    assert words in result.transcript[0].verdict
     second_prompt = backend.requests[1].messages[-1].content
     assert "Repair instructions" in second_prompt and words in second_prompt
     assert "Your previous plan" in second_prompt
@@ -86,7 +86,7 @@ def test_stop_rule_samples_once_then_stops():
     assert not result.verified and result.attempts == 3
     assert strategies(result) == [None, "first_step_constraint", "budget_adaptive_retry"]
     assert [r.temperature for r in backend.requests] == [0.0, 0.0, 0.7]
-    assert "no marginal gain" in result.transcript[-1]["stopped"]
+    assert "no marginal gain" in result.transcript[-1].data["stopped"]
 
 
 def test_ablations():
@@ -113,14 +113,14 @@ def test_fallback_is_reported_as_fallback():
 def test_signals_have_the_common_keys():
     result, _ = run(["(unstack c a)\n(pick-up b)", GOOD])
     s = result.signals[0]
-    assert s["failed_step"] == 2 and s["action"] == "pick-up" and s["missing"] == ["handempty"]
-    assert s["failure"] == ["precondition"] and result.signals[1]["verified"]
+    assert s.failed_step == 2 and s.action == "pick-up" and s.missing == ["handempty"]
+    assert s.failure == ["precondition"] and result.signals[1].verified
 
 
 def _outcome(result):
     return (result.verified, result.attempts,
-            [(t["strategy"], t["signals"]["failed_step"], tuple(t["signals"]["failure"]),
-              len(t["plan"])) for t in result.transcript])
+            [(t.data["strategy"], s.failed_step, tuple(s.failure), len(t.plan))
+             for t, s in zip(result.transcript, result.signals, strict=True)])
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -132,6 +132,6 @@ def test_same_outcomes_on_a_renamed_domain(planbench, seed):
     b = solve(renamed, LLM(ScriptedBackend(fn=StructuralModel())))
     assert _outcome(a) == _outcome(b)
     assert a.verified and a.attempts == 3
-    assert [t["strategy"] for t in a.transcript] == [None, "first_step_constraint",
+    assert [t.data["strategy"] for t in a.transcript] == [None, "first_step_constraint",
                                                       "precondition_probing"]
-    assert [t["plan"] for t in b.transcript] != [t["plan"] for t in a.transcript]
+    assert [t.plan for t in b.transcript] != [t.plan for t in a.transcript]

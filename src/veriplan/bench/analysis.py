@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from veriplan.bench.store import UnitRecord
+from veriplan.methods.records import Signal
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -46,8 +47,8 @@ def runtime(records: list[UnitRecord]) -> Runtime:
     return Runtime(percentile(secs, 50), percentile(secs, 90), trimmed_mean(secs))
 
 
-def _signals(r: UnitRecord) -> list[dict]:
-    return r.result_dict().get("signals", []) if r.result else []
+def _signals(r: UnitRecord) -> list[Signal]:
+    return [Signal.from_dict(s) for s in r.result_dict().get("signals", [])] if r.result else []
 
 
 def retry_benefit(records: list[UnitRecord], budget: int | None = None
@@ -59,7 +60,7 @@ def retry_benefit(records: list[UnitRecord], budget: int | None = None
         return [], math.nan
     firsts = []
     for r in records:
-        first = next((s["attempt"] for s in _signals(r) if s.get("verified")), None)
+        first = next((s.attempt for s in _signals(r) if s.verified), None)
         firsts.append(first if r.verified and r.solved_by == "llm" else None)
     k_max = budget or max([len(_signals(r)) for r in records] + [1])
     curve = [sum(1 for f in firsts if f is not None and f <= k) / len(records)
@@ -75,8 +76,8 @@ def hazard(records: list[UnitRecord]) -> dict[int, float]:
     failed: Counter = Counter()
     for r in records:
         for s in _signals(r):
-            steps = s.get("steps") or 0
-            fs = s.get("failed_step")
+            steps = s.steps or 0
+            fs = s.failed_step
             last = fs if fs is not None else steps
             for t in range(1, last + 1):
                 reached[t] += 1
@@ -99,7 +100,7 @@ def failure_composition(records: list[UnitRecord]) -> dict[str, int]:
         elif method_failure:  # the method's own category (DRIP, CoT, ReAct)
             out[method_failure] += 1
         elif sigs:
-            kinds = sorted(sigs[-1].get("failure") or ["unknown"])
+            kinds = sorted(sigs[-1].failure or ["unknown"])
             out["+".join(kinds)] += 1
     return dict(sorted(out.items()))
 
@@ -110,8 +111,8 @@ def npmi(records: list[UnitRecord], top: int = 8) -> list[tuple[str, str, float,
     events = []
     for r in records:
         for s in _signals(r):
-            if s.get("failed_step") and s.get("action"):
-                events.append((s["action"], tuple(sorted(set(s.get("missing") or ())))))
+            if s.failed_step and s.action:
+                events.append((s.action, tuple(sorted(set(s.missing or ())))))
     n = len(events)
     if not n:
         return []

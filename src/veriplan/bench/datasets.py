@@ -1,8 +1,9 @@
 """Datasets: named collections of instances read from the user's data
 directory (``--data-dir`` or ``VERIPLAN_DATA``), never from the package.
 
-A registry maps names to factories; method issues add their own datasets with
-:func:`register_dataset`.
+A registry (:data:`DATASETS`) maps names to factories ``root -> Dataset``;
+method issues add their own datasets with :func:`register_dataset`, other
+packages through the ``veriplan.datasets`` entry-point group.
 """
 
 from __future__ import annotations
@@ -15,10 +16,11 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
-from veriplan.errors import DataError
+from veriplan.errors import ConfigError, DataError
 from veriplan.pddl.parser import read_domain, read_problem
 from veriplan.pddl.task import Task
 from veriplan.planio import PlanBenchConfig
+from veriplan.registry import Registry
 
 
 def data_dir(given: str | Path | None = None) -> Path:
@@ -60,6 +62,17 @@ class Instance:
 
     def planbench_config(self) -> PlanBenchConfig | None:
         return _config(str(self.config_path)) if self.config_path else None
+
+    def problem(self, kind: str = "pddl"):
+        """What a method of problem kind ``kind`` plans for (the one place the
+        harness turns an instance into a method's input)."""
+        from veriplan.methods.result import PlanningProblem
+
+        if kind != "pddl":
+            raise DataError(f"dataset {self.dataset} holds PDDL problems; a method that "
+                            f"takes {kind!r} problems cannot run on it")
+        return PlanningProblem(self.task(), self.planbench_config, self.example,
+                               name=f"{self.dataset}/{self.id}")
 
     def example(self) -> tuple[Task, list] | None:
         """The one-shot example: the previous instance with an optimal plan."""
@@ -154,16 +167,29 @@ _PLANBENCH: dict[str, tuple[str, str, str]] = {
                   "instances/logistics/generated_basic", "configs/logistics.yaml"),
 }
 
-DATASETS: dict[str, Callable[[Path], Dataset]] = {
-    name: (lambda root, name=name, spec=spec: pddl_dataset(
-        name, root / _PB, spec[0], spec[1], spec[2]))
-    for name, spec in _PLANBENCH.items()
-}
+
+class UnknownDatasetError(ConfigError, DataError):
+    """A dataset name that is not registered (names the choices)."""
+
+
+Factory = Callable[[Path], Dataset]
+
+
+def _planbench(name: str, spec: tuple[str, str, str]) -> Factory:
+    return lambda root: pddl_dataset(name, root / _PB, spec[0], spec[1], spec[2])
+
+
+DATASETS: Registry[Factory] = Registry(
+    "dataset", {name: _planbench(name, spec) for name, spec in _PLANBENCH.items()},
+    group="veriplan.datasets", error=UnknownDatasetError)
+
+
+def _obfuscated(base: str) -> Factory:
+    return lambda root: obfuscated(DATASETS.get(base)(root), 0, f"{base}_obfuscated")
 
 
 for _base in ("blocksworld", "blocksworld_3"):
-    DATASETS[f"{_base}_obfuscated"] = (
-        lambda root, base=_base: obfuscated(DATASETS[base](root), 0, f"{base}_obfuscated"))
+    DATASETS.register(f"{_base}_obfuscated", _obfuscated(_base))
 
 
 def smallest(base: Dataset, n: int, name: str) -> Dataset:
@@ -179,8 +205,10 @@ def smallest(base: Dataset, n: int, name: str) -> Dataset:
 
 
 # The DRIP issue's small-scale run: the 20 Blocksworld-hard problems with fewest blocks.
-DATASETS["blocksworld_hard_smallest20"] = (
-    lambda root: smallest(DATASETS["blocksworld_hard"](root), 20, "blocksworld_hard_smallest20"))
+DATASETS.register(
+    "blocksworld_hard_smallest20",
+    lambda root: smallest(DATASETS.get("blocksworld_hard")(root), 20,
+                          "blocksworld_hard_smallest20"))
 
 
 @dataclass(frozen=True)
@@ -192,6 +220,14 @@ class DomainRun:
     dataset: str
     domain: str
     root: Path
+
+    def problem(self, kind: str = "autotos"):
+        from veriplan.methods.autotos.problem import AutoToSProblem
+
+        if kind != "autotos":
+            raise DataError(f"dataset {self.dataset} is an AutoToS domain; a method that "
+                            f"takes {kind!r} problems cannot run on it")
+        return AutoToSProblem(self.domain, self.root)
 
 
 def autotos_dataset(domain: str, root: Path) -> Dataset:
@@ -214,22 +250,24 @@ def _autotos_datasets() -> None:
     from veriplan.domains.autotos import DOMAINS
 
     for domain in DOMAINS:
-        DATASETS[f"autotos_{domain}"] = lambda root, d=domain: autotos_dataset(d, root)
+        DATASETS.register(f"autotos_{domain}", lambda root, d=domain: autotos_dataset(d, root))
 
 
 _autotos_datasets()
 
 
-def register_dataset(name: str, factory: Callable[[Path], Dataset]) -> None:
-    DATASETS[name] = factory
+def register_dataset(name: str, factory: Factory | str) -> None:
+    """Add a dataset at run time: a factory ``root -> Dataset`` (or its
+    ``"module:function"`` path)."""
+    DATASETS.register(name, factory)
 
 
 @lru_cache(maxsize=64)
-def _load(name: str, root: str) -> Dataset:
-    return DATASETS[name](Path(root))
+def _load(factory: Factory, root: str) -> Dataset:
+    return factory(Path(root))
 
 
 def load_dataset(name: str, root: str | Path | None = None) -> Dataset:
-    if name not in DATASETS:
-        raise DataError(f"unknown dataset {name!r}: use one of {', '.join(sorted(DATASETS))}")
-    return _load(name, str(data_dir(root)))
+    """The dataset ``name`` read from the data directory (cached per factory
+    and directory: a name registered again is read again)."""
+    return _load(DATASETS.get(name), str(data_dir(root)))

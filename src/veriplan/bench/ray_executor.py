@@ -13,6 +13,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+from veriplan.bench.execute import execute, make_llm
 from veriplan.bench.store import UnitRecord
 from veriplan.errors import VeriplanError
 
@@ -20,8 +21,6 @@ _LLMS: dict = {}
 
 
 def _remote_execute(work, cache_path: str | None) -> UnitRecord:
-    from veriplan.bench.runner import execute, make_llm
-
     llm = _LLMS.get(work.spec)
     if llm is None:
         llm = _LLMS[work.spec] = make_llm(work.spec, Path(cache_path) if cache_path else None)

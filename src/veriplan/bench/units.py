@@ -32,18 +32,12 @@ class BackendSpec:
         return cls(name, model or "", opts)
 
     def model_name(self) -> str:
-        """The model this spec runs, known without loading it (it is part of unit ids)."""
-        if self.model:
-            return self.model
-        opts = dict(self.options)
-        if self.name == "llamacpp":
-            from veriplan.llm.models import DEFAULT_MODEL
+        """The model this spec runs, known without loading it (it is part of unit
+        ids): the backend class says, from the options (see
+        :func:`veriplan.llm.registry.model_name`)."""
+        from veriplan.llm.registry import model_name
 
-            path = opts.get("model_path")
-            return Path(str(path)).stem if path else DEFAULT_MODEL
-        if self.name == "scripted":
-            return "scripted"
-        return ""
+        return model_name(self.name, self.kwargs())
 
     def kwargs(self) -> dict[str, object]:
         d = dict(self.options)

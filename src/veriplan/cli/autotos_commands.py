@@ -78,8 +78,8 @@ def _run(args: argparse.Namespace) -> int:
         domain = get_domain(name)
         data = domain.load(root)
         for seed in range(args.repeats):
-            rec = run_loop(domain, data, llm, replace(config, seed=seed),
-                           on_event=_progress(name, seed))
+            rec = run_loop(domain, data, llm.session(), replace(config, seed=seed),
+                           observer=_progress(name, seed))
             path = out / f"{name}-{llm.name}-{llm.model}-seed{seed}.json".replace("/", "_")
             body = {"domain": name, "backend": llm.name, "model": llm.model, "seed": seed,
                     "config": vars(config) | {"seed": seed}, **record_dict(rec)}
@@ -93,11 +93,9 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _progress(name: str, seed: int):
-    def show(kind: str, info: dict) -> None:
-        if kind == "failure":
-            print(f"  {name}/{seed}: {info['category']}: {info.get('message', '')[:100]}")
-        elif kind == "accuracy":
-            print(f"  {name}/{seed}: accuracy at {info['point']}: {info['accuracy']:.3f}")
+    def show(event) -> None:
+        if event.kind in ("failure", "accuracy"):
+            print(f"  {name}/{seed}: {event.text[:120]}")
     return show
 
 

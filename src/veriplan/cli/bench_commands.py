@@ -71,10 +71,6 @@ def _plan(args: argparse.Namespace):
     if not args.method or not args.dataset:
         raise ConfigError("give a METHOD and --dataset, or --matrix sweep.toml")
     config = method_options(args)
-    if args.ablation:
-        config["ablation"] = args.ablation
-    if args.fallback:
-        config["fallback"] = args.fallback
     spec = BackendSpec.of(args.backend, args.model, model_path=args.model_path,
                           base_url=args.base_url, cassette=args.cassette, script=args.script)
     return SweepPlan([args.method], list(args.dataset), [spec], [config], list(args.seeds),
@@ -124,6 +120,7 @@ def _report(args: argparse.Namespace) -> int:
 
 def _trace(args: argparse.Namespace) -> int:
     from veriplan.bench.store import RunStore
+    from veriplan.cli.render import transcript_lines
 
     rec = RunStore(args.dir, create=False).get(args.result_id)
     print(f"unit {rec.id}: {rec.method} on {rec.dataset}/{rec.instance}, {rec.backend}:"
@@ -133,11 +130,8 @@ def _trace(args: argparse.Namespace) -> int:
     if rec.error:
         print(f"\nerror ({rec.error_category}):\n{rec.error}")
     result = rec.result_dict()
-    for step in result.get("transcript", []):
-        print(f"\n--- attempt {step.get('attempt')} ---")
-        print(step.get("response", "").rstrip())
-        verdict = "verified" if step.get("valid") else f"not valid: {step.get('diagnosis')}"
-        print(f"=> {verdict}")
+    for line in transcript_lines(result.get("transcript", [])):
+        print(line)
     if result.get("plan"):
         print("\nplan:\n" + "\n".join(result["plan"]))
     if not result and not rec.error:

@@ -31,25 +31,28 @@ def add_llm_options(p: argparse.ArgumentParser) -> None:
                                         "~/.cache/veriplan/llm-cache.sqlite)")
     g.add_argument("--max-in-flight", type=int, default=8, help="concurrent requests")
     g.add_argument("--prices", help="JSON price table {model: [in, out] USD per 1M tokens}")
-    g.add_argument("--temperature", type=float, default=0.0)
+    g.add_argument("--temperature", type=float, default=None, help="sampling temperature "
+                                                                   "(default: the method's)")
     g.add_argument("--max-tokens", type=int, default=None)
 
 
 def add_parsers(sub, task_args) -> None:
+    from veriplan.methods import DEFAULT_METHOD, available_methods
+
     s = sub.add_parser("solve", help="ask the model for a plan, verify it, feed the "
                                      "diagnosis back, and retry (the main job)")
     task_args(s, positional=False)
     s.add_argument("--planbench-config", help="PlanBench YAML config: PlanBench's prompt and "
                                               "natural-language plans (default: PDDL prompt)")
-    s.add_argument("--method", default="closed-loop",
-                   choices=["closed-loop", "backprompt", "drip", "cot", "react"],
+    s.add_argument("--method", default=DEFAULT_METHOD, choices=available_methods(),
                    help="closed-loop generate-verify-repair (default), PlanBench "
-                        "back-prompting, DRIP goal decomposition, or the CoT / ReAct "
-                        "baselines (the last three on Blocksworld)")
+                        "back-prompting or direct generation, DRIP goal decomposition, or "
+                        "the CoT / ReAct baselines (the last three on Blocksworld); any "
+                        "method registered through the veriplan.methods entry points")
     s.add_argument("--max-attempts", type=int, help="attempts in all (default: the "
                                                    "method's, 3 for closed-loop, 5 for "
                                                    "backprompt)")
-    s.add_argument("--fallback", choices=["none", "bfs", "planner"], default="none",
+    s.add_argument("--fallback", choices=["none", "bfs", "planner"],
                    help="closed-loop: search when the model fails (reported as fallback)")
     s.add_argument("--actuator", choices=["symbolic", "llm"],
                    help="drip: who judges executability (default symbolic)")
@@ -118,123 +121,63 @@ def build_llm(args: argparse.Namespace):
                recorder=recorder)
 
 
-def _solve(args: argparse.Namespace) -> int:
-    from rich.markup import escape
-
-    from veriplan.methods import backprompt, closed_loop
-    from veriplan.planio import PlanBenchConfig
-
-    task = load_task_args(args)
-    cfg = PlanBenchConfig.from_yaml(args.planbench_config) if args.planbench_config else None
-    llm = build_llm(args)
-    common = {"temperature": args.temperature}
-    if args.max_tokens:
-        common["max_tokens"] = args.max_tokens
-    if args.max_attempts:
-        common["max_attempts"] = args.max_attempts
-    if args.method == "closed-loop":
-        settings = closed_loop.Config(fallback=args.fallback, **common)
-        solve = closed_loop.solve
-    elif args.method == "backprompt":
-        settings = backprompt.BackpromptConfig(**common)
-        solve = backprompt.solve
-    else:
-        return _solve_stepwise(args, task, llm, common)
-    console = _console(stderr=args.json)
-
-    def show(kind: str, data: dict) -> None:
-        if kind == "prompt" and data.get("attempt", 1) > 1:
-            return
-        if kind == "stop":
-            console.print(f"[bold]stopping:[/] {escape(data['reason'])}")
-        elif kind == "prompt":
-            console.rule("prompt")
-            console.print(escape(data["text"]))
-        elif kind == "response":
-            note = " (cached)" if data["cached"] else ""
-            console.rule(f"attempt {data['attempt']}: model answer{note}")
-            console.print(escape(data["text"].strip()))
-        elif kind == "verdict":
-            if data["verified"]:
-                console.print("[bold green]verified by veriplan's validator[/]")
-            else:
-                how = escape(f" [{data['strategy']}]") if data.get("strategy") else ""
-                console.print(f"[bold red]not valid{how}:[/] {escape(data['diagnosis'])}")
-
-    result = solve(task, llm, settings, planbench=cfg, on_event=show)
-    if args.json:
-        print(json.dumps(result.to_dict(), indent=2))
-    else:
-        console.rule("result")
-        if result.verified:
-            who = "" if result.solved_by == "llm" else f" (found by {result.solved_by}, " \
-                "not by the model)"
-            console.print(f"verified plan{who}:")
-            for step in result.plan:
-                console.print(f"  {step}")
-        else:
-            console.print("no verified plan within budget; last diagnosis: "
-                          f"{escape(result.last_diagnosis)}")
-        console.print(f"{result.attempts} attempt(s), {result.llm_calls} LLM call(s), "
-                      f"{result.tokens} tokens, {result.seconds:.1f}s, backend "
-                      f"{result.backend}, model {result.model}")
-    return EXIT_OK if result.verified else EXIT_FAIL
-
-
-def method_options(args: argparse.Namespace) -> dict[str, str]:
-    """``--config KEY=VALUE`` pairs (and ``--actuator``) as method settings."""
-    options = {}
+def method_options(args: argparse.Namespace) -> dict[str, object]:
+    """Method settings from the command line: ``--config KEY=VALUE`` pairs and
+    the shortcut flags a user gave (``--max-attempts``, ``--fallback``,
+    ``--actuator``, ``--temperature``, ``--max-tokens``); a setting the method
+    does not have is rejected when its config is made."""
+    options: dict[str, object] = {}
     for kv in args.config:
         if "=" not in kv:
             raise ConfigError(f"--config {kv!r}: expected KEY=VALUE")
         k, v = kv.split("=", 1)
         options[k.strip()] = v.strip()
-    if getattr(args, "actuator", None):
-        options["actuator"] = args.actuator
+    for flag in ("max_attempts", "fallback", "actuator", "temperature", "max_tokens",
+                 "ablation"):
+        value = getattr(args, flag, None)
+        if value is not None:
+            options[flag] = value
     return options
 
 
-def _solve_stepwise(args: argparse.Namespace, task, llm, common: dict) -> int:
-    """DRIP and its baselines: one run, its steps shown as they happen."""
-    import importlib
-
+def _solve(args: argparse.Namespace) -> int:
     from rich.markup import escape
 
-    from veriplan.methods import METHODS, get_method
+    from veriplan.cli.render import event_printer
+    from veriplan.methods import PlanningProblem, get_method
+    from veriplan.planio import PlanBenchConfig
 
-    options: dict[str, object] = {k: v for k, v in common.items() if k != "max_attempts"}
-    options.update(method_options(args))
-    settings = get_method(args.method).make_config(options)
-    module = importlib.import_module(METHODS[args.method])
+    spec = get_method(args.method)
+    if spec.problem != "pddl":
+        raise ConfigError(f"method {args.method} does not plan for a PDDL task "
+                          f"(it takes {spec.problem} problems): use `veriplan {spec.problem} "
+                          f"run` or `veriplan bench {args.method}`")
+    settings = spec.make_config(method_options(args))
+    task = load_task_args(args)
+    cfg = PlanBenchConfig.from_yaml(args.planbench_config) if args.planbench_config else None
+    problem = PlanningProblem(task, cfg, name=Path(args.problem).stem)
+    session = build_llm(args).session()
     console = _console(stderr=args.json)
-
-    def show(kind: str, data: dict) -> None:
-        if kind == "decompose":
-            kids = ", ".join(data["children"]) or "(nothing usable)"
-            console.print(f"[bold]decompose[/] {escape(data['node'])} -> {escape(kids)}")
-        elif kind == "execute":
-            console.print(f"[green]execute {data['step']}:[/] {escape(data['action'])}")
-        elif kind == "conflict":
-            console.print(f"[yellow]not executed[/] {escape(data['action'])}: it would undo "
-                          f"{escape(', '.join(data['undoes']))}")
-        elif kind == "turn":
-            console.print(f"[bold]action[/] {escape(data['action'])}: "
-                          f"{escape(data['observation'])}")
-
-    result = module.solve(task, llm, settings, on_event=show)
+    result = spec.solve(problem, session, settings, observer=event_printer(console))
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))
         return EXIT_OK if result.verified else EXIT_FAIL
     console.rule("result")
-    if result.verified:
-        console.print("verified plan (veriplan's validator accepted it):")
-        for step in result.plan:
-            console.print(f"  {step}")
+    if result.verified and result.solved_by == "llm":
+        console.print("verified plan, model-solved (the model's plan; veriplan's validator "
+                      "accepted it):")
+    elif result.verified:
+        console.print(f"verified plan, found by {result.solved_by}, not by the model "
+                      "(veriplan's validator accepted it):")
     else:
-        console.print(f"no verified plan ({escape(str(result.failure))}): "
+        why = f" ({result.failure})" if result.failure else ""
+        console.print(f"no verified plan within budget{escape(why)}; last diagnosis: "
                       f"{escape(result.last_diagnosis)}")
-    console.print(f"{result.llm_calls} LLM call(s), {result.tokens} tokens, "
-                  f"{result.seconds:.1f}s, backend {result.backend}, model {result.model}")
+    for step in result.plan if result.verified else ():
+        console.print(f"  {step}")
+    console.print(f"{result.attempts} attempt(s), {result.llm_calls} LLM call(s), "
+                  f"{result.tokens} tokens, {result.seconds:.1f}s, backend "
+                  f"{result.backend}, model {result.model}")
     return EXIT_OK if result.verified else EXIT_FAIL
 
 
@@ -243,7 +186,7 @@ def _llm(args: argparse.Namespace) -> int:
 
     prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
     llm = build_llm(args)
-    request = LLMRequest.of(prompt, system=args.system, temperature=args.temperature,
+    request = LLMRequest.of(prompt, system=args.system, temperature=args.temperature or 0.0,
                             max_tokens=args.max_tokens or 512, seed=args.seed)
     resp = llm.complete(request)
     if args.json:

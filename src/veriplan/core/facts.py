@@ -5,8 +5,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable
 
+from veriplan.core.atom import Atom
 from veriplan.core.condition import bits
-from veriplan.pddl.ast import Atom
 
 State = int
 

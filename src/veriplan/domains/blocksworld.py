@@ -21,10 +21,11 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
+from veriplan.core.atom import Atom, ConditionPart, Literal
 from veriplan.core.facts import State
 from veriplan.core.plan import Step
 from veriplan.errors import DataError
-from veriplan.pddl.ast import Atom, Domain
+from veriplan.pddl.ast import Domain
 from veriplan.pddl.parser import parse_domain, parse_problem
 from veriplan.pddl.task import Task
 
@@ -104,15 +105,13 @@ def sentence(a: Atom) -> str | None:
     return None
 
 
-def literal_sentence(text: str) -> str:
-    """A PDDL literal as the validator prints it, ``(clear b)`` or
-    ``(not (ontable a))``, in words."""
-    negated = text.startswith("(not ")
-    words = text.removeprefix("(not ").strip("() ").split()
-    said = sentence(Atom(words[0], tuple(words[1:]))) if words else None
+def literal_sentence(part: ConditionPart) -> str:
+    """A false condition part of a verdict, ``(clear b)`` or ``(not (ontable a))``,
+    in words (PDDL text for a part with no sentence, such as a disjunction)."""
+    said = sentence(part.atom) if isinstance(part, Literal) else None
     if said is None:
-        return text
-    return f"it is not the case that {said}" if negated else said
+        return part.pddl()
+    return said if part.positive else f"it is not the case that {said}"
 
 
 _ORDER = {"handempty": 0, "holding": 1, "clear": 2, "on": 3, "ontable": 4}

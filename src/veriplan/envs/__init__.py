@@ -1,27 +1,24 @@
 """Interactive environments under partial observability, behind one interface
 (:class:`Env`): ScienceWorld (the real Java engine) and ALFWorld-style
 household games generated here and played with TextWorld. Each comes with a
-sound observation grounder and query macro-actions. Names load on first use.
+sound observation grounder and query macro-actions. Names load on first use;
+other packages add environments through the ``veriplan.envs`` entry-point group.
 """
 
 from __future__ import annotations
 
-import importlib
-
 from veriplan.envs.base import Env, Fact, Observation, QueryResult, StepResult
-from veriplan.errors import ConfigError
+from veriplan.registry import Registry
 
-ENVS: dict[str, str] = {
+ENVS: Registry[type] = Registry("environment", {
     "scienceworld": "veriplan.envs.scienceworld:ScienceWorld",
     "household": "veriplan.envs.household.env:Household",
-}
+}, group="veriplan.envs")
 
 
 def make_env(name: str, **options) -> Env:
-    if name not in ENVS:
-        raise ConfigError(f"unknown environment {name!r}: use one of {', '.join(ENVS)}")
-    module, _, cls = ENVS[name].partition(":")
-    return getattr(importlib.import_module(module), cls)(**options)
+    """A new environment of the class registered as ``name``."""
+    return ENVS.get(name)(**options)
 
 
 __all__ = ["ENVS", "Env", "Fact", "Observation", "QueryResult", "StepResult", "make_env"]

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from veriplan.llm.types import LLMRequest, LLMResponse
-from veriplan.storage import WalDatabase
+from veriplan.storage import WalDatabase, cache_dir
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS responses (
@@ -64,6 +64,4 @@ class ResponseCache:
 
 
 def default_cache_path() -> Path:
-    from veriplan.llm.models import cache_dir
-
     return cache_dir() / "llm-cache.sqlite"

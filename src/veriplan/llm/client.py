@@ -4,6 +4,7 @@ cassette recorder."""
 
 from __future__ import annotations
 
+import copy
 import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -35,6 +36,15 @@ class LLM:
         self.prices = prices or PriceTable()
         self.usage = UsageLedger()
         self.recorder = recorder
+
+    def session(self) -> LLM:
+        """A view for one run: the same backend, cache, retry policy, limit on
+        requests in flight, prices and recorder, with its own usage ledger
+        (whose calls also count in this client's ledger). Runs that share a
+        client concurrently each read exact usage from their own session."""
+        view = copy.copy(self)
+        view.usage = UsageLedger(parent=self.usage)
+        return view
 
     @property
     def name(self) -> str:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from veriplan.errors import ModelError
+from veriplan.storage import cache_dir
 
 
 @dataclass(frozen=True)
@@ -50,15 +51,6 @@ MODELS: dict[str, EmbeddedModel] = {
 DEFAULT_MODEL = "qwen2.5-coder-1.5b"
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
-
-
-def cache_dir() -> Path:
-    """``VERIPLAN_CACHE``, else ``$XDG_CACHE_HOME/veriplan``, else ``~/.cache/veriplan``."""
-    env = os.environ.get("VERIPLAN_CACHE")
-    if env:
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "veriplan"
 
 
 def model_path(name: str, root: Path | None = None) -> Path:

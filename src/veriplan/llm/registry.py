@@ -3,40 +3,56 @@ extensible by the ``veriplan.backends`` entry-point group."""
 
 from __future__ import annotations
 
-import importlib
-from importlib.metadata import entry_points
+from collections.abc import Mapping
 
-from veriplan.errors import BackendError
+from veriplan.errors import BackendError, ConfigError
+from veriplan.registry import Registry
 
-BACKENDS: dict[str, str] = {
+
+class UnknownBackendError(ConfigError, BackendError):
+    """A backend name that is not registered (names the choices)."""
+
+
+BACKENDS: Registry[type] = Registry("backend", {
     "llamacpp": "veriplan.llm.backends.llamacpp:LlamaCppBackend",
     "openai": "veriplan.llm.backends.openai_backend:OpenAIBackend",
     "anthropic": "veriplan.llm.backends.anthropic_backend:AnthropicBackend",
     "replay": "veriplan.llm.backends.replay:ReplayBackend",
     "scripted": "veriplan.llm.backends.scripted:ScriptedBackend",
-}
+}, group="veriplan.backends", error=UnknownBackendError)
 DEFAULT_BACKEND = "llamacpp"
 
 
 def available() -> dict[str, str]:
-    """Built-in backends plus those other packages register as entry points."""
-    out = dict(BACKENDS)
-    for ep in entry_points(group="veriplan.backends"):
-        out.setdefault(ep.name, ep.value)
-    return out
+    """Built-in backends plus those other packages register as entry points
+    (``name -> "module:Class"``, or the class itself when registered so)."""
+    return BACKENDS.entries()
 
 
 def backend_class(name: str) -> type:
-    table = available()
-    try:
-        target = table[name]
-    except KeyError:
-        raise BackendError(f"unknown backend {name!r}: use one of "
-                           f"{', '.join(sorted(table))}") from None
-    module, _, attr = target.partition(":")
-    return getattr(importlib.import_module(module), attr)
+    return BACKENDS.get(name)
+
+
+def register_backend(name: str, entry: type | str) -> None:
+    """Add a backend at run time: the class or its ``"module:Class"`` path."""
+    BACKENDS.register(name, entry)
 
 
 def create_backend(name: str = DEFAULT_BACKEND, **options: object):
     """Instantiate a backend; options a backend does not take are ignored."""
     return backend_class(name)(**options)
+
+
+def model_name(name: str, options: Mapping[str, object]) -> str:
+    """The model a backend built with ``options`` runs, known without building
+    it or loading a model: the class's ``model_name_for(options)`` if it has
+    one, else the ``model`` option (or "")."""
+    cls = backend_class(name)
+    ask = getattr(cls, "model_name_for", None)
+    if ask is not None:
+        return str(ask(options))
+    return str(options.get("model") or "")
+
+
+__all__ = ["BACKENDS", "DEFAULT_BACKEND", "UnknownBackendError", "available",
+           "backend_class", "create_backend", "model_name", "register_backend"]

@@ -57,15 +57,23 @@ class CallRecord:
 
 
 class UsageLedger:
-    """Thread-safe running totals of every call made through one client."""
+    """Thread-safe record of every call made through one client or session.
 
-    def __init__(self) -> None:
+    A session's ledger has its client's ledger as ``parent``: each call is
+    recorded in both, so a client's totals stay global while each run reads
+    only its own calls.
+    """
+
+    def __init__(self, parent: UsageLedger | None = None) -> None:
         self._lock = threading.Lock()
         self.calls: list[CallRecord] = []
+        self.parent = parent
 
     def add(self, record: CallRecord) -> None:
         with self._lock:
             self.calls.append(record)
+        if self.parent is not None:
+            self.parent.add(record)
 
     def totals(self) -> dict:
         with self._lock:

@@ -1,25 +1,74 @@
 """The planning methods, one subpackage each, found through a registry.
 
-A method module exposes ``Config`` (a frozen dataclass with the paper's
-defaults) and ``run(instance, llm, config, seed) -> SolveResult`` for the
-benchmark harness; its ``solve`` function is the direct Python API. The
-registry maps names to modules (imported lazily); the entry-point group
+The method contract: a method module exposes
+
+- ``Config``: a frozen dataclass with the paper's defaults, checking its own
+  values (:mod:`veriplan.methods.settings`);
+- ``solve(problem, llm, config=Config(), *, observer=None) -> SolveResult``:
+  ``problem`` is what the method plans for (a :class:`PlanningProblem`, or a
+  bare task, for the PDDL methods), ``llm`` an :class:`~veriplan.llm.LLM` or a
+  session of one (the run takes its own session, so its usage is exact), and
+  ``observer`` receives :class:`~veriplan.methods.records.Event` s;
+- ``PROBLEM``: the kind of problem it takes (``"pddl"`` unless it says
+  otherwise; the harness builds it from a dataset instance with
+  ``instance.problem(kind)``).
+
+The registry maps names to modules (imported lazily); the entry-point group
 ``veriplan.methods`` and :func:`register_method` add more.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 from typing import Any
 
-from veriplan.errors import ConfigError, VeriplanError
+from veriplan.errors import ConfigError
+from veriplan.methods.result import PlanningProblem, Run, SolveResult, as_problem
+from veriplan.methods.settings import coerce
+from veriplan.registry import Registry
 
-METHODS: dict[str, str] = {
+DEFAULT_METHOD = "closed-loop"
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    name: str
+    solve: Callable[..., Any]
+    config_cls: type
+    problem: str = "pddl"
+
+    def settings(self) -> list[str]:
+        return [f.name for f in dataclasses.fields(self.config_cls)]
+
+    def make_config(self, options: Mapping[str, object] | None = None) -> Any:
+        """The method's config with ``options`` (strings from the command line
+        are converted to the fields' types); a wrong key or value is a
+        :class:`ConfigError` naming the method and its settings."""
+        fields = self.settings()
+        hints = typing.get_type_hints(self.config_cls)
+        values = {}
+        for key, raw in (options or {}).items():
+            if key not in fields:
+                raise ConfigError(f"method {self.name} has no setting {key!r}; its settings "
+                                  f"are {', '.join(fields)}")
+            values[key] = coerce(raw, hints[key], key)
+        try:
+            return self.config_cls(**values)
+        except ConfigError as exc:
+            raise ConfigError(f"method {self.name}: {exc} (its settings are "
+                              f"{', '.join(fields)})") from None
+
+
+def _spec(name: str, obj: Any) -> MethodSpec:
+    if isinstance(obj, MethodSpec):
+        return obj
+    return MethodSpec(name, obj.solve, obj.Config, getattr(obj, "PROBLEM", "pddl"))
+
+
+METHODS: Registry[MethodSpec] = Registry("method", {
     "backprompt": "veriplan.methods.backprompt",
     "direct": "veriplan.methods.direct",
     "closed-loop": "veriplan.methods.closed_loop",
@@ -27,66 +76,22 @@ METHODS: dict[str, str] = {
     "cot": "veriplan.methods.baselines.cot",
     "react": "veriplan.methods.baselines.react",
     "autotos": "veriplan.methods.autotos",
-}
-DEFAULT_METHOD = "closed-loop"
-_REGISTERED: dict[str, MethodSpec] = {}
+}, group="veriplan.methods", load=_spec)
 
 
-@dataclass(frozen=True)
-class MethodSpec:
-    name: str
-    run: Callable[..., Any]
-    config_cls: type
-
-    def make_config(self, options: Mapping[str, object]) -> Any:
-        """The method's config with ``options`` (strings from the command line
-        are converted to the fields' types)."""
-        fields = {f.name: f for f in dataclasses.fields(self.config_cls)}
-        hints = typing.get_type_hints(self.config_cls)
-        values = {}
-        for key, raw in options.items():
-            if key not in fields:
-                raise ConfigError(f"method {self.name} has no setting {key!r}; its settings "
-                                  f"are {', '.join(fields)}")
-            values[key] = _coerce(raw, hints[key], key)
-        return self.config_cls(**values)
-
-
-def _coerce(raw: object, hint: object, key: str) -> object:
-    if not isinstance(raw, str):
-        return raw
-    base = typing.get_args(hint)[0] if typing.get_origin(hint) is typing.Union else hint
-    try:
-        if base is bool:
-            if raw.lower() not in ("true", "false", "1", "0", "yes", "no"):
-                raise ValueError(raw)
-            return raw.lower() in ("true", "1", "yes")
-        if base in (int, float):
-            return base(raw)  # type: ignore[operator]
-    except ValueError:
-        raise ConfigError(f"setting {key}={raw!r} is not a valid {base.__name__}") from None
-    return raw
-
-
-def register_method(name: str, run: Callable[..., Any], config_cls: type) -> None:
+def register_method(name: str, solve: Callable[..., Any], config_cls: type,
+                    problem: str = "pddl") -> None:
     """Add a method at run time (tests, benchmarks, notebooks)."""
-    _REGISTERED[name] = MethodSpec(name, run, config_cls)
+    METHODS.register(name, MethodSpec(name, solve, config_cls, problem))
 
 
 def available_methods() -> list[str]:
-    names = set(METHODS) | set(_REGISTERED)
-    names |= {ep.name for ep in entry_points(group="veriplan.methods")}
-    return sorted(names)
+    return METHODS.names()
 
 
 def get_method(name: str) -> MethodSpec:
-    if name in _REGISTERED:
-        return _REGISTERED[name]
-    table = dict(METHODS)
-    for ep in entry_points(group="veriplan.methods"):
-        table.setdefault(ep.name, ep.value)
-    if name not in table:
-        raise VeriplanError(f"unknown method {name!r}: use one of "
-                            f"{', '.join(available_methods())}")
-    module = importlib.import_module(table[name])
-    return MethodSpec(name, module.run, module.Config)
+    return METHODS.get(name)
+
+
+__all__ = ["DEFAULT_METHOD", "METHODS", "MethodSpec", "PlanningProblem", "Run", "SolveResult",
+           "as_problem", "available_methods", "get_method", "register_method"]

@@ -1,15 +1,60 @@
-"""The result every method's ``solve`` returns (and the harness stores)."""
+"""What every method's ``solve`` takes (a problem) and returns (a result that
+the harness stores)."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from veriplan.methods.records import Entry, Signal
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from veriplan.llm.client import LLM
+    from veriplan.pddl.task import Task
+    from veriplan.planio import PlanBenchConfig
+
+
+@dataclass(frozen=True)
+class PlanningProblem:
+    """A planning task as the PDDL methods take it: the task, and optionally a
+    PlanBench config (its prompt and natural-language plans) and a solved
+    example ``(task, plan)`` for one-shot prompts."""
+
+    task: Task
+    # Each of these may also be a function giving it, called only when a method uses it.
+    planbench: PlanBenchConfig | Callable[[], PlanBenchConfig | None] | None = None
+    example: tuple[Task, list] | Callable[[], tuple[Task, list] | None] | None = None
+    name: str = ""
+
+    def planbench_config(self) -> PlanBenchConfig | None:
+        return self.planbench() if callable(self.planbench) else self.planbench
+
+    def one_shot_example(self) -> tuple[Task, list] | None:
+        return self.example() if callable(self.example) else self.example
+
+
+def as_problem(problem: Any) -> PlanningProblem:
+    """A :class:`PlanningProblem` from itself or from a bare task."""
+    if isinstance(problem, PlanningProblem):
+        return problem
+    from veriplan.pddl.task import Task
+
+    if isinstance(problem, Task):
+        return PlanningProblem(problem)
+    from veriplan.errors import ConfigError
+
+    raise ConfigError(f"expected a Task or a PlanningProblem, got {type(problem).__name__}")
 
 
 @dataclass
 class SolveResult:
     """``verified`` is True only when veriplan's validator accepted ``plan`` on
-    the task; ``solved_by`` says who produced it ("llm", or a fallback's name)."""
+    the task; ``solved_by`` says who produced it ("llm", or a fallback's name).
+    ``verified_scope`` says what was verified: ``"plan"`` here; methods whose
+    unit of success is not one plan say theirs (AutoToS: ``"domain"``)."""
 
     method: str
     verified: bool
@@ -24,32 +69,40 @@ class SolveResult:
     cost: float | None = 0.0
     cache_hits: int = 0
     last_diagnosis: str = ""
-    transcript: list[dict[str, Any]] = field(default_factory=list)
-    # Per attempt, the same keys for every method: attempt, verified, failed_step,
-    # action, missing (predicate names), failure (translation/precondition/goal).
-    signals: list[dict[str, Any]] = field(default_factory=list)
+    transcript: list[Entry] = field(default_factory=list)
+    signals: list[Signal] = field(default_factory=list)
     # Method-specific: why an unverified run failed (a category of the method's own,
     # e.g. DRIP's goal_conflict) and numbers the report breaks results down by
     # (``size``: objects in the task; ``plan_length``; tree size and depth; ...).
     failure: str | None = None
     metrics: dict[str, Any] = field(default_factory=dict)
+    verified_scope: str = "plan"
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
-def finish(method: str, llm, calls_before: int, start: float, *, verified: bool,
-           plan: list[str], attempts: int = 1, **fields: Any) -> SolveResult:
-    """A SolveResult whose LLM numbers are the calls ``llm`` made since
-    ``calls_before`` (``len(llm.usage.calls)`` when the method started)."""
-    import time
+class Run:
+    """A method run's clock and LLM session: ``Run(llm)`` when ``solve`` starts
+    (a session of whatever client it was given, so the run's usage is its own
+    even when the caller shares the client across threads), :meth:`result` at
+    the end."""
 
-    calls = llm.usage.calls[calls_before:]
-    costs = [c.cost for c in calls]
-    fields.setdefault("solved_by", "llm" if verified else None)
-    return SolveResult(
-        method=method, verified=verified, plan=plan, attempts=attempts,
-        llm_calls=len(calls), tokens=sum(c.prompt_tokens + c.completion_tokens for c in calls),
-        seconds=time.perf_counter() - start, backend=llm.name, model=llm.model,
-        cost=None if any(c is None for c in costs) else sum(costs),  # type: ignore[arg-type]
-        cache_hits=sum(c.cached for c in calls), **fields)
+    def __init__(self, method: str, llm: LLM) -> None:
+        self.method = method
+        self.llm = llm.session()
+        self.start = time.perf_counter()
+
+    def usage(self) -> dict[str, Any]:
+        """Calls, tokens, cost and cache hits of this run so far."""
+        return self.llm.usage.totals()
+
+    def result(self, *, verified: bool, plan: list[str], attempts: int = 1,
+               cls: type[SolveResult] = SolveResult, **fields: Any) -> Any:
+        u = self.usage()
+        fields.setdefault("solved_by", "llm" if verified else None)
+        return cls(method=self.method, verified=verified, plan=plan, attempts=attempts,
+                   llm_calls=u["calls"], tokens=u["tokens"],
+                   seconds=time.perf_counter() - self.start, backend=self.llm.name,
+                   model=self.llm.model, cost=u["cost"], cache_hits=u["cache_hits"],
+                   **fields)

@@ -2,25 +2,24 @@
 
 Names are lower-case strings; variables keep their leading '?'. Nodes are
 immutable and compare by value, so parse -> write -> parse can be checked
-with ``==``.
+with ``==``. :class:`Atom` and :class:`Literal` live in :mod:`veriplan.core.atom`
+(states and verdicts use them too) and are re-exported here.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import NamedTuple, Union
+from typing import Union
+
+from veriplan.core.atom import Atom, Literal
+
+__all__ = [
+    "OBJECT", "TRUE", "ActionSchema", "And", "Atom", "Domain", "Effect", "Equals", "Exists",
+    "Forall", "ForallEffect", "Formula", "FuncTerm", "Imply", "Increase", "Literal", "Not",
+    "Or", "Param", "Problem", "When",
+]
 
 OBJECT = "object"
-
-
-class Atom(NamedTuple):
-    """An atomic formula ``(pred arg ...)``; args are objects or variables."""
-
-    pred: str
-    args: tuple[str, ...]
-
-    def __str__(self) -> str:
-        return f"({' '.join((self.pred, *self.args))})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,12 +85,6 @@ class Increase:
     """``(increase (total-cost) value)``: the only numeric effect supported."""
 
     value: int | float | FuncTerm
-
-
-@dataclass(frozen=True, slots=True)
-class Literal:
-    atom: Atom
-    positive: bool = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,9 +14,10 @@ from collections import deque
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from veriplan.core.atom import Atom
 from veriplan.core.condition import bits
 from veriplan.core.operator import Operator
-from veriplan.pddl.ast import ActionSchema, And, Atom, Formula
+from veriplan.pddl.ast import ActionSchema, And, Formula
 
 if TYPE_CHECKING:
     from veriplan.pddl.task import Task

@@ -9,12 +9,12 @@ import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from veriplan.core.atom import Atom, Literal
 from veriplan.core.plan import Step
 from veriplan.errors import VeriplanError
 from veriplan.pddl.ast import (
     ActionSchema,
     And,
-    Atom,
     Domain,
     Effect,
     Equals,
@@ -25,7 +25,6 @@ from veriplan.pddl.ast import (
     FuncTerm,
     Imply,
     Increase,
-    Literal,
     Not,
     Or,
     Problem,

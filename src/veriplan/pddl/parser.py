@@ -14,13 +14,13 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
+from veriplan.core.atom import Atom, Literal
 from veriplan.errors import PDDLLenientWarning, PDDLParseError, UnsupportedRequirementError
 from veriplan.pddl import ast
 from veriplan.pddl.ast import (
     OBJECT,
     ActionSchema,
     And,
-    Atom,
     Domain,
     Effect,
     Equals,
@@ -31,7 +31,6 @@ from veriplan.pddl.ast import (
     FuncTerm,
     Imply,
     Increase,
-    Literal,
     Not,
     Or,
     Param,

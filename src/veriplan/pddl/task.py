@@ -4,7 +4,10 @@
 
 from __future__ import annotations
 
+import os
 import threading
+import warnings
+from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
@@ -12,15 +15,15 @@ from itertools import product
 from pathlib import Path
 
 from veriplan.core import condition as C
+from veriplan.core.atom import Atom, Literal
 from veriplan.core.condition import Condition
 from veriplan.core.facts import FactIndex, State
 from veriplan.core.operator import CondEffect, Operator
-from veriplan.errors import PDDLSemanticError
+from veriplan.errors import PDDLLenientWarning, PDDLSemanticError
 from veriplan.pddl.ast import (
     OBJECT,
     ActionSchema,
     And,
-    Atom,
     Domain,
     Effect,
     Equals,
@@ -31,7 +34,6 @@ from veriplan.pddl.ast import (
     FuncTerm,
     Imply,
     Increase,
-    Literal,
     Not,
     Or,
     Param,
@@ -338,6 +340,72 @@ def _subst(atom: Atom, sub: dict[str, str]) -> Atom:
 
 def load_task(domain_path: str | Path, problem_path: str | Path, *,
               strict: bool = True) -> Task:
-    """Read a domain and a problem file into a :class:`Task`."""
-    domain = read_domain(domain_path, strict=strict)
+    """Read a domain and a problem file into a :class:`Task`.
+
+    The parsed domain is cached by file identity (see :func:`cached_domain`),
+    so tasks loaded from one unchanged domain file share its domain object and
+    with it the fact index and the STRIPS operators instantiated so far; the
+    problem file is read every time."""
+    domain = cached_domain(domain_path, strict=strict)
     return Task(domain, read_problem(problem_path, domain, strict=strict))
+
+
+class _DomainCache:
+    """Parsed domains by file identity: the path as given, the file's device and
+    inode, size, modification time (ns) and strictness. A file changed in place
+    or replaced gets a new identity and is read again; least recently used
+    entries beyond ``size`` are dropped. Thread-safe: a miss parses outside
+    the lock, and if two threads parse the same file at once the first
+    domain stored is the one both get."""
+
+    def __init__(self, size: int = 64) -> None:
+        self.size = size
+        self._lock = threading.Lock()
+        self._domains: OrderedDict[tuple, Domain] = OrderedDict()
+
+    def get(self, path: str | Path, strict: bool) -> Domain:
+        try:
+            st = os.stat(path)
+        except (OSError, TypeError, ValueError):
+            return read_domain(path, strict=strict)  # raises the located read error
+        key = (os.fspath(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, strict)
+        with self._lock:
+            domain = self._domains.get(key)
+            if domain is not None:
+                self._domains.move_to_end(key)
+        if domain is not None:
+            for text in domain.warnings:  # a lenient load warns every time
+                warnings.warn(text, PDDLLenientWarning, stacklevel=4)
+            return domain
+        # Read after the stat: a change from here on gives the file a new key.
+        domain = read_domain(path, strict=strict)
+        with self._lock:
+            domain = self._domains.setdefault(key, domain)
+            self._domains.move_to_end(key)
+            while len(self._domains) > self.size:
+                self._domains.popitem(last=False)
+        return domain
+
+    def clear(self) -> None:
+        with self._lock:
+            self._domains.clear()
+
+    def __len__(self) -> int:
+        return len(self._domains)
+
+
+_DOMAINS = _DomainCache()
+
+
+def cached_domain(path: str | Path, *, strict: bool = True) -> Domain:
+    """The parsed domain file at ``path``, from the cache when the file is
+    unchanged (same path, inode, size and mtime) and read with the same
+    strictness, else read and cached (64 domains at most). A domain read
+    leniently emits its lenient warnings (``PDDLLenientWarning``) on every
+    call, cached or not, as reading the file again would. A change that keeps the size within
+    the file system's mtime resolution is not seen."""
+    return _DOMAINS.get(path, strict)
+
+
+def clear_domain_cache() -> None:
+    _DOMAINS.clear()

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from veriplan.core.atom import Atom, Literal
 from veriplan.pddl.ast import (
     OBJECT,
     ActionSchema,
     And,
-    Atom,
     Domain,
     Effect,
     Equals,
@@ -17,7 +17,6 @@ from veriplan.pddl.ast import (
     FuncTerm,
     Imply,
     Increase,
-    Literal,
     Not,
     Or,
     Param,

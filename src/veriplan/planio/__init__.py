@@ -19,21 +19,33 @@ PlanFormat = Literal["pddl", "planbench"]
 
 def parse_plan(text: str, task=None, *, format: PlanFormat = "pddl",
                config: PlanBenchConfig | str | Path | None = None) -> ParsedPlan:
-    """Read a plan from text. ``format="pddl"`` reads ``(action args)`` lines;
-    ``format="planbench"`` reads natural language with a PlanBench config
-    (required) and the task (required, for its objects).
+    """Read a plan from model text. ``format="pddl"`` reads ``(action args)``
+    lines (with ``config``, objects may also be named in the config's
+    encodings); ``format="planbench"`` reads natural language with a PlanBench
+    config (required) and the task (required, for its objects), and PDDL lines
+    too.
 
-    Lines that cannot be read come back in ``ParsedPlan.unread``, never dropped.
+    Lines that look like actions but cannot be read come back in
+    ``ParsedPlan.unread`` (a plan with one is not valid), prose in
+    ``ParsedPlan.prose``; nothing is dropped silently.
     """
+    cfg = (config if isinstance(config, PlanBenchConfig) or config is None
+           else PlanBenchConfig.from_yaml(config))
     if format == "pddl":
-        names = set(task.schemas) if task is not None else None
-        return read_pddl_plan(text, names)
+        if task is None:
+            return read_pddl_plan(text)
+        schemas = task.schemas
+        return read_pddl_plan(text, schemas.keys(), objects=task.objects if cfg else None,
+                              config=cfg, max_args=_max_args(task))
     if format == "planbench":
-        if config is None or task is None:
+        if cfg is None or task is None:
             raise ValueError("format='planbench' needs the task and a PlanBench config")
-        cfg = config if isinstance(config, PlanBenchConfig) else PlanBenchConfig.from_yaml(config)
         return read_planbench_plan(text, cfg, list(task.objects))
     raise ValueError(f"unknown plan format {format!r}: use 'pddl' or 'planbench'")
+
+
+def _max_args(task) -> int:
+    return max((len(s.params) for s in task.schemas.values()), default=0)
 
 
 __all__ = [

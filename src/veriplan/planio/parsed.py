@@ -1,4 +1,6 @@
-"""What a plan reader returns: the steps it read and every line it could not."""
+"""What a plan reader returns (the steps it read, every line it could not, and the
+prose it passed over), and the line handling both readers share: markers, plan
+blocks, numbering, labels and markdown dress."""
 
 from __future__ import annotations
 
@@ -22,9 +24,16 @@ class UnreadLine:
 
 @dataclass(frozen=True)
 class ParsedPlan:
+    """``steps`` read; ``unread``: lines that look like actions but have no single
+    reading (a plan with one is not valid); ``prose``: lines that are not actions
+    (explanations, context outside the plan block, a restated copy of the plan),
+    which do not make a plan invalid; ``ignored_after_end``: non-blank lines after
+    the end marker."""
+
     steps: tuple[Step, ...]
     unread: tuple[UnreadLine, ...] = ()
-    ignored_after_end: int = 0  # non-blank lines after [PLAN END]
+    ignored_after_end: int = 0
+    prose: tuple[UnreadLine, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -45,43 +54,191 @@ class ParsedPlan:
         return self
 
 
+# ----- lines of an answer ----------------------------------------------------------------
+LINE, PROSE, BREAK = 0, 1, 2  # kinds of AnswerLines.items
+
 _FENCE = re.compile(r"^\s*(```|~~~)")
+# A list mark, then a step number in any usual dress ("1.", "1)", "(1)", "Step 1:",
+# "Action 2 -"), then an "Action:" label; group 1/2/3 is the number.
 _NUMBERING = re.compile(
-    r"^\s*(?:[-*•]\s+|(?:step\s*)?\d+\s*[.):]\s*|(?:step\s*)\d+\s*[-—–]?\s*)", re.IGNORECASE)
-PLAN_END = "[plan end]"
+    r"^(?:[-*•+]\s+)?"
+    r"(?:(?:step|action|move)\s*#?(\d+)\s*(?:[.):\-—–]\s*|\s+)"
+    r"|\((\d+)\)\s*"
+    r"|#?(\d+)\s*(?:[.):]|\s[-—–])\s*)?"
+    r"(?:(?:action|move|step)\s*:\s*)?",
+    re.IGNORECASE)
+# "(1. feast a d)": a number just inside the parenthesis of a PDDL step.
+_INNER_NUMBER = re.compile(r"^\(\s*\d+\s*[.):]\s*(?=[^\s()])")
+# Lines labelled as something other than an action.
+_PROSE_LABEL = re.compile(
+    r"^(?:(?:current|new|resulting|initial|final|intermediate|updated|next|world|goal|my"
+    r"|the)\s+)*(?:state|states|goal|goals|reasoning|explanation|reason|thoughts?|"
+    r"observation|note|check|result|effects?|preconditions?|justification|comment|"
+    r"rationale|analysis|verification|condition|conditions)\s*(?:\d+\s*)?:",
+    re.IGNORECASE)
+_DECOR = re.compile(r"[\[\]()*#:=_<>|~`.\-]+")
+_MARK_MODIFIERS = frozenset((
+    "the", "my", "a", "final", "complete", "full", "corrected", "revised", "pddl", "natural",
+    "language", "nl", "optimal", "proposed", "solution", "your", "updated", "new",
+    "generated", "resulting", "here", "is", "as", "follows", "of", "this", "our"))
+_MARK_START = (["plan"], ["plan", "start"], ["start", "plan"], ["begin", "plan"],
+               ["plan", "begin"], ["plan", "begins"])
+_MARK_END = (["plan", "end"], ["end", "plan"], ["plan", "ends"], ["plan", "ended"])
+_INLINE_END = re.compile(
+    r"\[\s*(?:pddl\s+)?plan\s+end\s*\]|\[\s*end(?:\s+of)?(?:\s+(?:the|pddl))*\s+plan\s*\]")
 
 
-def plan_lines(text: str) -> tuple[list[tuple[int, str]], int]:
-    """The lines of ``text`` that may hold a step, as ``(line_number, cleaned)``:
-    code fences, numbering, bullets, ``;`` comments and blank lines removed,
-    up to ``[PLAN END]``; and the number of non-blank lines after it.
+def marker(low: str) -> int:
+    """1 for a line that opens a plan (``[PLAN]``, ``(PDDL PLAN)``,
+    ``### PDDL Plan:``, ``Here is the plan:``), 2 for one that closes it
+    (``[PLAN END]``, ``**END PDDL PLAN**``), 0 otherwise. ``low`` is lower case."""
+    if "plan" not in low or len(low) > 60:
+        return 0
+    words = [w for w in _DECOR.sub(" ", low).split() if w not in _MARK_MODIFIERS]
+    if words in _MARK_START:
+        return 1
+    if words in _MARK_END:
+        return 2
+    return 0
+
+
+@dataclass(slots=True)
+class AnswerLines:
+    """An answer split into lines. ``items`` are ``(line_number, text, kind)``:
+    ``LINE`` a cleaned line that may hold a step, ``PROSE`` a line that is not
+    one (``text`` is then the reason), ``BREAK`` a marker, fence or restart of
+    the numbering (where a restated plan may begin). ``block`` is true when the
+    lines come from an explicit plan block (a start and an end marker)."""
+
+    items: list[tuple[int, str, int]]
+    raw: list[str]
+    block: bool = False
+    after_end: int = 0
+
+    def text(self, n: int) -> str:
+        return self.raw[n - 1].strip()
+
+
+def split_answer(text: str) -> AnswerLines:
+    """Split an answer into its plan lines: up to the first end marker
+    (``[PLAN END]`` in any dress), after the last start marker before it (text
+    before a start marker is context), with code fences, ``;`` comments on PDDL
+    lines, numbering, bullets, ``Action:`` labels, markdown emphasis and
+    trailing line-break backslashes removed.
 
     Text whose only line breaks are escaped (``\\n`` written out) is unescaped.
     """
     if "\n" not in text.strip() and "\\n" in text:
         text = text.replace("\\r\\n", "\n").replace("\\n", "\n")
-    out: list[tuple[int, str]] = []
+    items: list[tuple[int, str, int]] = []
     raw_lines = text.splitlines()
+    started = False
+    last_number = 0
     for n, raw in enumerate(raw_lines, 1):
         line = raw.strip()
         if not line:
             continue
-        if line[0] == "(" and ";" not in line and "[" not in line:
-            out.append((n, line))  # the common case: nothing to clean
+        if (line[0] == "(" and line[-1] == ")" and ";" not in line and "[" not in line
+                and not line[1].isdigit() and "plan" not in line.lower()):
+            items.append((n, line, LINE))  # the common case: nothing to clean
             continue
-        if _FENCE.match(raw):
+        if _FENCE.match(line):
+            items.append((n, "", BREAK))
             continue
-        line = raw.split(";", 1)[0].strip()
+        if line[0] == ";":
+            continue  # a comment line
+        if ";" in line:
+            head = line.split(";", 1)[0].rstrip()
+            if head.endswith(")"):
+                line = head  # a PDDL step with a comment after it
         low = line.lower()
-        if PLAN_END in low:
-            head = line[: low.index(PLAN_END)].strip()
+        end_at = _INLINE_END.search(low) if "[" in low else None
+        kind = marker(low)
+        if kind == 2 or (end_at is not None and kind == 0):
+            head = line[: end_at.start()].strip() if kind == 0 and end_at else ""
             if head:
-                out.append((n, _NUMBERING.sub("", head, count=1).strip()))
+                cleaned, _ = _clean(head)
+                if cleaned:
+                    items.append((n, cleaned, LINE))
             after = sum(1 for r in raw_lines[n:] if r.strip() and not _FENCE.match(r))
-            return out, after
-        line = _NUMBERING.sub("", line, count=1).strip()
-        if low in ("[plan]", "plan:", "[plan]:"):
+            return AnswerLines(items, raw_lines, started, after)
+        if kind == 1:
+            # A plan heading: what came before it is context, not plan.
+            items = [(m, "context before the plan heading", PROSE) if k == LINE else
+                     (m, t, k) for m, t, k in items]
+            items.append((n, "", BREAK))
+            started = True
+            last_number = 0
             continue
-        if line:
-            out.append((n, line))
-    return out, 0
+        line, number = _clean(line)
+        if not line:
+            continue
+        if _PROSE_LABEL.match(line):
+            items.append((n, "labelled as a description, not an action", PROSE))
+            continue
+        if number is not None:
+            if number == 1 and last_number > 1:
+                items.append((n, "", BREAK))  # the numbering starts again
+            last_number = number
+        items.append((n, line, LINE))
+    return AnswerLines(items, raw_lines, False, 0)
+
+
+def _clean(line: str) -> tuple[str, int | None]:
+    """Markdown dress and numbering removed; the step number, if any."""
+    if "`" in line:
+        line = line.replace("`", "")
+    if "*" in line or "__" in line:
+        line = line.replace("**", "").replace("__", "").strip()
+    if line.endswith("\\"):
+        line = line.rstrip("\\ \t")
+    number = None
+    m = _NUMBERING.match(line)
+    if m is not None and m.end():
+        digits = m.group(1) or m.group(2) or m.group(3)
+        number = int(digits) if digits else None
+        line = line[m.end():]
+    line = line.strip()
+    if line and line[0] in "*_" and line[-1] == line[0]:
+        line = line.strip(line[0]).strip()  # *emphasis* around the whole step
+    if line[:1] == "(":
+        line = _INNER_NUMBER.sub("(", line, count=1)
+    return line, number
+
+
+def plan_lines(text: str) -> tuple[list[tuple[int, str]], int]:
+    """The lines of ``text`` that may hold a step, as ``(line_number, cleaned)``
+    (see :func:`split_answer`), and the number of non-blank lines after the end
+    marker."""
+    answer = split_answer(text)
+    return [(n, t) for n, t, k in answer.items if k == LINE], answer.after_end
+
+
+def finish(items: list[tuple[int, object, int]], answer: AnswerLines) -> ParsedPlan:
+    """Build the ParsedPlan from a reader's verdict on each item, in line order:
+    ``(n, [Step, ...], LINE)``, ``(n, UnreadLine, -1)``, ``(n, reason, PROSE)`` or
+    ``(n, "", BREAK)``. A plan stated twice in a row (the second copy after a
+    prose line, marker, fence or restarted numbering) is read once."""
+    steps: list[Step] = []
+    unread: list[UnreadLine] = []
+    prose: list[UnreadLine] = []
+    bounds = {0}
+    for n, value, kind in items:
+        if kind == LINE:
+            steps.extend(value)  # type: ignore[arg-type]
+        elif kind == PROSE:
+            prose.append(UnreadLine(n, answer.text(n), value))  # type: ignore[arg-type]
+            bounds.add(len(steps))
+        elif kind == BREAK:
+            bounds.add(len(steps))
+        else:
+            unread.append(value)  # type: ignore[arg-type]
+    half = len(steps) // 2
+    if half and len(steps) % 2 == 0 and half in bounds and all(
+            a.name == b.name and a.args == b.args for a, b in zip(steps[:half], steps[half:])):
+        again = sorted({s.line for s in steps[half:] if s.line is not None})
+        prose += [UnreadLine(n, answer.text(n), "restates the plan read above")
+                  for n in again]
+        prose.sort(key=lambda u: u.line)
+        steps = steps[:half]
+    return ParsedPlan(tuple(steps), tuple(unread), answer.after_end, tuple(prose))

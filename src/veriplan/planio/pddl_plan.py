@@ -1,54 +1,222 @@
 """Read plans written as PDDL actions, one per line: ``(stack a b)``,
-``stack a b``, ``1. (stack a b)``, ``Step 1: stack a b``, in code fences,
-with ``;`` comments, up to ``[PLAN END]``."""
+``stack a b``, ``stack(a, b)``, ``1. (stack a b)``, ``(1. stack a b)``,
+``Step 1: stack a b``, in code fences, with ``;`` comments, between plan
+markers in any dress (``[PDDL PLAN]``, ``### PDDL Plan:``) and up to the end
+marker (``[PLAN END]``). With a PlanBench config, objects may be named in its
+encodings (``(unstack yellow red)``, ``(feast object c object b)``)."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from veriplan.core.plan import Step
-from veriplan.planio.parsed import ParsedPlan, UnreadLine, plan_lines
+from veriplan.planio.parsed import LINE, PROSE, ParsedPlan, UnreadLine, finish, split_answer
 
 _NAME = r"[a-z_][a-z0-9_\-]*"
 _ONE = re.compile(rf"\(\s*({_NAME}(?:\s+[a-z0-9_][a-z0-9_\-]*)*)\s*\)")
 _GROUP = re.compile(r"\(\s*([^()]*?)\s*\)")
 _WORDS = re.compile(rf"^{_NAME}(?:[\s,]+[a-z0-9_][a-z0-9_\-]*)*$")
+_CALL = re.compile(rf"({_NAME})\s*\(\s*([^()]*?)\s*\)")
+_CALL_START = re.compile(rf"^{_NAME}\s*\(")
+_GROUP_NUMBER = re.compile(r"^\d+\s*[.):]\s*")
+_SEPARATORS = re.compile(r"[\s_\-]+")
+_JOIN = re.compile(r"[-_]")
+_NOT_A_VERB = frozenset(("the", "a", "an", "this", "that", "it", "i", "we", "so", "and",
+                         "then", "now", "my", "our", "here", "there", "no", "yes"))
+AMBIGUOUS = "ambiguous"
+_NO_FORM = "not of the form (action arg ...)"
 
 
-def read_pddl_plan(text: str, action_names: set[str] | None = None) -> ParsedPlan:
-    """Read a PDDL-style plan.
+def _norm(name: str) -> str:
+    return " ".join(_SEPARATORS.split(name.strip(" _-")))
 
-    With ``action_names``, a line whose first word is not an action is
-    reported as unread (prose); without it, every well-formed line is a step.
+
+class Vocabulary:
+    """How an answer may name the task's actions and objects.
+
+    ``action_names`` (None: any name), ``objects`` (None: any argument),
+    ``aliases`` (other names of objects, e.g. from a PlanBench config: ``red
+    block``, ``object c``), ``verbs`` (words that open an action in natural
+    language), ``max_args`` (the most arguments an action takes).
     """
-    steps: list[Step] = []
-    unread: list[UnreadLine] = []
-    lines, after_end = plan_lines(text)
-    for n, line in lines:
-        low = line.lower().rstrip(".,")
+
+    def __init__(self, action_names: Iterable[str] | None = None,
+                 objects: Iterable[str] | None = None, aliases: dict[str, str] | None = None,
+                 verbs: Iterable[str] = (), max_args: int = 3) -> None:
+        self.actions = frozenset(action_names) if action_names is not None else None
+        self.objects = frozenset(objects) if objects is not None else None
+        self.aliases = dict(aliases or {})
+        self.max_args = max_args
+        self._names: dict[str, str | None] | None = None
+        self._objs: dict[str, str | None] | None = None
+        words = {_JOIN.split(a)[0] for a in self.actions or ()} | set(self.actions or ())
+        words |= {v.lower() for v in verbs if v}
+        words = {w for w in words if w}
+        self.verb = (re.compile(r"(?<![\w-])(?:" + "|".join(
+            re.escape(w) for w in sorted(words, key=len, reverse=True)) + r")[\w-]*")
+            if words else None)
+
+    # ----- names -------------------------------------------------------------------------
+    def action(self, words: list[str]) -> tuple[str, int] | None:
+        """The action the first word(s) name and how many words name it:
+        ``pick-up``, ``pick_up``, ``pickup`` or ``pick up`` for ``pick-up``."""
+        first = words[0]
+        if self.actions is None or first in self.actions:
+            return first, 1
+        if self._names is None:
+            names: dict[str, str | None] = {}
+            for a in self.actions:
+                key = _JOIN.sub("", a)
+                names[key] = a if names.get(key, a) == a else None
+            self._names = names
+        hit = self._names.get(_JOIN.sub("", first))
+        if hit is not None:
+            return hit, 1
+        if len(words) > 1:
+            hit = self._names.get(_JOIN.sub("", first + words[1]))
+            if hit is not None:
+                return hit, 2
+        return None
+
+    def arguments(self, words: list[str]) -> tuple[str, ...] | str | None:
+        """The objects ``words`` name: a tuple when there is exactly one reading,
+        ``AMBIGUOUS`` when there are several, None when there is none."""
+        objects = self.objects
+        if objects is None or all(w in objects for w in words):
+            return tuple(words)
+        if self._objs is None:
+            table: dict[str, str | None] = {}
+            for name, obj in [*((o, o) for o in objects), *self.aliases.items()]:
+                key = _norm(name.lower())
+                table[key] = obj if table.get(key, obj) == obj else None
+            self._objs = table
+        table = self._objs
+        keys = [_norm(w) for w in words]
+        memo: dict[int, set[tuple[str, ...]]] = {len(keys): {()}}
+
+        def readings(i: int) -> set[tuple[str, ...]]:
+            if i in memo:
+                return memo[i]
+            out: set[tuple[str, ...]] = set()
+            for k in range(1, min(4, len(keys) - i) + 1):
+                obj = table.get(" ".join(keys[i:i + k]))
+                if obj is None:
+                    continue
+                for tail in readings(i + k):
+                    out.add((obj, *tail))
+                if len(out) > 1:
+                    break
+            memo[i] = out
+            return out
+
+        found = readings(0)
+        if len(found) == 1:
+            return found.pop()
+        return AMBIGUOUS if found else None
+
+    # ----- lines -------------------------------------------------------------------------
+    def read_line(self, line: str, *, strict: bool = False,
+                  arity: dict[str, int] | None = None
+                  ) -> list[tuple[str, tuple[str, ...]]] | str:
+        """The steps a PDDL-style line holds, or why it holds none. ``strict``:
+        every argument must name an object (else the line has no reading) and,
+        with ``arity``, each action must have its number of arguments."""
+        low = line.lower().rstrip(".,!\\ ")
         one = _ONE.fullmatch(low)
         if one is not None:
-            words = one.group(1).split()
-            if action_names is not None and words[0] not in action_names:
-                unread.append(UnreadLine(n, line, f"{words[0]} is not an action of the domain"))
-            else:
-                steps.append(Step(words[0], tuple(words[1:]), n))
-            continue
-        if low.startswith("("):
+            groups = [one.group(1)]
+        elif low.startswith("("):
             groups = _GROUP.findall(low)
             rest = _GROUP.sub("", low).strip(" ,.")
+            groups = [_GROUP_NUMBER.sub("", g, count=1) for g in groups]
             if not groups or rest or any(not _WORDS.match(g) for g in groups):
-                unread.append(UnreadLine(n, line, "not of the form (action arg ...)"))
-                continue
-            words_list = [g.replace(",", " ").split() for g in groups]
+                return _NO_FORM
+        elif _CALL_START.match(low):
+            calls = _CALL.findall(low)
+            rest = _CALL.sub("", low).strip(" ,.;")
+            groups = [f"{name} {args}" for name, args in calls]
+            if not calls or rest or any(not _WORDS.match(g) for g in groups):
+                return _NO_FORM
         elif _WORDS.match(low):
-            words_list = [low.replace(",", " ").split()]
+            groups = [low]
         else:
-            unread.append(UnreadLine(n, line, "not of the form (action arg ...)"))
+            return _NO_FORM
+        out = []
+        for g in groups:
+            words = g.replace(",", " ").split()
+            named = self.action(words)
+            if named is None:
+                return f"{words[0]} is not an action of the domain"
+            name, used = named
+            args = self.arguments(words[used:])
+            if args == AMBIGUOUS:
+                return "its arguments name the objects in more than one way"
+            if args is None:
+                if strict:
+                    return "its arguments do not name objects of the task"
+                args = tuple(words[used:])
+            if strict and arity is not None and arity.get(name) != len(args):
+                return f"{name} takes {arity.get(name)} argument(s)"
+            out.append((name, args))
+        return out
+
+    def looks_like_action(self, low: str, *, bare_words: bool = True) -> bool:
+        """Whether a line that has no reading still looks like an action (and so
+        is unread, not prose): a parenthesis or call form, a word that opens an
+        action, or (``bare_words``) no more bare words than an action and its
+        arguments would take."""
+        if low.startswith("(") or _CALL_START.match(low):
+            return True
+        if self.verb is not None and self.verb.search(low):
+            return True
+        if not bare_words:
+            return False
+        bare = low.rstrip(".,!\\ ")
+        return bool(_WORDS.match(bare)) and len(bare.replace(",", " ").split()) <= (
+            self.max_args + 1)
+
+    def names_objects(self, words: list[str]) -> bool:
+        """Whether ``words`` (after a first word) are a list of objects."""
+        if not words or words[0] in _NOT_A_VERB:
+            return False
+        args = self.arguments(words[1:])
+        return bool(words[1:]) and isinstance(args, tuple)
+
+
+def read_pddl_plan(text: str, action_names: Iterable[str] | None = None, *,
+                   objects: Iterable[str] | None = None, config=None,
+                   max_args: int = 3) -> ParsedPlan:
+    """Read a PDDL-style plan.
+
+    With ``action_names``, a line whose first word is not an action is unread,
+    and a line that does not look like an action at all (no parenthesis, no
+    action's name, a sentence) is prose. With ``objects`` and a PlanBench
+    ``config``, arguments may name objects in the config's encodings; a line
+    whose arguments name objects in more than one way is unread. Arguments
+    that name no object are kept as written (the validator reports them).
+    """
+    aliases = config.aliases(list(objects)) if config is not None and objects is not None \
+        else None
+    verbs = [t.split()[0] for t in config.actions.values() if t.split()] if config else ()
+    vocab = Vocabulary(action_names, objects if aliases is not None else None, aliases,
+                       verbs, max_args)
+    return read_with(text, vocab)
+
+
+def read_with(text: str, vocab: Vocabulary) -> ParsedPlan:
+    answer = split_answer(text)
+    items: list[tuple[int, object, int]] = []
+    for n, line, kind in answer.items:
+        if kind != LINE:
+            items.append((n, line, kind))
             continue
-        for words in words_list:
-            if action_names is not None and words[0] not in action_names:
-                unread.append(UnreadLine(n, line, f"{words[0]} is not an action of the domain"))
-                break
-            steps.append(Step(words[0], tuple(words[1:]), n))
-    return ParsedPlan(tuple(steps), tuple(unread), after_end)
+        got = vocab.read_line(line)
+        if not isinstance(got, str):
+            items.append((n, [Step(name, args, n) for name, args in got], LINE))
+        elif (vocab.actions is not None and not answer.block
+              and not vocab.looks_like_action(line.lower())):
+            items.append((n, "names no action of the domain", PROSE))
+        else:
+            items.append((n, UnreadLine(n, line, got), -1))
+    return finish(items, answer)

@@ -15,7 +15,8 @@ import yaml
 from veriplan.core.plan import Step
 from veriplan.errors import ConfigError, VeriplanError
 from veriplan.pddl.ast import And, Atom, Formula
-from veriplan.planio.parsed import ParsedPlan, UnreadLine, plan_lines
+from veriplan.planio.parsed import LINE, PROSE, ParsedPlan, UnreadLine, finish, split_answer
+from veriplan.planio.pddl_plan import Vocabulary
 
 _ARTICLE = r"(?:(?:the|a|an)\s+)?"
 
@@ -110,6 +111,20 @@ class PlanBenchConfig:
             out.append((name, pieces))
         return out
 
+    @cached_property
+    def _readers(self) -> dict[tuple[str, ...], _Reader]:
+        return {}
+
+    def reader(self, objects: Sequence[str]) -> _Reader:
+        """The templates compiled for these objects (kept for reuse)."""
+        key = tuple(objects)
+        found = self._readers.get(key)
+        if found is None:
+            if len(self._readers) >= 256:
+                self._readers.clear()
+            found = self._readers[key] = _Reader(self, key)
+        return found
+
 
 def _piece_regex(words: list[str], *, connector: bool) -> str:
     words = [w for w in words if w not in ("the", "a", "an")]
@@ -123,22 +138,120 @@ def _piece_regex(words: list[str], *, connector: bool) -> str:
     return r"\s+".join(map(re.escape, words)) + r"\s+" + _ARTICLE
 
 
-def _line_regexes(cfg: PlanBenchConfig, alias_re: str) -> list[tuple[str, int, re.Pattern]]:
-    out = []
-    for name, pieces in cfg._templates:
-        head = _piece_regex(pieces[0], connector=False) if pieces[0] else _ARTICLE
-        parts = ["^" + head]
-        nslots = len(pieces) - 1
-        for i in range(nslots):
-            parts.append(f"(?P<a{i}>{alias_re})")
-            if i + 1 < nslots:
-                parts.append(_piece_regex(pieces[i + 1], connector=True))
+def _template_regex(pieces: list[list[str]], alias_re: str, *, whole: bool) -> str:
+    """A template as a regex: the whole line (``whole``: anchored, the trailing
+    words optional, then ``rest``) or a phrase to search for inside a line."""
+    head = _piece_regex(pieces[0], connector=False) if pieces[0] else _ARTICLE
+    parts = ["^" + head if whole else r"(?<![\w-])" + head]
+    nslots = len(pieces) - 1
+    for i in range(nslots):
+        parts.append(f"(?P<a{i}>{alias_re})" if whole else f"(?:{alias_re})")
+        if i + 1 < nslots:
+            parts.append(_piece_regex(pieces[i + 1], connector=True))
+    if whole:
         trailing = pieces[-1]
         if trailing:
             parts.append(r"(?:\s+" + r"\s+".join(map(re.escape, trailing)) + ")?")
         parts.append(r"(?P<rest>(?:\W.*)?)$")
-        out.append((name, nslots, re.compile("".join(parts))))
-    return out
+    else:
+        parts.append(r"(?![\w-])")
+    return "".join(parts)
+
+
+# Where a trailing explanation begins ("..., since the hand is empty").
+_EXPLAIN = re.compile(
+    r"[,;:.!?(\[—–]|\s-+(?=\s|$)|\s(?:because|since|as|so|which|thus|therefore|hence|"
+    r"leaving|making|in\s+order|while|given|when|where)\b")
+# Words that open a second action rather than an explanation.
+_JOINERS = frozenset(("and", "or", "then", "also", "plus", "next", "followed", "afterwards",
+                      "after", "before", "finally", "&", "+"))
+# Words that open a place ("(under the red block)"): with an object after them, a
+# second place for the action, not an explanation.
+_PLACES = frozenset(("on", "onto", "upon", "atop", "over", "above", "under", "underneath",
+                     "below", "beneath", "from", "off", "to", "into", "in", "at", "between",
+                     "beside", "next", "with", "near", "behind", "by"))
+_GROUP = re.compile(r"\(\s*([^()]*?)\s*\)")
+
+
+class _Reader:
+    """A config's templates compiled for one set of objects."""
+
+    def __init__(self, cfg: PlanBenchConfig, objects: Sequence[str]) -> None:
+        self.aliases = aliases = cfg.aliases(objects)
+        alias_re = "|".join(re.escape(a) for a in sorted(aliases, key=len, reverse=True))
+        alias_re = alias_re or r"(?!)"
+        self.mention = re.compile(rf"(?<![\w-])(?:{alias_re})(?![\w-])")
+        self.regexes = []
+        self.phrases = []
+        self.arity: dict[str, int] = {}
+        verbs = []
+        for name, pieces in cfg._templates:
+            nslots = len(pieces) - 1
+            self.arity[name] = nslots
+            self.regexes.append((name, nslots, re.compile(
+                _template_regex(pieces, alias_re, whole=True))))
+            self.phrases.append(re.compile(_template_regex(pieces, alias_re, whole=False)))
+            if pieces[0]:
+                verbs.append(pieces[0][0])
+        self.vocab = Vocabulary(cfg.actions, objects, aliases, verbs,
+                                max(self.arity.values(), default=0))
+
+    def read(self, line: str, n: int) -> list[Step] | str:
+        low = " ".join(line.lower().split()).rstrip(".;,!\\")
+        inner = low[1:-1].strip() if low.startswith("(") and low.endswith(")") else low
+        matches: list[Step] = []
+        for name, nslots, rx in self.regexes:
+            m = rx.match(inner)
+            if m is None:
+                continue
+            args = tuple(self.aliases[m.group(f"a{i}")] for i in range(nslots))
+            if self._rest_ok(m.group("rest"), name, args):
+                matches.append(Step(name, args, n))
+        step = _choose(matches, inner)
+        if step is not None:
+            return [step]
+        if matches:
+            return "matches more than one action template"
+        got = self.vocab.read_line(low, strict=True, arity=self.arity)
+        if not isinstance(got, str):
+            return [Step(name, args, n) for name, args in got]
+        return "matches no action template of the config with the task's objects"
+
+    def _rest_ok(self, rest: str, name: str, args: tuple[str, ...]) -> bool:
+        """Whether what follows an action phrase leaves it the line's one reading:
+        words that name no object and no action ("... on the table"), then
+        possibly an explanation ("..., since the hand is empty") that holds no
+        second action."""
+        if not rest.strip(" .!?"):
+            return True
+        verb = self.vocab.verb
+        m = _EXPLAIN.search(rest)
+        pre = rest if m is None else rest[:m.start()]
+        if self.mention.search(pre) or (verb is not None and verb.search(pre)):
+            return False
+        if m is None:
+            return True
+        tail = rest[m.end():].strip(" ,;:.-—–([")
+        first = tail.split(None, 1)[0] if tail else ""
+        if first in _JOINERS or (verb is not None and verb.match(tail)):
+            return False
+        if first in _PLACES and self.mention.search(tail):
+            return False
+        if any(rx.search(tail) for rx in self.phrases):
+            return False
+        for group in _GROUP.findall(rest):
+            got = self.vocab.read_line(f"({group})", strict=True, arity=self.arity)
+            if not isinstance(got, str) and any(g != (name, args) for g in got):
+                return False
+        return True
+
+    def is_prose(self, low: str) -> bool:
+        """A line with no reading is prose when it has no action verb, no
+        parenthesis or call form, and is not a word followed by objects."""
+        if self.vocab.looks_like_action(low, bare_words=False):
+            return False
+        words = low.rstrip(".,!\\ ").replace(",", " ").split()
+        return not self.vocab.names_objects(words)
 
 
 def read_planbench_plan(text: str, cfg: PlanBenchConfig, objects: Sequence[str]) -> ParsedPlan:
@@ -147,36 +260,29 @@ def read_planbench_plan(text: str, cfg: PlanBenchConfig, objects: Sequence[str])
 
     A line is read when it matches one action template, with articles
     optional, objects named in any of the config's encodings (or plainly),
-    a connector possibly cut short, and trailing words that name no object
-    ("put down the red block on the table"). Anything else is unread.
+    a connector possibly cut short, trailing words that name no object
+    ("put down the red block on the table") and an explanation that holds no
+    second action ("..., since the hand is empty"); or when it is a PDDL
+    action (``(unstack a b)``, ``(feast object c object b)``). When the answer
+    has a ``[PLAN]`` block, the block is the plan and the rest is context;
+    outside a block, a line with no action verb of the templates is prose.
+    Anything else is unread.
     """
-    aliases = cfg.aliases(objects)
-    alias_re = "|".join(re.escape(a) for a in sorted(aliases, key=len, reverse=True))
-    mention = re.compile(rf"(?<![\w-])(?:{alias_re})(?![\w-])") if aliases else None
-    regexes = _line_regexes(cfg, alias_re)
-    steps: list[Step] = []
-    unread: list[UnreadLine] = []
-    lines, after_end = plan_lines(text)
-    for n, line in lines:
-        low = " ".join(line.lower().replace("`", " ").split()).rstrip(".;,")
-        if low.startswith("(") and low.endswith(")"):
-            low = low[1:-1].strip()
-        matches: list[Step] = []
-        for name, nslots, rx in regexes:
-            m = rx.match(low)
-            if m is None:
-                continue
-            if mention is not None and mention.search(m.group("rest")):
-                continue
-            matches.append(Step(name, tuple(aliases[m.group(f"a{i}")] for i in range(nslots)), n))
-        step = _choose(matches, low)
-        if step is None:
-            reason = ("matches more than one action template" if matches else
-                      "matches no action template of the config with the task's objects")
-            unread.append(UnreadLine(n, line, reason))
+    reader = cfg.reader(objects)
+    answer = split_answer(text)
+    items: list[tuple[int, object, int]] = []
+    for n, line, kind in answer.items:
+        if kind != LINE:
+            items.append((n, line, kind))
+            continue
+        got = reader.read(line, n)
+        if not isinstance(got, str):
+            items.append((n, got, LINE))
+        elif not answer.block and reader.is_prose(line.lower()):
+            items.append((n, "names no action of the domain", PROSE))
         else:
-            steps.append(step)
-    return ParsedPlan(tuple(steps), tuple(unread), after_end)
+            items.append((n, UnreadLine(n, line, got), -1))
+    return finish(items, answer)
 
 
 def _choose(matches: list[Step], line: str) -> Step | None:

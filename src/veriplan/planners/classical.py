@@ -8,7 +8,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from veriplan.core.plan import Step
+from veriplan.errors import ConfigError
 from veriplan.pddl.task import Task
+from veriplan.registry import Registry
 from veriplan.search import Budget, astar, bfs, make_heuristic
 from veriplan.search.result import SearchResult
 from veriplan.verify import ValidationResult, validate_plan
@@ -55,24 +57,27 @@ def _fd(alias: str | None = None, search: str | None = None):
     return run
 
 
-PLANNERS: dict[str, Callable] = {
+class UnknownPlannerError(ConfigError, ValueError):
+    """A planner name that is not registered (names the choices)."""
+
+
+# A planner: (task, time_limit) -> (status, plan or None, states expanded or None).
+Planner = Callable[[Task, float], tuple[str, tuple[Step, ...] | None, int | None]]
+
+PLANNERS: Registry[Planner] = Registry("planner", {
     "fd": _fd(alias="lama-first"),
     "fd-optimal": _fd(search="astar(lmcut())"),
     "bfs": _search(lambda t, b: bfs(t, budget=b)),
     "astar-hadd": _search(lambda t, b: astar(t, make_heuristic("hadd", t), budget=b)),
     "astar-hff": _search(lambda t, b: astar(t, make_heuristic("hff", t), budget=b)),
     "gbfs-hff": _search(lambda t, b: astar(t, make_heuristic("hff", t), budget=b, weight=None)),
-}
+}, group="veriplan.planners", error=UnknownPlannerError)
 
 
 def solve_classical(task: Task, planner: str = "fd", *, time_limit: float = 300
                     ) -> ClassicalResult:
     """Solve ``task`` with a classical planner and validate the plan."""
-    try:
-        run = PLANNERS[planner]
-    except KeyError:
-        raise ValueError(f"unknown planner {planner!r}: use one of "
-                         f"{', '.join(PLANNERS)}") from None
+    run = PLANNERS.get(planner)
     start = time.perf_counter()
     status, plan, expanded = run(task, time_limit)
     validation = validate_plan(task, plan) if plan is not None else None

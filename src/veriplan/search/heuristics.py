@@ -11,7 +11,9 @@ from collections.abc import Callable
 from heapq import heappop, heappush
 
 from veriplan.core.condition import Conj, bits
+from veriplan.errors import ConfigError
 from veriplan.pddl.task import Task
+from veriplan.registry import Registry
 
 INF = float("inf")
 Heuristic = Callable[[int], float]
@@ -114,15 +116,18 @@ def h_ff(task: Task) -> Heuristic:
     return h
 
 
-HEURISTICS: dict[str, Callable[[Task], Heuristic]] = {"hadd": h_add, "hff": h_ff}
+class UnknownHeuristicError(ConfigError, ValueError):
+    """A heuristic name that is not registered (names the choices)."""
+
+
+HEURISTICS: Registry[Callable[[Task], Heuristic]] = Registry(
+    "heuristic", {"hadd": h_add, "hff": h_ff}, group="veriplan.heuristics",
+    error=UnknownHeuristicError)
 
 
 def make_heuristic(name: str, task: Task) -> Heuristic:
-    try:
-        return HEURISTICS[name](task)
-    except KeyError:
-        raise ValueError(f"unknown heuristic {name!r}: use one of "
-                         f"{', '.join(HEURISTICS)}") from None
+    """The heuristic ``name`` built for ``task``."""
+    return HEURISTICS.get(name)(task)
 
 
-__all__ = ["HEURISTICS", "h_add", "h_ff", "make_heuristic"]
+__all__ = ["HEURISTICS", "UnknownHeuristicError", "h_add", "h_ff", "make_heuristic"]

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from veriplan.core.atom import ConditionPart
 from veriplan.core.plan import Step
 from veriplan.pddl.task import Task
 
@@ -17,6 +18,7 @@ class StepErrorKind(StrEnum):
     UNKNOWN_OBJECT = "unknown-object"
     WRONG_TYPE = "wrong-type"
     PRECONDITION = "precondition"
+    UNREAD = "unread"  # a line of the plan text was not read as a step (no step error)
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,7 +29,7 @@ class StepError:
     step: Step
     kind: StepErrorKind
     detail: str
-    unsatisfied: tuple[str, ...] = ()
+    unsatisfied: tuple[ConditionPart, ...] = ()
 
     def __str__(self) -> str:
         return f"step {self.index} {self.step}: {self.detail}"

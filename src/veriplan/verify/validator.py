@@ -5,10 +5,12 @@ checked in the final state)."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
+from veriplan.core.atom import ConditionPart, FormulaText, Literal
 from veriplan.core.condition import FALSE, Conj, Disj, bits, render
-from veriplan.core.facts import State
+from veriplan.core.facts import FactIndex, State
 from veriplan.core.operator import Operator
 from veriplan.core.plan import Step
 from veriplan.pddl.task import Task
@@ -20,17 +22,30 @@ from veriplan.verify.consistency import (
     plainly_well_formed,
 )
 
+if TYPE_CHECKING:
+    from veriplan.planio.parsed import UnreadLine
+
 
 @dataclass(frozen=True)
 class ValidationResult:
     """The verdict on a plan; a returned value, never an exception.
 
     ``failed_step`` is 1-based; ``unsatisfied`` lists the failing step's
-    preconditions that are false as PDDL (``(clear b)``, ``(not (on a b))``,
-    ``(or ...)``); ``unmet_goals`` the goal parts false at the end of a plan
-    that executed; ``step_errors`` every static defect (unknown action, wrong
-    arity, unknown object, wrong type) in the whole plan; ``trace`` the
-    states (sorted atoms) before each step and after the last, on request.
+    preconditions that are false, ``unmet_goals`` the goal parts false at the
+    end of a plan that executed, each as a :class:`~veriplan.core.atom.Literal`
+    (atom and polarity) or, for a part that is no literal (a false ``(or ...)``),
+    a :class:`~veriplan.core.atom.FormulaText`; ``.pddl()`` (or ``str``) of
+    either is its PDDL text, e.g. ``(clear b)`` or ``(not (on a b))``.
+    ``step_errors`` lists every static defect (unknown action, wrong arity,
+    unknown object, wrong type) in the whole plan; ``trace`` the states (sorted
+    atoms) before each step and after the last, on request.
+
+    ``unread`` holds the lines of the plan text that were not read as steps
+    (from a :class:`~veriplan.planio.ParsedPlan`); a plan with one is never
+    valid. The other fields then judge the steps that were read, and ``error``
+    is the failing step's kind, or ``unread`` when the steps read have none.
+    ``error`` is None only for a valid plan or one whose sole defect is unmet
+    goals.
     """
 
     valid: bool
@@ -39,41 +54,70 @@ class ValidationResult:
     action: str | None = None
     error: StepErrorKind | None = None
     detail: str = ""
-    unsatisfied: tuple[str, ...] = ()
-    unmet_goals: tuple[str, ...] = ()
+    unsatisfied: tuple[ConditionPart, ...] = ()
+    unmet_goals: tuple[ConditionPart, ...] = ()
     step_errors: tuple[StepError, ...] = ()
     cost: float = 0.0
     steps_executed: int = 0
     trace: tuple[tuple[str, ...], ...] | None = None
+    unread: tuple[UnreadLine, ...] = ()
 
     @property
     def length(self) -> int:
         return len(self.plan)
 
-    def feedback(self) -> str:
+    @property
+    def steps_reach_goal(self) -> bool:
+        """True when the steps read execute and reach the goal (``valid`` also
+        requires that no line went unread)."""
+        return self.failed_step is None and not self.unmet_goals
+
+    @property
+    def unsatisfied_predicates(self) -> tuple[str, ...]:
+        """The predicates of the unsatisfied literals, in order (parts that are
+        no literal, such as a false disjunction, name none)."""
+        return tuple(u.atom.pred for u in self.unsatisfied if isinstance(u, Literal))
+
+    def feedback(self, *, unread: bool = True) -> str:
+        """What is wrong, in words (see :func:`~veriplan.verify.feedback_text`);
+        ``unread=False`` leaves unread lines out and judges the steps read."""
         from veriplan.verify.feedback import feedback_text
 
-        return feedback_text(self)
+        return feedback_text(self, unread=unread)
 
     def to_dict(self) -> dict:
-        d = asdict(self)
-        d["plan"] = [str(s) for s in self.plan]
-        d["error"] = str(self.error) if self.error else None
-        d["step_errors"] = [
-            {"index": e.index, "step": str(e.step), "kind": str(e.kind), "detail": e.detail}
-            for e in self.step_errors]
-        d["trace"] = [list(s) for s in self.trace] if self.trace is not None else None
-        d["feedback"] = self.feedback()
-        return d
+        """A JSON-ready dict: steps, literals and goals as PDDL text, unread lines
+        as ``unread_lines`` (``line``, ``text``, ``reason``)."""
+        return {
+            "valid": self.valid,
+            "plan": [str(s) for s in self.plan],
+            "failed_step": self.failed_step,
+            "action": self.action,
+            "error": str(self.error) if self.error else None,
+            "detail": self.detail,
+            "unsatisfied": [u.pddl() for u in self.unsatisfied],
+            "unmet_goals": [g.pddl() for g in self.unmet_goals],
+            "step_errors": [
+                {"index": e.index, "step": str(e.step), "kind": str(e.kind), "detail": e.detail}
+                for e in self.step_errors],
+            "cost": self.cost,
+            "steps_executed": self.steps_executed,
+            "trace": [list(s) for s in self.trace] if self.trace is not None else None,
+            "feedback": self.feedback(),
+            "unread_lines": [{"line": u.line, "text": u.text, "reason": u.reason}
+                             for u in self.unread],
+        }
 
 
-def false_parts(cond: Conj | Disj, state: State, name) -> list[str]:
-    """The parts of ``cond`` that are false in ``state``, as PDDL text."""
+def false_parts(cond: Conj | Disj, state: State, facts: FactIndex) -> list[ConditionPart]:
+    """The parts of ``cond`` that are false in ``state``: literals over the
+    atoms of ``facts``, and any false disjunction as its PDDL text."""
     if isinstance(cond, Disj):
-        return [] if cond.holds(state) else [render(cond, name)]
-    out = [name(b) for b in bits(cond.pos & ~state)]
-    out += [f"(not {name(b)})" for b in bits(cond.neg & state)]
-    out += [render(d, name) for d in cond.parts if not d.holds(state)]
+        return [] if cond.holds(state) else [FormulaText(render(cond, facts.name))]
+    atoms = facts.atoms
+    out: list[ConditionPart] = [Literal(atoms[b], True) for b in bits(cond.pos & ~state)]
+    out += [Literal(atoms[b], False) for b in bits(cond.neg & state)]
+    out += [FormulaText(render(d, facts.name)) for d in cond.parts if not d.holds(state)]
     return out
 
 
@@ -90,17 +134,30 @@ def _to_steps(plan: Iterable[Step | Operator | str]) -> tuple[Step, ...]:
 
 
 def validate_plan(task: Task, plan: Sequence[Step | Operator | str] | Iterable,
-                  *, trace: bool = False) -> ValidationResult:
+                  *, trace: bool = False, unread: str = "fail") -> ValidationResult:
     """Simulate ``plan`` from the initial state and check the goal.
 
     ``plan`` may be a :class:`~veriplan.planio.ParsedPlan`, steps, ground
-    operators or strings like ``"(stack a b)"``.
+    operators or strings like ``"(stack a b)"``. A ParsedPlan with unread
+    lines is not valid (``unread="fail"``, the default): the result carries
+    the lines in ``unread`` and judges the steps read in its other fields.
+    ``unread="ignore"`` judges the steps read alone, as if the text held
+    nothing else (the same as passing ``parsed.steps``).
     """
-    steps = _to_steps(getattr(plan, "steps", plan))
+    if unread not in ("fail", "ignore"):
+        raise ValueError(f"unread={unread!r}: use 'fail' or 'ignore'")
+    lines = getattr(plan, "unread", ()) if unread == "fail" and hasattr(plan, "steps") else ()
+    result = _validate(task, _to_steps(getattr(plan, "steps", plan)), trace)
+    if not lines:
+        return result
+    return replace(result, valid=False, unread=tuple(lines),
+                   error=result.error or StepErrorKind.UNREAD)
+
+
+def _validate(task: Task, steps: tuple[Step, ...], trace: bool) -> ValidationResult:
     state = task.init
     states: list[State] = [state]
     cost = 0.0
-    name = task.facts.name
     for i, step in enumerate(steps, 1):
         op = task.cached_operator(step.name, step.args)
         if op is None:
@@ -113,9 +170,10 @@ def validate_plan(task: Task, plan: Sequence[Step | Operator | str] | Iterable,
             if FALSE in op.pre_rest:
                 err = StepError(i, step, StepErrorKind.PRECONDITION,
                                 f"the precondition of {step.name} can never hold for these "
-                                "arguments (an equality test fails)", ("(= ...)",))
+                                "arguments (an equality test fails)",
+                                (FormulaText("(= ...)"),))
                 return _fail(task, steps, err, cost, states, trace)
-            unsat = tuple(false_parts(op.precondition, state, name))
+            unsat = tuple(false_parts(op.precondition, state, task.facts))
             noun = "precondition" if len(unsat) == 1 else "preconditions"
             err = StepError(i, step, StepErrorKind.PRECONDITION,
                             f"{noun} {_join(unsat)} {'is' if len(unsat) == 1 else 'are'} false",
@@ -125,7 +183,7 @@ def validate_plan(task: Task, plan: Sequence[Step | Operator | str] | Iterable,
         cost += op.cost
         if trace:
             states.append(state)
-    unmet = () if task.goal.holds(state) else tuple(false_parts(task.goal, state, name))
+    unmet = () if task.goal.holds(state) else tuple(false_parts(task.goal, state, task.facts))
     return ValidationResult(
         valid=not unmet, plan=steps, unmet_goals=unmet, cost=cost,
         steps_executed=len(steps), trace=_trace(task, states) if trace else None)
@@ -144,7 +202,8 @@ def _trace(task: Task, states: list[State]) -> tuple[tuple[str, ...], ...]:
     return tuple(tuple(str(a) for a in task.atoms(s)) for s in states)
 
 
-def _join(items: Sequence[str]) -> str:
-    if len(items) <= 1:
-        return "".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
+def _join(items: Sequence[ConditionPart]) -> str:
+    texts = [i.pddl() for i in items]
+    if len(texts) <= 1:
+        return "".join(texts)
+    return ", ".join(texts[:-1]) + " and " + texts[-1]

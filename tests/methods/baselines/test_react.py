@@ -55,5 +55,5 @@ def test_llm_environment_uses_the_models_own_observations_then_validates():
 def test_read_turn_and_bad_env():
     assert read_turn("Thought: a\nAction: stack a b\nAction: other") == {
         "thought": "a", "action": "stack a b"}
-    with pytest.raises(ConfigError, match="symbolic or llm"):
+    with pytest.raises(ConfigError, match="use one of symbolic, llm"):
         solve(standard_task(), LLM(ScriptedBackend()), Config(env="world"))

@@ -4,29 +4,39 @@ validator, and a hand-written reference successor function and goal test.
 
 A domain module defines ``DOMAIN`` (a :class:`SearchDomain`); the registry maps
 names to modules, imported on first use (the sandbox child imports only the
-domain it searches).
+domain it searches). Other packages add domains through the
+``veriplan.autotos_domains`` entry-point group (a module defining ``DOMAIN``, or
+a ``module:attr`` naming the domain itself).
 """
 
 from __future__ import annotations
 
-import importlib
+from typing import Any
 
 from veriplan.domains.autotos.base import DomainData, SearchDomain
-from veriplan.errors import DataError
+from veriplan.errors import ConfigError, DataError
+from veriplan.registry import Registry
 
-DOMAINS: dict[str, str] = {
+
+class UnknownDomainError(ConfigError, DataError):
+    """An AutoToS domain name that is not registered (names the choices)."""
+
+
+def _domain(name: str, obj: Any) -> SearchDomain:
+    return obj if isinstance(obj, SearchDomain) else obj.DOMAIN
+
+
+DOMAINS: Registry[SearchDomain] = Registry("AutoToS domain", {
     "24game": "veriplan.domains.autotos.game24",
     "blocksworld": "veriplan.domains.autotos.blocksworld",
     "crossword": "veriplan.domains.autotos.crossword",
     "sokoban": "veriplan.domains.autotos.sokoban",
     "prontoqa": "veriplan.domains.autotos.prontoqa",
-}
+}, group="veriplan.autotos_domains", load=_domain, error=UnknownDomainError)
 
 
 def get_domain(name: str) -> SearchDomain:
-    if name not in DOMAINS:
-        raise DataError(f"unknown AutoToS domain {name!r}: use one of {', '.join(DOMAINS)}")
-    return importlib.import_module(DOMAINS[name]).DOMAIN
+    return DOMAINS.get(name)
 
 
-__all__ = ["DOMAINS", "DomainData", "SearchDomain", "get_domain"]
+__all__ = ["DOMAINS", "DomainData", "SearchDomain", "UnknownDomainError", "get_domain"]

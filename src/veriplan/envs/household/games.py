@@ -9,6 +9,7 @@ from pathlib import Path
 
 from veriplan.envs.household.generator import EVAL_COUNTS, TASK_TYPES, Game, generate
 from veriplan.errors import ConfigError
+from veriplan.storage import cache_dir
 
 VERSION = "v1"  # bump when generation changes: a new folder, never mixed sets
 TRAIN_PER_TYPE = 20
@@ -17,8 +18,6 @@ _SEED_BASE = {"eval": 0, "train": 100_000}
 
 
 def cache_root() -> Path:
-    from veriplan.llm.models import cache_dir
-
     return cache_dir() / "household" / VERSION
 
 

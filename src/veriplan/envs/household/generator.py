@@ -16,6 +16,19 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
+# alfworld_data and game_domain live with the planner (which needs the domain);
+# they are re-exported here, where they were first defined.
+from veriplan.envs.household.planning import (
+    DOMAIN_OTYPES,
+    DOMAIN_RTYPES,
+    alfworld_data,
+    game_domain,
+    plan_game,
+)
+
+__all__ = ["EVAL_COUNTS", "LAMPS", "LAMP_STANDS", "TASK_TYPES", "Game", "alfworld_data",
+           "floorplans", "game_domain", "generate", "problem_text"]
+
 TASK_TYPES = ("pick_and_place", "pick_clean_then_place", "pick_heat_then_place",
               "pick_cool_then_place", "look_at_obj_in_light", "pick_two_obj_and_place")
 # The shape of ALFWorld's unseen evaluation split (134 games), by task type.
@@ -53,38 +66,6 @@ def _constants():
     import alfworld.gen.constants as C
 
     return C
-
-
-@cache
-def alfworld_data() -> tuple[str, str]:
-    """alfred.pddl and alfred.twl2 from the alfworld wheel."""
-    root = resources.files("alfworld").joinpath("data")
-    return root.joinpath("alfred.pddl").read_text(), root.joinpath("alfred.twl2").read_text()
-
-
-DOMAIN_RTYPES = ("SinkBasin", "Microwave", "Fridge")
-DOMAIN_OTYPES = ("Knife", "ButterKnife")
-
-
-@cache
-def game_domain() -> str:
-    """alfred.pddl as games use it: read leniently (its known defects), with the
-    types its actions name (SinkBasinType, ...) declared as constants, written
-    back in PDDL that Fast Downward's current translator accepts."""
-    import dataclasses
-    import warnings
-
-    from veriplan.errors import PDDLLenientWarning
-    from veriplan.pddl.parser import parse_domain
-    from veriplan.pddl.writer import domain_to_pddl
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", PDDLLenientWarning)
-        d = parse_domain(alfworld_data()[0], file="alfred.pddl", strict=False)
-    consts = {f"{t.lower()}type": "rtype" for t in DOMAIN_RTYPES}
-    consts |= {f"{t.lower()}type": "otype" for t in DOMAIN_OTYPES}
-    return domain_to_pddl(dataclasses.replace(d, constants={**d.constants, **consts},
-                                              free_constants=()))
 
 
 @cache
@@ -247,8 +228,6 @@ def generate(task_type: str, seed: int, game_id: str, *, solve: bool = True) -> 
     game = Game(game_id, task_type, name, seed, task,
                 problem_text(game_id.replace("/", "-"), receptacles, objects, goal))
     if solve:
-        from veriplan.envs.household.planning import plan_game
-
         plan = plan_game(game)
         if plan is None:
             return None

@@ -1,17 +1,50 @@
-"""Fast Downward (up-fast-downward) on a household game: the walkthrough."""
+"""The games' PDDL domain (alfred.pddl from the alfworld wheel, as games use
+it) and Fast Downward (up-fast-downward) on a household game: the walkthrough."""
 
 from __future__ import annotations
 
 from functools import cache
+from importlib import resources
 
 from veriplan.errors import PlannerError
+
+
+@cache
+def alfworld_data() -> tuple[str, str]:
+    """alfred.pddl and alfred.twl2 from the alfworld wheel."""
+    root = resources.files("alfworld").joinpath("data")
+    return root.joinpath("alfred.pddl").read_text(), root.joinpath("alfred.twl2").read_text()
+
+
+DOMAIN_RTYPES = ("SinkBasin", "Microwave", "Fridge")
+DOMAIN_OTYPES = ("Knife", "ButterKnife")
+
+
+@cache
+def game_domain() -> str:
+    """alfred.pddl as games use it: read leniently (its known defects), with the
+    types its actions name (SinkBasinType, ...) declared as constants, written
+    back in PDDL that Fast Downward's current translator accepts."""
+    import dataclasses
+    import warnings
+
+    from veriplan.errors import PDDLLenientWarning
+    from veriplan.pddl.parser import parse_domain
+    from veriplan.pddl.writer import domain_to_pddl
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PDDLLenientWarning)
+        d = parse_domain(alfworld_data()[0], file="alfred.pddl", strict=False)
+    consts = {f"{t.lower()}type": "rtype" for t in DOMAIN_RTYPES}
+    consts |= {f"{t.lower()}type": "otype" for t in DOMAIN_OTYPES}
+    return domain_to_pddl(dataclasses.replace(d, constants={**d.constants, **consts},
+                                              free_constants=()))
 
 
 @cache
 def _domain():
     import warnings
 
-    from veriplan.envs.household.generator import game_domain
     from veriplan.errors import PDDLLenientWarning
     from veriplan.pddl.parser import parse_domain
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Mapping
 
 from veriplan.errors import AuthenticationError, BackendUnavailableError, BadRequestError
 from veriplan.llm.backends.sdk_errors import translated_errors
@@ -12,6 +13,11 @@ from veriplan.llm.types import LLMRequest, LLMResponse
 
 class AnthropicBackend:
     name = "anthropic"
+
+    @classmethod
+    def model_name_for(cls, options: Mapping[str, object]) -> str:
+        """The model these options select (part of unit ids), known without a client."""
+        return str(options.get("model") or "")
 
     def __init__(self, model: str | None = None, *, api_key: str | None = None,
                  base_url: str | None = None, timeout: float = 600.0, **_: object) -> None:

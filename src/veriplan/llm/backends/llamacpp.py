@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 from veriplan.errors import BackendError, BackendUnavailableError, BadRequestError
@@ -25,6 +26,15 @@ class LlamaCppBackend:
     """
 
     name = "llamacpp"
+
+    @classmethod
+    def model_name_for(cls, options: Mapping[str, object]) -> str:
+        """The model these options select, known without loading it: ``model``,
+        else the stem of ``model_path``, else the default embedded model."""
+        if options.get("model"):
+            return str(options["model"])
+        path = options.get("model_path")
+        return Path(str(path)).stem if path else DEFAULT_MODEL
 
     def __init__(self, model: str | None = None, *, model_path: str | None = None,
                  n_ctx: int = 16384, n_threads: int | None = None,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Mapping
 
 from veriplan.errors import AuthenticationError, BackendUnavailableError, BadRequestError
 from veriplan.llm.backends.sdk_errors import translated_errors
@@ -13,6 +14,11 @@ from veriplan.llm.types import LLMRequest, LLMResponse
 
 class OpenAIBackend:
     name = "openai"
+
+    @classmethod
+    def model_name_for(cls, options: Mapping[str, object]) -> str:
+        """The model these options select (part of unit ids), known without a client."""
+        return str(options.get("model") or "")
 
     def __init__(self, model: str | None = None, *, base_url: str | None = None,
                  api_key: str | None = None, timeout: float = 600.0, **_: object) -> None:

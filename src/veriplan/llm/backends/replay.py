@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 
 from veriplan.errors import BackendError, ReplayMissError
@@ -18,6 +19,11 @@ class ReplayBackend:
     """
 
     name = "replay"
+
+    @classmethod
+    def model_name_for(cls, options: Mapping[str, object]) -> str:
+        """The model these options select (part of unit ids), known without a client."""
+        return str(options.get("model") or "")
 
     def __init__(self, cassette: str | Path | None = None, *, model: str = "",
                  **_: object) -> None:

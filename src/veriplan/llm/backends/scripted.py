@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 from veriplan.errors import BackendError
 from veriplan.llm.types import LLMRequest, LLMResponse
@@ -19,6 +19,11 @@ class ScriptedBackend:
     """
 
     name = "scripted"
+
+    @classmethod
+    def model_name_for(cls, options: Mapping[str, object]) -> str:
+        """The ``model`` option, else "scripted" (as the backend answers)."""
+        return str(options.get("model") or "scripted")
 
     def __init__(self, responses: Iterable[str | BaseException] = (), *,
                  fn: Callable[[LLMRequest], str] | None = None, delay: float = 0.0,

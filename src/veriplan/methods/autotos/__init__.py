@@ -14,7 +14,10 @@ _LAZY = {"Config": "veriplan.methods.autotos.config",
          "reference": "veriplan.methods.autotos.method",
          "run_loop": "veriplan.methods.autotos.method",
          "solve_domain": "veriplan.methods.autotos.method",
-         "run": "veriplan.methods.autotos.method"}
+         "solve": "veriplan.methods.autotos.method",
+         "AutoToSProblem": "veriplan.methods.autotos.problem",
+         "AutoToSResult": "veriplan.methods.autotos.problem"}
+PROBLEM = "autotos"
 
 
 def __getattr__(name: str) -> Any:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from veriplan.methods.settings import check
+
 
 @dataclass(frozen=True)
 class Config:
@@ -19,3 +21,8 @@ class Config:
     temperature: float = 0.0  # the paper used greedy decoding
     max_tokens: int = 1024
     seed: int = 0
+
+    def __post_init__(self) -> None:
+        check(self, minimum={"max_calls_per_function": 1, "max_calls": 2, "call_limit": 0.001,
+                             "search_limit": 0.001, "examples": 0, "eval_limit": 0,
+                             "temperature": 0.0, "max_tokens": 1})

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -25,11 +24,12 @@ from veriplan.llm.client import LLM
 from veriplan.llm.parsing import last_code_block
 from veriplan.llm.types import LLMRequest, Message
 from veriplan.methods.autotos.config import Config
-from veriplan.methods.result import SolveResult, finish
+from veriplan.methods.autotos.problem import AutoToSProblem, AutoToSResult
+from veriplan.methods.records import Entry, Event, Observer, quiet
+from veriplan.methods.result import Run
 from veriplan.sandbox import Limits, run_job
 
 TARGET = "veriplan.methods.autotos.harness:job"
-Event = Callable[[str, dict], None]
 
 
 @cache
@@ -156,8 +156,8 @@ class _ContextFull(Exception):
 
 
 def run_loop(domain: SearchDomain, data: DomainData, llm: LLM, config: Config = Config(),
-             on_event: Event | None = None) -> LoopRecord:
-    emit = on_event or (lambda kind, info: None)
+             observer: Observer | None = None) -> LoopRecord:
+    emit = observer or quiet
     start = time.perf_counter()
     rec = LoopRecord(domain.name)
     system = Message("system", _text("system.txt").strip())
@@ -177,7 +177,8 @@ def run_loop(domain: SearchDomain, data: DomainData, llm: LLM, config: Config = 
         chat.messages.append(Message("assistant", resp.text))
         rec.steps.append({"kind": "call", "function": chat.role,
                           "prompt": chat.messages[-2].content, "response": resp.text})
-        emit("call", {"function": chat.role, "calls": chat.calls})
+        emit(Event("call", f"{chat.role} call {chat.calls}", chat.calls,
+                   data={"function": chat.role, "calls": chat.calls}))
         try:
             chat.code = last_code_block(resp.text, "python")
         except LLMOutputParseError:
@@ -193,13 +194,16 @@ def run_loop(domain: SearchDomain, data: DomainData, llm: LLM, config: Config = 
         chat.messages.append(Message("user", text))
         rec.steps.append({"kind": "failure", "function": chat.role, **failure,
                           "feedback": text})
-        emit("failure", failure)
+        emit(Event("failure", f"{chat.role}: {failure['category']}: "
+                   f"{failure.get('message', '')}", ok=False, data=failure))
 
     def run_check(mode: str, **payload: Any) -> dict | None:
         out = check(domain, mode, chats["succ"].code, chats["goal"].code,
                     config, **payload)
         rec.steps.append({"kind": "check", "mode": mode, "failure": out.get("failure")})
-        emit("check", {"mode": mode, "failure": out.get("failure")})
+        bad = out.get("failure")
+        emit(Event("check", f"{mode}: " + (bad["category"] if bad else "passed"), ok=not bad,
+                   data={"mode": mode, "failure": bad}))
         return out.get("failure")
 
     goal_units = ([{"id": g.id, "init": g.init, "meta": {**g.meta, "expected": True}}
@@ -215,7 +219,8 @@ def run_loop(domain: SearchDomain, data: DomainData, llm: LLM, config: Config = 
             rec.accuracy[point] = evaluate(domain, data, chats["succ"].code or "",
                                            chats["goal"].code or "", config,
                                            checks=config.partial_check)
-            emit("accuracy", {"point": point, **rec.accuracy[point]})
+            emit(Event("accuracy", f"accuracy at {point}: {rec.accuracy[point]['accuracy']:.3f}",
+                       data={"point": point, **rec.accuracy[point]}))
 
     try:
         ask(chats["succ"])
@@ -271,29 +276,67 @@ def reference(domain: SearchDomain, data: DomainData, config: Config = Config())
                     config, checks=True)
 
 
-def solve_domain(name: str, data_dir: str | Path, llm: LLM, config: Config = Config(), *,
-                 on_event: Event | None = None) -> SolveResult:
-    domain = get_domain(name)
-    data = domain.load(Path(data_dir))
-    start, before = time.perf_counter(), len(llm.usage.calls)
-    rec = run_loop(domain, data, llm, config, on_event)
+def solve(problem: AutoToSProblem, llm: LLM, config: Config = Config(), *,
+          observer: Observer | None = None) -> AutoToSResult:
+    """One AutoToS run on ``problem.domain``; see :class:`AutoToSResult` for
+    what "verified" means here."""
+    domain = get_domain(problem.domain)
+    data = domain.load(Path(problem.data_dir))
+    run = Run("autotos", llm)
+    rec = run_loop(domain, data, run.llm, config, observer)
     final = rec.accuracy.get("final", {})
     verified = final.get("accuracy") == 1.0
     failure = None if verified else (rec.status if rec.status != "passed"
                                      else "inaccurate")
-    return finish("autotos", llm, before, start, verified=verified, plan=[],
-                  attempts=sum(rec.calls.values()), failure=failure,
-                  metrics={"domain": name, "status": rec.status, "calls": rec.calls,
-                           "categories": rec.categories,
-                           "accuracy": {k: v.get("accuracy") for k, v in rec.accuracy.items()}},
-                  transcript=[{"attempt": i + 1, **s} for i, s in enumerate(rec.steps)],
-                  last_diagnosis="" if verified else f"final accuracy {final.get('accuracy')}")
+    accuracy = {k: v.get("accuracy") for k, v in rec.accuracy.items()}
+    return run.result(
+        cls=AutoToSResult, verified=verified, plan=[], attempts=sum(rec.calls.values()),
+        failure=failure, domain=problem.domain, accuracy=accuracy,
+        solved=final.get("valid", 0), instances=final.get("instances", 0),
+        succ_code=rec.succ_code, goal_code=rec.goal_code,
+        metrics={"domain": problem.domain, "status": rec.status, "calls": rec.calls,
+                 "categories": rec.categories, "accuracy": accuracy},
+        transcript=transcript(rec),
+        last_diagnosis="" if verified else f"final accuracy {final.get('accuracy')}")
 
 
-def run(instance, llm: LLM, config: Config, seed: int = 0) -> SolveResult:
-    """The harness entry: one AutoToS loop on the instance's domain (a dataset
-    ``autotos_<domain>`` has the domain as its one instance; seeds repeat it)."""
-    return solve_domain(instance.domain, instance.root, llm, replace(config, seed=seed))
+def solve_domain(name: str, data_dir: str | Path, llm: LLM, config: Config = Config(), *,
+                 observer: Observer | None = None) -> AutoToSResult:
+    return solve(AutoToSProblem(name, Path(data_dir)), llm, config, observer=observer)
+
+
+def transcript(rec: LoopRecord) -> list[Entry]:
+    """The loop's steps as entries: each model call, with the verdict of the
+    check that judged its code (the failure fed back, or passing all checks)."""
+    out: list[Entry] = []
+    last: dict[str, Entry] = {}
+    for step in rec.steps:
+        kind = step.get("kind")
+        if kind == "call":
+            entry = Entry(sum(e.call is not None for e in out) + 1, step["function"],
+                          step.get("prompt", ""), step.get("response", ""))
+            out.append(entry)
+            last[step["function"]] = entry
+        elif kind == "failure":
+            entry = last.get(step["function"])
+            text = f"{step['category']}: {step.get('message', '')}".strip()
+            if entry is not None and not entry.verdict:
+                entry.ok, entry.verdict = False, text
+                entry.data["feedback"] = step.get("feedback", "")
+            else:
+                out.append(Entry(None, step["function"], ok=False, verdict=text))
+        elif kind == "stop":
+            out.append(Entry(None, step.get("function", ""), ok=False,
+                             verdict=f"stopped: {step.get('reason', '')}"))
+    if rec.status == "passed":
+        for entry in last.values():
+            if not entry.verdict:
+                entry.ok, entry.verdict = True, "passed every check"
+    for entry in out:
+        if entry.call is not None and not entry.verdict:
+            entry.verdict = f"superseded (run ended: {rec.status})" if rec.status != "passed" \
+                else "replaced by a later answer"
+    return out
 
 
 def record_dict(rec: LoopRecord) -> dict:

@@ -2,6 +2,7 @@
 
 from veriplan.methods.backprompt.config import BackpromptConfig
 from veriplan.methods.backprompt.config import BackpromptConfig as Config
-from veriplan.methods.backprompt.method import run, solve
+from veriplan.methods.backprompt.method import solve
 
-__all__ = ["BackpromptConfig", "Config", "run", "solve"]
+PROBLEM = "pddl"
+__all__ = ["BackpromptConfig", "Config", "solve"]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from veriplan.methods.settings import check
+
 
 @dataclass(frozen=True)
 class BackpromptConfig:
@@ -18,3 +20,7 @@ class BackpromptConfig:
     one_shot: bool = False
     # "planbench": PlanBench's prompt when the dataset has a config; "pddl": always PDDL.
     prompt: str = "planbench"
+
+    def __post_init__(self) -> None:
+        check(self, choices={"prompt": ("planbench", "pddl")},
+              minimum={"max_attempts": 1, "max_tokens": 1, "temperature": 0.0})

@@ -8,25 +8,20 @@ is reported as verified.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
-from dataclasses import replace
 from importlib import resources
 
 import jinja2
 
-from veriplan.errors import ConfigError
+from veriplan.core.atom import ConditionPart, Literal
 from veriplan.llm.client import LLM
 from veriplan.llm.types import LLMRequest, Message
 from veriplan.methods.backprompt.config import BackpromptConfig
-from veriplan.methods.result import SolveResult, finish
-from veriplan.pddl.ast import Atom
+from veriplan.methods.records import Entry, Event, Observer, Signal, quiet
+from veriplan.methods.result import PlanningProblem, Run, SolveResult, as_problem
 from veriplan.pddl.task import Task
 from veriplan.pddl.writer import domain_to_pddl, problem_to_pddl
 from veriplan.planio import ParsedPlan, PlanBenchConfig, parse_plan, render_prompt
 from veriplan.verify import ValidationResult, validate_plan
-
-Event = Callable[[str, dict], None]
 
 _ENV = jinja2.Environment(
     loader=jinja2.FunctionLoader(
@@ -57,7 +52,8 @@ def diagnosis(parsed: ParsedPlan, result: ValidationResult,
     elif planbench is not None:
         parts.append(_describe(result, planbench))
     else:
-        parts.append(result.feedback()[0].upper() + result.feedback()[1:] + ".")
+        said = result.feedback(unread=False)  # the unread lines are named above
+        parts.append(said[0].upper() + said[1:] + ".")
     return " ".join(parts)
 
 
@@ -67,14 +63,14 @@ def _clip(text: str, width: int = 80) -> str:
 
 def _describe(result: ValidationResult, cfg: PlanBenchConfig) -> str:
     """The verifier's verdict in the config's words."""
-    def atom_text(text: str) -> str:
-        neg = text.startswith("(not ")
-        words = text.removeprefix("(not ").strip("()").split()
+    def atom_text(part: ConditionPart) -> str:
+        if not isinstance(part, Literal):
+            return part.pddl()  # a disjunction or a failed equality test
         try:
-            desc = cfg.describe_atom(Atom(words[0], tuple(words[1:])))
-        except Exception:  # a disjunction or a predicate without a template
-            return text
-        return f"it is not the case that {desc}" if neg else desc
+            desc = cfg.describe_atom(part.atom)
+        except Exception:  # a predicate without a template
+            return part.pddl()
+        return desc if part.positive else f"it is not the case that {desc}"
 
     if result.failed_step is not None:
         step = result.plan[result.failed_step - 1]
@@ -91,72 +87,60 @@ def _describe(result: ValidationResult, cfg: PlanBenchConfig) -> str:
     return f"The plan can be executed, but at the end it is not true that {goals}."
 
 
-def solve(task: Task, llm: LLM, config: BackpromptConfig = BackpromptConfig(), *,
-          planbench: PlanBenchConfig | None = None, example: tuple[Task, list] | None = None,
-          on_event: Event | None = None, method: str = "backprompt") -> SolveResult:
+def solve(problem: PlanningProblem | Task, llm: LLM,
+          config: BackpromptConfig = BackpromptConfig(), *,
+          observer: Observer | None = None) -> SolveResult:
     """Up to ``config.max_attempts`` answers, each verified; the verifier's
-    diagnosis of each failed plan goes back to the model."""
-    emit = on_event or (lambda kind, data: None)
-    start = time.perf_counter()
-    calls_before = len(llm.usage.calls)
+    diagnosis of each failed plan goes back to the model. PlanBench's prompt
+    when the problem has a PlanBench config and ``config.prompt`` is
+    "planbench" (one-shot with the problem's example when ``config.one_shot``),
+    else the task in PDDL."""
+    return loop(problem, llm, config, observer, "backprompt")
+
+
+def loop(problem: PlanningProblem | Task, llm: LLM, config: BackpromptConfig,
+         observer: Observer | None, method: str) -> SolveResult:
+    """The loop, reported under ``method`` (PlanBench's direct generation is
+    this loop with one attempt)."""
+    p = as_problem(problem)
+    task = p.task
+    emit = observer or quiet
+    run = Run(method, llm)
+    planbench = p.planbench_config() if config.prompt == "planbench" else None
+    example = p.one_shot_example() if config.one_shot and planbench is not None else None
     fmt = "planbench" if planbench is not None else "pddl"
     messages = [Message("user", first_prompt(task, planbench, example))]
-    emit("prompt", {"text": messages[0].content})
-    transcript: list[dict] = []
-    signals: list[dict] = []
+    emit(Event("prompt", messages[0].content, attempt=1))
+    transcript: list[Entry] = []
+    signals: list[Signal] = []
     last = ""
     for attempt in range(1, config.max_attempts + 1):
         request = LLMRequest(tuple(messages), temperature=config.temperature,
                              max_tokens=config.max_tokens, seed=config.seed,
                              stop=("[PLAN END]",))
-        response = llm.complete(request)
-        emit("response", {"attempt": attempt, "text": response.text,
-                          "cached": response.cached})
+        response = run.llm.complete(request)
+        emit(Event("response", response.text, attempt, data={"cached": response.cached}))
         parsed = parse_plan(response.text, task, format=fmt, config=planbench)
         result = validate_plan(task, parsed)
         verified = result.valid and parsed.ok
         last = "" if verified else diagnosis(parsed, result, planbench)
-        transcript.append({"attempt": attempt, "response": response.text,
-                           "plan": [str(s) for s in parsed.steps],
-                           "unread": [str(u) for u in parsed.unread],
-                           "valid": verified, "diagnosis": last})
+        plan = [str(s) for s in parsed.steps]
+        transcript.append(Entry(attempt, "plan", messages[-1].content, response.text,
+                                response.cached, plan, [str(u) for u in parsed.unread],
+                                verified, "verified" if verified else last))
         signals.append(attempt_signal(attempt, parsed, result, verified))
-        emit("verdict", {"attempt": attempt, "verified": verified, "diagnosis": last,
-                         "plan": [str(s) for s in parsed.steps]})
+        emit(Event("verdict", last, attempt, ok=verified, plan=tuple(plan)))
         if verified:
-            return _result(method, llm, calls_before, start, attempt, True,
-                           [str(s) for s in parsed.steps], "", transcript, signals)
+            return run.result(verified=True, plan=plan, attempts=attempt, last_diagnosis="",
+                              transcript=transcript, signals=signals)
         messages += [Message("assistant", response.text),
                      Message("user", _ENV.get_template("feedback.j2").render(diagnosis=last))]
-    return _result(method, llm, calls_before, start, config.max_attempts, False, [], last,
-                   transcript, signals)
-
-
-def run(instance, llm: LLM, config: BackpromptConfig, seed: int = 0) -> SolveResult:
-    """The harness entry: one dataset instance, PlanBench prompt when the
-    dataset has a config (one-shot when ``config.one_shot``)."""
-    cfg = replace(config, seed=seed)
-    planbench = instance.planbench_config() if _prompt_kind(cfg.prompt) == "planbench" else None
-    return solve(instance.task(), llm, cfg, planbench=planbench,
-                 example=instance.example() if cfg.one_shot and planbench else None)
-
-
-def _prompt_kind(kind: str) -> str:
-    if kind not in ("planbench", "pddl"):
-        raise ConfigError(f"prompt={kind!r}: use planbench or pddl")
-    return kind
-
-
-def _result(method: str, llm: LLM, calls_before: int, start: float, attempts: int,
-            verified: bool, plan: list[str], last: str, transcript: list[dict],
-            signals: list[dict]) -> SolveResult:
-    return finish(method, llm, calls_before, start, verified=verified, plan=plan,
-                  attempts=attempts, last_diagnosis=last, transcript=transcript,
-                  signals=signals)
+    return run.result(verified=False, plan=[], attempts=config.max_attempts,
+                      last_diagnosis=last, transcript=transcript, signals=signals)
 
 
 def attempt_signal(attempt: int, parsed: ParsedPlan, result: ValidationResult,
-                   verified: bool) -> dict:
+                   verified: bool) -> Signal:
     """The per-attempt signal every method reports (see SolveResult.signals)."""
     failed = result.failed_step
     failure = []
@@ -165,11 +149,10 @@ def attempt_signal(attempt: int, parsed: ParsedPlan, result: ValidationResult,
             failure.append("translation")
         if failed is not None:
             failure.append("precondition")
-        elif parsed.steps and not result.valid:
+        elif parsed.steps and result.unmet_goals:
             failure.append("goal")
-    return {"attempt": attempt, "verified": verified, "failed_step": failed,
+    return Signal(**{"attempt": attempt, "verified": verified, "failed_step": failed,
             "steps": len(parsed.steps),
             "action": result.plan[failed - 1].name if failed else None,
-            "missing": [u.removeprefix("(not ").strip("()").split()[0]
-                        for u in result.unsatisfied if u.strip("()")],
-            "failure": failure}
+            "missing": list(result.unsatisfied_predicates),
+            "failure": failure})

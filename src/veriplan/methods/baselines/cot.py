@@ -5,19 +5,21 @@ of the action space."""
 from __future__ import annotations
 
 import re
-import time
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from veriplan.core.plan import Step
 from veriplan.domains.blocksworld import ActionSpace, action_space
 from veriplan.llm.client import LLM
 from veriplan.methods.asking import logged_asker
 from veriplan.methods.baselines import render
-from veriplan.methods.result import SolveResult, finish
+from veriplan.methods.drip.config import SPACES
+from veriplan.methods.records import Entry, Event, Observer, quiet
+from veriplan.methods.result import PlanningProblem, Run, SolveResult, as_problem
+from veriplan.methods.settings import check
 from veriplan.pddl.task import Task
 from veriplan.verify import validate_plan
 
+PROBLEM = "pddl"
 _PLAN = re.compile(r"^\W*plan\W*$", re.I)
 
 
@@ -27,6 +29,10 @@ class Config:
     temperature: float = 0.0
     max_tokens: int = 768  # reasoning and plan
     seed: int = 0
+
+    def __post_init__(self) -> None:
+        check(self, choices={"action_space": SPACES}, minimum={"temperature": 0.0,
+                                                               "max_tokens": 1})
 
 
 def read_plan(answer: str, space: ActionSpace, task: Task) -> tuple[list[Step], list[str]]:
@@ -52,13 +58,13 @@ def read_plan(answer: str, space: ActionSpace, task: Task) -> tuple[list[Step], 
     return steps, unread
 
 
-def solve(task: Task, llm: LLM, config: Config = Config(), *,
-          on_event: Callable[[str, dict], None] | None = None) -> SolveResult:
-    start, calls_before = time.perf_counter(), len(llm.usage.calls)
+def solve(problem: PlanningProblem | Task, llm: LLM, config: Config = Config(), *,
+          observer: Observer | None = None) -> SolveResult:
+    run = Run("cot", llm)
     space = action_space(config.action_space)
-    stask = space.task(task)
-    log: list[dict] = []
-    ask = logged_asker(llm, config.temperature, config.seed, log)
+    stask = space.task(as_problem(problem).task)
+    log: list[Entry] = []
+    ask = logged_asker(run.llm, config.temperature, config.seed, log)
     answer = ask("plan", render("cot.j2", space=space,
                                 condition=space.describe_state(stask, stask.init),
                                 goal=space.describe_goal(stask)), config.max_tokens)
@@ -73,15 +79,13 @@ def solve(task: Task, llm: LLM, config: Config = Config(), *,
         failure = "unread_lines"
     else:
         failure = "precondition" if verdict.failed_step is not None else "goal"
-    if on_event:
-        on_event("verdict", {"verified": verified, "plan": [str(s) for s in steps]})
-    return finish("cot", llm, calls_before, start, verified=verified,
-                  plan=[str(s) for s in steps], failure=failure,
-                  metrics={"size": len(stask.objects), "plan_length": len(steps),
-                           "unread_lines": len(unread), "action_space": space.name},
-                  transcript=[{"attempt": 1, **log[0], "unread": unread}],
-                  last_diagnosis="" if verified else verdict.feedback())
-
-
-def run(instance, llm: LLM, config: Config, seed: int = 0) -> SolveResult:
-    return solve(instance.task(), llm, replace(config, seed=seed))
+    diagnosis = "" if verified else (f"{len(unread)} line(s) of the plan could not be read"
+                                     if unread else verdict.feedback())
+    plan = [str(s) for s in steps]
+    log[0].plan, log[0].unread = plan, unread
+    log[0].ok, log[0].verdict = verified, "verified" if verified else diagnosis
+    (observer or quiet)(Event("verdict", diagnosis, 1, ok=verified, plan=tuple(plan)))
+    return run.result(verified=verified, plan=plan, failure=failure,
+                      metrics={"size": len(stask.objects), "plan_length": len(steps),
+                               "unread_lines": len(unread), "action_space": space.name},
+                      transcript=log, last_diagnosis=diagnosis)

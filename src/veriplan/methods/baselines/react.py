@@ -12,21 +12,22 @@ and action, one step at a time, with either
 from __future__ import annotations
 
 import re
-import time
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from veriplan.core.plan import Step
 from veriplan.domains.blocksworld import action_space, literal_sentence
-from veriplan.errors import ConfigError
 from veriplan.llm.client import LLM
 from veriplan.methods.asking import logged_asker
 from veriplan.methods.baselines import render
-from veriplan.methods.result import SolveResult, finish
+from veriplan.methods.drip.config import SPACES
+from veriplan.methods.records import Entry, Event, Observer, quiet
+from veriplan.methods.result import PlanningProblem, Run, SolveResult, as_problem
+from veriplan.methods.settings import check
 from veriplan.pddl.task import Task
 from veriplan.verify import validate_plan
 from veriplan.verify.validator import false_parts
 
+PROBLEM = "pddl"
 _FIELD = re.compile(r"^\W*(thought|action|observation)\s*[:：]\s*(.*)$", re.I)
 _DONE = re.compile(r"^\W*(done|finish(ed)?|end|stop)\W*$", re.I)
 
@@ -41,6 +42,10 @@ class Config:
     max_tokens: int = 200  # per turn
     seed: int = 0
 
+    def __post_init__(self) -> None:
+        check(self, choices={"env": ("symbolic", "llm"), "action_space": SPACES},
+              minimum={"max_steps": 1, "max_invalid": 1, "temperature": 0.0, "max_tokens": 1})
+
 
 def read_turn(answer: str) -> dict[str, str]:
     """The first Thought, Action and Observation lines of an answer."""
@@ -52,16 +57,14 @@ def read_turn(answer: str) -> dict[str, str]:
     return out
 
 
-def solve(task: Task, llm: LLM, config: Config = Config(), *,
-          on_event: Callable[[str, dict], None] | None = None) -> SolveResult:
-    if config.env not in ("symbolic", "llm"):
-        raise ConfigError(f"react: env={config.env!r}; use symbolic or llm")
-    emit = on_event or (lambda kind, data: None)
-    start, calls_before = time.perf_counter(), len(llm.usage.calls)
+def solve(problem: PlanningProblem | Task, llm: LLM, config: Config = Config(), *,
+          observer: Observer | None = None) -> SolveResult:
+    emit = observer or quiet
+    run = Run("react", llm)
     space = action_space(config.action_space)
-    stask = space.task(task)
-    log: list[dict] = []
-    ask = logged_asker(llm, config.temperature, config.seed, log)
+    stask = space.task(as_problem(problem).task)
+    log: list[Entry] = []
+    ask = logged_asker(run.llm, config.temperature, config.seed, log)
     imagine = config.env == "llm"
     condition = space.describe_state(stask, stask.init)
     goal = space.describe_goal(stask)
@@ -97,7 +100,7 @@ def solve(task: Task, llm: LLM, config: Config = Config(), *,
                 plan.append(step)
                 observation = "Done. Condition: " + space.describe_state(stask, state)
             else:
-                missing = false_parts(op.precondition, state, stask.facts.name)
+                missing = false_parts(op.precondition, state, stask.facts)
                 why = " and ".join(literal_sentence(m) for m in missing) or "it is impossible"
                 observation = (f"That action cannot be executed now: it needs that {why}. "
                                "Condition: " + space.describe_state(stask, state))
@@ -105,7 +108,12 @@ def solve(task: Task, llm: LLM, config: Config = Config(), *,
         invalid_total += not ok
         history.append({"thought": turn.get("thought", ""), "action": text or "(none)",
                         "observation": observation})
-        emit("turn", history[-1])
+        log[-1].ok = ok if not imagine else None
+        log[-1].verdict = f"{text or '(no action)'}: {observation}"
+        if step is not None and ok:
+            log[-1].plan = [str(step)]
+        emit(Event("turn", f"{text or '(none)'}: {observation}", len(history), ok=ok,
+                   data=history[-1]))
         if not imagine and ok and stask.goal.holds(state):
             stop = "goal"
             break
@@ -117,14 +125,11 @@ def solve(task: Task, llm: LLM, config: Config = Config(), *,
     failure = None if verified else (stop if stop in ("too_long", "invalid_actions")
                                      else "precondition" if verdict.failed_step is not None
                                      else "goal")
-    return finish("react", llm, calls_before, start, verified=verified,
-                  plan=[str(s) for s in plan], attempts=len(history), failure=failure,
-                  metrics={"size": len(stask.objects), "plan_length": len(plan),
-                           "steps": len(history), "invalid_actions": invalid_total,
-                           "stop": stop, "env": config.env, "action_space": space.name},
-                  transcript=[{"attempt": i + 1, **e} for i, e in enumerate(log)],
-                  last_diagnosis="" if verified else verdict.feedback())
-
-
-def run(instance, llm: LLM, config: Config, seed: int = 0) -> SolveResult:
-    return solve(instance.task(), llm, replace(config, seed=seed))
+    diagnosis = "" if verified else verdict.feedback()
+    emit(Event("verdict", diagnosis, ok=verified, plan=tuple(str(s) for s in plan)))
+    return run.result(verified=verified, plan=[str(s) for s in plan], attempts=len(history),
+                      failure=failure,
+                      metrics={"size": len(stask.objects), "plan_length": len(plan),
+                               "steps": len(history), "invalid_actions": invalid_total,
+                               "stop": stop, "env": config.env, "action_space": space.name},
+                      transcript=log, last_diagnosis=diagnosis)

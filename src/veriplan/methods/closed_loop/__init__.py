@@ -2,6 +2,7 @@
 Hashimoto, "Lexical-Prior-Free Planning", CMC 2026)."""
 
 from veriplan.methods.closed_loop.config import Config
-from veriplan.methods.closed_loop.method import run, solve
+from veriplan.methods.closed_loop.method import solve
 
-__all__ = ["Config", "run", "solve"]
+PROBLEM = "pddl"
+__all__ = ["Config", "solve"]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from veriplan.methods.settings import check
+
 ABLATIONS = ("none", "random_regeneration", "final_validation_only", "shallow_constraints")
 FALLBACKS = ("none", "bfs", "planner")
 
@@ -27,3 +29,8 @@ class Config:
     # reported successes. When enabled, fallback plans are reported as such.
     fallback: str = "none"  # one of FALLBACKS
     fallback_depth: int = 6  # the authors' BFS fallback searched to depth 6
+
+    def __post_init__(self) -> None:
+        check(self, choices={"ablation": ABLATIONS, "fallback": FALLBACKS},
+              minimum={"max_attempts": 1, "max_tokens": 1, "temperature": 0.0,
+                       "retry_temperature": 0.0, "fallback_depth": 0})

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from itertools import permutations
 
+from veriplan.core.atom import Literal
 from veriplan.core.plan import Step
 from veriplan.methods.closed_loop.contracts import (
     CheckReport,
@@ -74,7 +75,7 @@ def decide(plan: SymbolPlan, cc: CheckReport, sim: SimReport, task: Task, c: Con
         step = plan.steps[0]
         first = ", ".join(c.first_actions) or "(none)"
         return RepairDecision("first_step_constraint", (
-            f"{step} cannot be the first step: {', '.join(v.unsatisfied) or v.detail} "
+            f"{step} cannot be the first step: {', '.join(map(str, v.unsatisfied)) or v.detail} "
             f"is false in the initial state. The first step must be one of: {first}.",),
             "failure at step 1")
     if k is not None:
@@ -91,21 +92,22 @@ def decide(plan: SymbolPlan, cc: CheckReport, sim: SimReport, task: Task, c: Con
                     extra = [f"Then still make true, in order: {', '.join(lms)}."] if lms else []
                     return RepairDecision("parameter_swap_landmarks", (
                         f"Keep steps 1-{k - 1}. At step {k}, {step} cannot run "
-                        f"({', '.join(v.unsatisfied)} false) but {swapped} can: the "
+                        f"({', '.join(map(str, v.unsatisfied))} false) but {swapped} can: the "
                         "argument order matters.", *extra),
                         f"mid-plan failure at step {k}; swapped arguments run")
         if v.unsatisfied:
             makers = []
             for atom in v.unsatisfied:
-                pred = atom.removeprefix("(not ").strip("()").split()[0]
-                adders = c.producers.get(pred, ())
+                if not isinstance(atom, Literal):
+                    continue  # a disjunction: no one predicate to make true
+                adders = c.producers.get(atom.atom.pred, ())
                 if adders:
                     makers.append(f"{atom} is made true by {', '.join(adders)}")
             kept = f"Keep steps 1-{k - 1} (they run). " if k > 1 else ""
             verb = "is" if len(v.unsatisfied) == 1 else "are"
             made = "; ".join(makers) + ". " if makers else ""
             return RepairDecision("precondition_probing", (
-                f"{kept}Step {k} {step} needs {', '.join(v.unsatisfied)}, which {verb} "
+                f"{kept}Step {k} {step} needs {', '.join(map(str, v.unsatisfied))}, which {verb} "
                 f"false after step {k - 1}. {made}Actions possible after step {k - 1}: "
                 f"{', '.join(_applicable(task, state))}.",),
                 f"missing preconditions at step {k}")
@@ -118,7 +120,7 @@ def decide(plan: SymbolPlan, cc: CheckReport, sim: SimReport, task: Task, c: Con
     lms = _unreached(c, task, state)
     order = [f"{a} before {b}" for a, b in c.orderings if a in lms or b in lms]
     return RepairDecision("parameter_swap_landmarks", (
-        f"The plan runs but leaves {', '.join(v.unmet_goals)} false at the end. "
+        f"The plan runs but leaves {', '.join(map(str, v.unmet_goals))} false at the end. "
         f"Still to reach: {', '.join(lms) or 'the goal'}" +
         (f" (orderings: {'; '.join(order[:6])})" if order else "") +
         f". Actions possible at the end of the plan: {', '.join(_applicable(task, state))}.",),

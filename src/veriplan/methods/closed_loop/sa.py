@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from veriplan.methods.closed_loop.contracts import CheckReport, SimReport, SymbolPlan
+from veriplan.methods.records import Signal
 
 
 def failure_kinds(plan: SymbolPlan, sim: SimReport) -> list[str]:
@@ -24,23 +25,23 @@ def failure_kinds(plan: SymbolPlan, sim: SimReport) -> list[str]:
 
 @dataclass
 class SignalAggregator:
-    attempts: list[dict] = field(default_factory=list)
+    attempts: list[Signal] = field(default_factory=list)
 
     def record(self, attempt: int, strategy: str | None, plan: SymbolPlan, cc: CheckReport,
-               sim: SimReport, progress: float) -> dict:
+               sim: SimReport, progress: float) -> Signal:
         v = sim.validation
         failed = v.failed_step
         step = plan.steps[failed - 1] if failed else None
-        sig = {
-            "attempt": attempt, "strategy": strategy, "verified": sim.valid,
-            "steps": len(plan.steps), "unmapped": len(plan.unmapped),
-            "by_structure": len(plan.by_structure),
-            "cc_passed": cc.passed, "cc_messages": list(cc.messages),
+        sig = Signal(**{
+            "attempt": attempt, "verified": sim.valid,
+            "steps": len(plan.steps),
             "failed_step": failed, "action": step.name if step else None,
-            "missing": [u.removeprefix("(not ").strip("()").split()[0] for u in v.unsatisfied
-                        if u.strip("()")],
-            "unmet_goals": list(v.unmet_goals), "failure": failure_kinds(plan, sim) if not
-            sim.valid else [], "progress": progress,
-        }
+            "missing": list(v.unsatisfied_predicates),
+            "failure": failure_kinds(plan, sim) if not sim.valid else [],
+            "data": {"strategy": strategy, "unmapped": len(plan.unmapped),
+                     "by_structure": len(plan.by_structure), "cc_passed": cc.passed,
+                     "cc_messages": list(cc.messages),
+                     "unmet_goals": [str(g) for g in v.unmet_goals], "progress": progress},
+        })
         self.attempts.append(sig)
         return sig

@@ -2,6 +2,7 @@
 with executability checks). See README.md in this folder."""
 
 from veriplan.methods.drip.config import Config
-from veriplan.methods.drip.method import run, solve
+from veriplan.methods.drip.method import solve
 
-__all__ = ["Config", "run", "solve"]
+PROBLEM = "pddl"
+__all__ = ["Config", "solve"]

@@ -15,12 +15,12 @@ from collections.abc import Callable
 from enum import StrEnum
 from typing import Protocol
 
+from veriplan.core.atom import Atom
 from veriplan.core.facts import State
 from veriplan.core.operator import Operator
 from veriplan.domains.blocksworld import ActionSpace
 from veriplan.methods.asking import Ask
 from veriplan.methods.drip.tree import Kind, Node
-from veriplan.pddl.ast import Atom
 from veriplan.pddl.task import Task
 
 

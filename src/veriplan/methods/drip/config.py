@@ -5,6 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from veriplan.errors import ConfigError
+from veriplan.methods.settings import check
+
 ACTUATORS = ("symbolic", "llm")
 DECOMPOSERS = ("llm", "regression")
 SPACES = ("relaxed", "standard")
@@ -28,3 +31,15 @@ class Config:
     max_tokens: int = 200  # per decomposition (a list of actions)
     actuator_max_tokens: int = 400  # the LLM actuator reasons before its verdict
     seed: int = 0
+
+    def __post_init__(self) -> None:
+        check(self, choices={"actuator": ACTUATORS, "decomposer": DECOMPOSERS,
+                             "action_space": SPACES, "condition": CONDITIONS},
+              minimum={"max_iter": 1, "max_decompositions": 1, "max_llm_calls": 1,
+                       "temperature": 0.0, "max_tokens": 1, "actuator_max_tokens": 1})
+        if self.actuator == "llm" and self.decomposer == "regression":
+            raise ConfigError("drip: the regression decomposer reads the true state, which an "
+                              "LLM actuator does not have; use actuator=symbolic")
+        if self.actuator == "llm" and self.condition == "on_conflict":
+            raise ConfigError("drip: condition=on_conflict needs the symbolic actuator to see "
+                              "a conflict coming; with actuator=llm use condition=always")

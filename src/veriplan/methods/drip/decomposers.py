@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from veriplan.core import condition as C
+from veriplan.core.atom import Atom
 from veriplan.core.condition import bits
 from veriplan.core.facts import State
 from veriplan.core.operator import Operator
@@ -27,7 +28,6 @@ from veriplan.core.plan import Step
 from veriplan.domains.blocksworld import ActionSpace, sentence
 from veriplan.methods.asking import Ask
 from veriplan.methods.drip.tree import Kind, Node
-from veriplan.pddl.ast import Atom
 from veriplan.pddl.task import Task
 from veriplan.search.heuristics import INF, fact_costs
 

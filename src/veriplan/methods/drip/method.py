@@ -8,17 +8,15 @@ accepts it on the PDDL model of the action space.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from importlib import resources
 
 import jinja2
 
+from veriplan.core.atom import Atom, ConditionPart, Literal
 from veriplan.core.facts import State
 from veriplan.core.plan import Step
 from veriplan.domains.blocksworld import ActionSpace, action_space, goal_atoms
-from veriplan.errors import ConfigError
 from veriplan.llm.client import LLM
 from veriplan.methods.asking import logged_asker
 from veriplan.methods.drip.actuators import (
@@ -26,15 +24,13 @@ from veriplan.methods.drip.actuators import (
     SymbolicActuator,
     Verdict,
 )
-from veriplan.methods.drip.config import ACTUATORS, CONDITIONS, DECOMPOSERS, SPACES, Config
+from veriplan.methods.drip.config import Config
 from veriplan.methods.drip.decomposers import LLMDecomposer, RegressionDecomposer
 from veriplan.methods.drip.tree import Kind, Node, Status, Tree
-from veriplan.methods.result import SolveResult, finish
-from veriplan.pddl.ast import Atom
+from veriplan.methods.records import Entry, Event, Observer, quiet
+from veriplan.methods.result import PlanningProblem, Run, SolveResult, as_problem
 from veriplan.pddl.task import Task
 from veriplan.verify import validate_plan
-
-Event = Callable[[str, dict], None]
 
 _ENV = jinja2.Environment(
     loader=jinja2.FunctionLoader(
@@ -46,22 +42,6 @@ def render(name: str, **values: object) -> str:
     return _ENV.get_template(name).render(**values)
 
 
-def check(config: Config) -> None:
-    for key, allowed in (("actuator", ACTUATORS), ("decomposer", DECOMPOSERS),
-                         ("action_space", SPACES), ("condition", CONDITIONS)):
-        if getattr(config, key) not in allowed:
-            raise ConfigError(f"drip: {key}={getattr(config, key)!r}; use one of "
-                              f"{', '.join(allowed)}")
-    if config.actuator == "llm" and config.decomposer == "regression":
-        raise ConfigError("drip: the regression decomposer reads the true state, which an LLM "
-                          "actuator does not have; use actuator=symbolic")
-    if config.actuator == "llm" and config.condition == "on_conflict":
-        raise ConfigError("drip: condition=on_conflict needs the symbolic actuator to see a "
-                          "conflict coming; with actuator=llm use condition=always")
-    if config.max_iter < 1 or config.max_decompositions < 1:
-        raise ConfigError("drip: max_iter and max_decompositions must be at least 1")
-
-
 @dataclass
 class _Run:
     task: Task
@@ -70,12 +50,18 @@ class _Run:
     tree: Tree
     actuator: SymbolicActuator | LLMActuator
     goal: list[Atom]
-    log: list[dict]
+    log: list[Entry]
     plan: list[Step] = field(default_factory=list)
     shadow: State | None = None  # the true state under the plan so far (None: plan broke)
     undos: list[dict] = field(default_factory=list)  # executions that undid goal facts
     conflicts: list[dict] = field(default_factory=list)  # executions refused (on_conflict)
-    emit: Event = lambda kind, data: None
+    emit: Observer = quiet
+
+    def judged(self, since: int, ok: bool | None, verdict: str) -> None:
+        """The verdict on the model calls made since ``len(log) == since``."""
+        for entry in self.log[since:]:
+            if entry.call is not None and not entry.verdict:
+                entry.ok, entry.verdict = ok, verdict
 
     def over_budget(self) -> bool:
         return len(self.log) >= self.config.max_llm_calls
@@ -98,12 +84,16 @@ class _Run:
 
     def visit(self, node: Node) -> bool:
         """True when the node finished and the condition may have changed."""
+        since = len(self.log)
         if node.kind is not Kind.ACTION:
-            if self.actuator.holds(node):
+            holds = self.actuator.holds(node)
+            self.judged(since, None, f"{node.text}: " + ("holds" if holds else "does not hold"))
+            if holds:
                 self.finish(node, Status.DONE, "holds")
                 return True
             return False
         verdict = self.actuator.judge(node)
+        self.judged(since, None, f"{node.text}: {verdict}")
         if verdict is Verdict.ACHIEVED:
             self.finish(node, Status.DONE, "already achieved")
             return True
@@ -119,7 +109,8 @@ class _Run:
                                        "parent": parent.text,
                                        "undoes": [str(a) for a in undone]})
                 self.finish(node, Status.ABANDONED, "would undo " + ", ".join(map(str, undone)))
-                self.emit("conflict", self.conflicts[-1])
+                self.emit(Event("conflict", f"{node.text} would undo "
+                                + ", ".join(map(str, undone)), data=self.conflicts[-1]))
                 return True
         self.execute(node)
         return True
@@ -138,10 +129,13 @@ class _Run:
                 self.shadow = after
             else:
                 self.shadow = None
+        since = len(self.log)
         self.actuator.execute(node)
+        self.judged(since, None, f"condition after {node.text}")
         self.plan.append(node.step)
         self.finish(node, Status.DONE, "executed")
-        self.emit("execute", {"step": len(self.plan), "action": node.text})
+        self.emit(Event("execute", f"{len(self.plan)}: {node.text}",
+                        data={"step": len(self.plan), "action": node.text}))
 
     def finish(self, node: Node, status: Status, how: str) -> None:
         node.status, node.how = status, how
@@ -165,6 +159,7 @@ class _Run:
                 break
             with_condition = self.config.condition == "always" or node.with_condition
             ancestors = self.tree.ancestors(node)
+            since = len(self.log)
             result = decomposer.decompose(
                 node, self.actuator.condition() if with_condition else None,
                 self.actuator.state if with_condition else None, ancestors)
@@ -179,9 +174,12 @@ class _Run:
                 for c in children:
                     self.tree.add(node, c.kind, c.text, step=c.step, fact=c.fact)
                 node.status = Status.EXPANDED
-            self.emit("decompose", {"node": node.text, "children": [
-                c.text for c in result.children], "unread": result.unread,
-                "with_condition": with_condition})
+            read = ", ".join(c.text for c in result.children) or "(nothing usable)"
+            self.judged(since, bool(children), f"{node.text} -> {read}" + (
+                f" ({len(result.unread)} unread line(s))" if result.unread else ""))
+            self.emit(Event("decompose", f"{node.text} -> {read}", data={
+                "node": node.text, "children": [c.text for c in result.children],
+                "unread": result.unread, "with_condition": with_condition}))
         return len(todo)
 
 
@@ -190,18 +188,17 @@ def _true(task: Task, atom: Atom, state: State) -> bool:
     return bit is not None and bool(state >> bit & 1)
 
 
-def solve(task: Task, llm: LLM, config: Config = Config(), *,
-          on_event: Event | None = None) -> SolveResult:
-    """DRIP on a four-action Blocksworld ``task`` (mapped into
+def solve(problem: PlanningProblem | Task, llm: LLM, config: Config = Config(), *,
+          observer: Observer | None = None) -> SolveResult:
+    """DRIP on a four-action Blocksworld task (mapped into
     ``config.action_space``)."""
-    check(config)
-    start = time.perf_counter()
-    calls_before = len(llm.usage.calls)
+    task = as_problem(problem).task
+    session = Run("drip", llm)
     space = action_space(config.action_space)
     stask = space.task(task)
     goal = goal_atoms(stask)
-    log: list[dict] = []
-    ask = logged_asker(llm, config.temperature, config.seed, log)
+    log: list[Entry] = []
+    ask = logged_asker(session.llm, config.temperature, config.seed, log)
     actuator: SymbolicActuator | LLMActuator
     if config.actuator == "symbolic":
         actuator = SymbolicActuator(stask, space)
@@ -213,7 +210,7 @@ def solve(task: Task, llm: LLM, config: Config = Config(), *,
     else:
         decomposer = LLMDecomposer(stask, space, ask, render, config.max_tokens)
     run = _Run(stask, space, config, Tree(space.describe_goal(stask)), actuator, goal, log,
-               shadow=stask.init, emit=on_event or (lambda kind, data: None))
+               shadow=stask.init, emit=observer or quiet)
     stop, iterations = "max_iter", 0
     for level in range(1, config.max_iter + 1):
         iterations = level
@@ -231,11 +228,10 @@ def solve(task: Task, llm: LLM, config: Config = Config(), *,
         run.settle()  # the last level's children are judged once
         if run.tree.root.status is Status.DONE:
             stop = "goal"
-    return _result(run, llm, calls_before, start, stop, iterations)
+    return _result(run, session, stop, iterations)
 
 
-def _result(run: _Run, llm: LLM, calls_before: int, start: float, stop: str,
-            iterations: int) -> SolveResult:
+def _result(run: _Run, session: Run, stop: str, iterations: int) -> SolveResult:
     verdict = validate_plan(run.task, run.plan)
     verified = verdict.valid
     claimed = run.tree.root.status is Status.DONE
@@ -256,7 +252,7 @@ def _result(run: _Run, llm: LLM, calls_before: int, start: float, stop: str,
         failure = stop
     roles: dict[str, int] = {}
     for entry in run.log:
-        roles[entry["role"]] = roles.get(entry["role"], 0) + 1
+        roles[entry.role] = roles.get(entry.role, 0) + 1
     metrics = {
         "size": len(run.task.objects), "plan_length": len(run.plan),
         "tree_size": len(run.tree), "tree_depth": run.tree.depth, "iterations": iterations,
@@ -266,30 +262,28 @@ def _result(run: _Run, llm: LLM, calls_before: int, start: float, stop: str,
         "cycles_dropped": sum(n.cycles for n in run.tree.nodes),
         "actuator_unreadable": getattr(run.actuator, "unreadable", 0),
         "action_space": run.space.name}
-    transcript = [{"attempt": i + 1, **entry} for i, entry in enumerate(run.log)]
-    transcript.append({"attempt": "tree", "response": run.tree.render(),
-                       "nodes": [n.to_dict() for n in run.tree.nodes]})
     diagnosis = "" if verified else (verdict.feedback() if run.plan else
                                      f"no plan (stopped: {stop})")
+    plan = [str(s) for s in run.plan]
+    transcript = list(run.log)
+    transcript.append(Entry(None, "tree", response=run.tree.render(), plan=plan, ok=verified,
+                            verdict="verified" if verified else diagnosis,
+                            data={"nodes": [n.to_dict() for n in run.tree.nodes]}))
     # the regression decomposer is a test double: its plans are not the model's
     solver = "llm" if run.config.decomposer == "llm" else "decomposer:regression"
-    return finish("drip", llm, calls_before, start, verified=verified,
-                  plan=[str(s) for s in run.plan], attempts=iterations, failure=failure,
-                  solved_by=solver if verified else None,
-                  metrics=metrics, transcript=transcript, last_diagnosis=diagnosis)
+    return session.result(verified=verified, plan=plan, attempts=iterations, failure=failure,
+                          solved_by=solver if verified else None, metrics=metrics,
+                          transcript=transcript, last_diagnosis=diagnosis)
 
 
-def _untargeted(run: _Run, unmet: tuple[str, ...]) -> list[str]:
-    """Unmet goal facts that no node of the tree adds or names."""
-    targeted = set()
+def _untargeted(run: _Run, unmet: tuple[ConditionPart, ...]) -> list[str]:
+    """Unmet goal facts that no node of the tree adds or names, as PDDL."""
+    targeted: set[Atom] = set()
     for n in run.tree.nodes:
         if n.kind is Kind.FACT and n.fact is not None:
-            targeted.add(str(n.fact))
+            targeted.add(Atom(*n.fact))
         elif n.kind is Kind.ACTION and n.step is not None:
             op = run.task.operator(n.step.name, n.step.args)
-            targeted.update(str(a) for a in run.task.atoms(op.add))
-    return [g for g in unmet if g not in targeted]
-
-
-def run(instance, llm: LLM, config: Config, seed: int = 0) -> SolveResult:
-    return solve(instance.task(), llm, replace(config, seed=seed))
+            targeted.update(run.task.atoms(op.add))
+    return [g.pddl() for g in unmet
+            if not (isinstance(g, Literal) and g.positive and g.atom in targeted)]

@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from veriplan.core.atom import Atom
 from veriplan.core.plan import Step
-from veriplan.pddl.ast import Atom
 
 
 class Kind(StrEnum):

@@ -1,0 +1,69 @@
+"""Running one unit: the pieces shared by the local runner and the Ray executor."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import time
+import traceback
+from pathlib import Path
+
+from veriplan.bench.datasets import Instance
+from veriplan.bench.store import UnitRecord
+from veriplan.bench.units import BackendSpec, Unit
+from veriplan.errors import BackendError, LLMOutputParseError, VeriplanError
+from veriplan.llm import LLM, ResponseCache, create_backend
+from veriplan.methods import get_method
+
+
+def version() -> str:
+    from veriplan import __version__
+
+    return __version__
+
+
+def error_category(exc: BaseException) -> str:
+    if isinstance(exc, TimeoutError):
+        return "timeout"
+    if isinstance(exc, BackendError):
+        return f"backend:{type(exc).__name__}"
+    if isinstance(exc, LLMOutputParseError):
+        return "llm-output"
+    if isinstance(exc, VeriplanError):
+        return f"veriplan:{type(exc).__name__}"
+    return f"crash:{type(exc).__name__}"  # a bug in a method: recorded, sweep goes on
+
+
+def make_llm(spec: BackendSpec, cache_path: Path | None, max_in_flight: int = 8) -> LLM:
+    backend = create_backend(spec.name, **spec.kwargs())
+    cache = ResponseCache(cache_path) if cache_path is not None else None
+    return LLM(backend, cache=cache, max_in_flight=max_in_flight)
+
+
+def execute(unit: Unit, instance: Instance, llm: LLM, dataset_version: str) -> UnitRecord:
+    """Run one unit; an exception becomes an error record, never escapes."""
+    start = time.perf_counter()
+    try:
+        spec = get_method(unit.method)
+        config = spec.make_config(json.loads(unit.config))
+        if "seed" in spec.settings():
+            config = dataclasses.replace(config, seed=unit.seed)
+        # each unit its own session: exact usage while workers share the client
+        result = spec.solve(instance.problem(spec.problem), llm.session(), config)
+        d = result.to_dict()
+        return UnitRecord(unit.id, unit.method, unit.dataset, unit.instance, unit.backend,
+                          unit.model, unit.config, unit.seed, "done", bool(result.verified),
+                          result.solved_by, result.llm_calls, result.tokens, result.cost,
+                          time.perf_counter() - start, None, None, json.dumps(d), version(),
+                          dataset_version, time.time())
+    except Exception as exc:
+        return error_record(unit, dataset_version, exc, time.perf_counter() - start,
+                            traceback.format_exc())
+
+
+def error_record(unit: Unit, dataset_version: str, exc: BaseException, seconds: float,
+                 trace: str) -> UnitRecord:
+    return UnitRecord(unit.id, unit.method, unit.dataset, unit.instance, unit.backend,
+                      unit.model, unit.config, unit.seed, "error", False, None, 0, 0, None,
+                      seconds, error_category(exc), trace, None, version(), dataset_version,
+                      time.time())

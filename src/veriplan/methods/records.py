@@ -1,0 +1,126 @@
+"""The typed records every method produces, one schema for all of them:
+
+- :class:`Event`: progress while a method runs (what an observer sees);
+- :class:`Entry`: one transcript entry, usually one model call with the
+  verdict on what the answer produced;
+- :class:`Signal`: per attempt, the failure signals the report's hazard,
+  failure-composition and NPMI analyses read.
+
+Each has ``to_dict()`` (what the run store keeps) and ``from_dict()`` (what
+``trace`` and ``report`` read back; missing keys take their defaults, so
+records written before a field existed still read).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+R = TypeVar("R")
+
+
+def _from_dict(cls: type[R], data: Mapping[str, Any]) -> R:
+    names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    known = {k: v for k, v in data.items() if k in names}
+    extra = {k: v for k, v in data.items() if k not in names}
+    if extra and "data" in names:
+        known["data"] = {**extra, **(known.get("data") or {})}
+    return cls(**known)
+
+
+@dataclass(frozen=True)
+class Event:
+    """Something a method did, reported as it happens.
+
+    ``kind`` is one of: ``prompt`` (``text`` is the prompt), ``response`` (the
+    model's answer; ``data["cached"]``), ``verdict`` (``ok`` is whether the
+    verifier accepted; ``text`` is the diagnosis), ``stop`` (``text``: why the
+    method stopped), and method-specific kinds (DRIP's ``decompose``,
+    ``execute``, ``conflict``; ReAct's ``turn``; AutoToS's ``call``, ``check``,
+    ``failure``, ``accuracy``) whose ``text`` is a one-line summary.
+    """
+
+    kind: str
+    text: str = ""
+    attempt: int | None = None
+    ok: bool | None = None
+    plan: tuple[str, ...] = ()
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d["plan"] = list(self.plan)
+        d["data"] = dict(self.data)
+        return d
+
+
+Observer = Callable[[Event], None]
+
+
+def quiet(event: Event) -> None:
+    """The observer that ignores everything."""
+
+
+@dataclass
+class Entry:
+    """One transcript entry: a model call (``call`` its number in the run, from
+    1) and the verdict on what its answer produced, or a record that is not a
+    call (``call`` None: DRIP's final tree, an AutoToS check).
+
+    ``ok`` is True when the verdict accepted the answer, False when it rejected
+    it, None when the answer was not judged on its own (a decomposition step,
+    a turn whose action the environment carried out); ``verdict`` says what
+    happened in words.
+    """
+
+    call: int | None
+    role: str
+    prompt: str = ""
+    response: str = ""
+    cached: bool = False
+    plan: list[str] = field(default_factory=list)
+    unread: list[str] = field(default_factory=list)
+    ok: bool | None = None
+    verdict: str = ""
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Entry:
+        if "call" not in data:  # written before entries were typed (keys differed by method)
+            data = dict(data)
+            attempt = data.pop("attempt", None)
+            data["call"] = attempt if isinstance(attempt, int) else None
+            data.setdefault("role", "attempt")
+            if "valid" in data:
+                data["ok"] = data.pop("valid")
+            if "diagnosis" in data:
+                data["verdict"] = data.pop("diagnosis") or ""
+        return _from_dict(cls, data)
+
+
+@dataclass
+class Signal:
+    """Per attempt, the same fields for every method: which step failed, its
+    action, the predicates it missed, and the kinds of failure
+    (``translation``, ``precondition``, ``goal``)."""
+
+    attempt: int
+    verified: bool
+    failed_step: int | None = None
+    steps: int = 0
+    action: str | None = None
+    missing: list[str] = field(default_factory=list)
+    failure: list[str] = field(default_factory=list)
+    data: dict[str, Any] = field(default_factory=dict)  # method-specific
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Signal:
+        return _from_dict(cls, data)

@@ -1,0 +1,151 @@
+"""One small registry for every kind of plug-in (methods, backends, datasets,
+environments, AutoToS domains, planners, heuristics).
+
+A registry maps names to entries. An entry is either the object itself or a
+``"module:attribute"`` string (``"module"`` alone names a module), imported on
+first use so that listing names never imports a plug-in. Other packages add
+entries through an entry-point group; :meth:`Registry.register` adds them at run
+time (tests, notebooks). An unknown name is a :class:`ConfigError` (or the
+registry's ``error`` type) that names the kind and every choice.
+
+Built-in and registered names win over entry points of the same name. The
+entry points are read when a name outside the built-ins is asked for and when
+the names are listed, never for a built-in name, so getting a built-in costs no
+scan of the installed packages (a sandbox child looks up one domain).
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from collections.abc import Callable, Iterator
+from importlib.metadata import EntryPoint, entry_points
+from typing import Any, Generic, TypeVar
+
+from veriplan.errors import ConfigError
+
+T = TypeVar("T")
+
+
+def resolve(target: str) -> Any:
+    """``"pkg.mod:attr"`` -> the attribute; ``"pkg.mod"`` -> the module."""
+    module, _, attr = target.partition(":")
+    obj: Any = importlib.import_module(module.strip())
+    for part in attr.strip().split(".") if attr.strip() else ():
+        obj = getattr(obj, part)
+    return obj
+
+
+class Registry(Generic[T]):
+    """``names()``, ``get(name)``, ``register(name, entry)``, ``unregister``, ``in``.
+
+    ``load`` turns a resolved entry into what :meth:`get` returns (for example a
+    module into a method spec); it runs once per name. ``error`` is the
+    exception type of an unknown name (a subclass of :class:`ConfigError`
+    where a kind keeps an older type too).
+    """
+
+    def __init__(self, kind: str, builtins: dict[str, Any] | None = None, *,
+                 group: str | None = None, load: Callable[[str, Any], T] | None = None,
+                 error: type[Exception] = ConfigError) -> None:
+        self.kind = kind
+        self.group = group
+        self._entries: dict[str, Any] = dict(builtins or {})
+        self._load = load
+        self._loaded: dict[str, T] = {}
+        self._error = error
+        self._lock = threading.Lock()
+        self._version = 0  # bumped by register/unregister: a load racing them is not cached
+
+    def __repr__(self) -> str:
+        return f"Registry({self.kind!r}, {self.names()})"
+
+    def _plugins(self) -> dict[str, EntryPoint]:
+        if not self.group:
+            return {}
+        out: dict[str, EntryPoint] = {}
+        for ep in entry_points(group=self.group):
+            out.setdefault(ep.name, ep)
+        return out
+
+    def _table(self) -> dict[str, Any]:
+        with self._lock:
+            table = dict(self._entries)
+        for name, ep in self._plugins().items():
+            table.setdefault(name, ep)
+        return table
+
+    def _entry(self, name: str) -> Any:
+        """The raw entry of ``name`` (object, path or entry point), else KeyError."""
+        with self._lock:
+            if name in self._entries:
+                return self._entries[name]
+        return self._plugins()[name]
+
+    def entries(self) -> dict[str, Any]:
+        """Every name with its entry as given: the object, or the ``module:attr``
+        path (entry points as their value), nothing imported."""
+        return {name: entry.value if isinstance(entry, EntryPoint) else entry
+                for name, entry in sorted(self._table().items())}
+
+    def names(self) -> list[str]:
+        return sorted(self._table())
+
+    def __contains__(self, name: object) -> bool:
+        if not isinstance(name, str):
+            return False
+        try:
+            self._entry(name)
+        except KeyError:
+            return False
+        return True
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names())
+
+    def __len__(self) -> int:
+        return len(self._table())
+
+    def register(self, name: str, entry: Any) -> None:
+        """Add or replace ``name`` (the object itself or a ``module:attr`` path)."""
+        with self._lock:
+            self._entries[name] = entry
+            self._loaded.pop(name, None)
+            self._version += 1
+
+    def unregister(self, name: str) -> None:
+        with self._lock:
+            self._entries.pop(name, None)
+            self._loaded.pop(name, None)
+            self._version += 1
+
+    def unknown(self, name: object) -> Exception:
+        """The error for a name that is not registered."""
+        return self._error(f"unknown {self.kind} {name!r}: use one of "
+                           f"{', '.join(self.names()) or '(none registered)'}")
+
+    def get(self, name: str) -> T:
+        if not isinstance(name, str):
+            raise self.unknown(name)
+        with self._lock:
+            if name in self._loaded:
+                return self._loaded[name]
+            version = self._version
+        try:
+            entry = self._entry(name)
+        except KeyError:
+            raise self.unknown(name) from None
+        if isinstance(entry, EntryPoint):
+            obj = entry.load()
+        elif isinstance(entry, str):
+            obj = resolve(entry)
+        else:
+            obj = entry
+        value = self._load(name, obj) if self._load is not None else obj
+        with self._lock:
+            if self._version == version:
+                self._loaded[name] = value
+        return value
+
+
+__all__ = ["Registry", "resolve"]
