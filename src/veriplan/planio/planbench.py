@@ -165,11 +165,15 @@ _EXPLAIN = re.compile(
 # Words that open a second action rather than an explanation.
 _JOINERS = frozenset(("and", "or", "then", "also", "plus", "next", "followed", "afterwards",
                       "after", "before", "finally", "&", "+"))
-# Words that open a place ("(under the red block)"): with an object after them, a
-# second place for the action, not an explanation.
-_PLACES = frozenset(("on", "onto", "upon", "atop", "over", "above", "under", "underneath",
-                     "below", "beneath", "from", "off", "to", "into", "in", "at", "between",
-                     "beside", "next", "with", "near", "behind", "by"))
+# Words that place an object: "(under the red block)", "(now on top of the blue
+# block)" right after an action give it a second place, so the line has no single
+# reading; after a connective ("since the red block is on top of ...") they explain.
+_PLACES = ("on", "onto", "upon", "atop", "over", "above", "under", "underneath", "below",
+           "beneath", "from", "off", "to", "into", "in", "at", "between", "beside", "next to",
+           "with", "near", "behind", "by")
+_CONNECTIVE = re.compile(
+    r"^(?:because|since|as|so|which|thus|therefore|hence|leaving|making|in\s+order|while|"
+    r"given|when|where)\b")
 _GROUP = re.compile(r"\(\s*([^()]*?)\s*\)")
 
 
@@ -181,6 +185,9 @@ class _Reader:
         alias_re = "|".join(re.escape(a) for a in sorted(aliases, key=len, reverse=True))
         alias_re = alias_re or r"(?!)"
         self.mention = re.compile(rf"(?<![\w-])(?:{alias_re})(?![\w-])")
+        places = "|".join(p.replace(" ", r"\s+") for p in _PLACES)
+        self.place = re.compile(rf"(?<![\w-])(?:{places})\s+(?:(?:top|bottom)\s+of\s+)?"
+                                rf"{_ARTICLE}(?:{alias_re})(?![\w-])")
         self.regexes = []
         self.phrases = []
         self.arity: dict[str, int] = {}
@@ -235,7 +242,8 @@ class _Reader:
         first = tail.split(None, 1)[0] if tail else ""
         if first in _JOINERS or (verb is not None and verb.match(tail)):
             return False
-        if first in _PLACES and self.mention.search(tail):
+        if (not _CONNECTIVE.match(m.group().strip()) and not _CONNECTIVE.match(tail)
+                and self.place.search(tail)):
             return False
         if any(rx.search(tail) for rx in self.phrases):
             return False
