@@ -195,3 +195,32 @@ def test_trace_prints_autotos_verdicts(tmp_path, data_dir, capsys):
                                 lambda r: "I would rather not write code.")
     assert rec.llm_calls == 10  # the successor function's budget of 10 calls, all unparsed
     assert sum(v.startswith("=> not valid: parse_error") for v in verdicts) == 10
+
+
+# ----- a method from outside the package, through the entry point ---------------------------
+def test_a_method_from_an_entry_point_runs_in_bench_and_solve(tmp_path, data_dir, monkeypatch,
+                                                              capsys):
+    from importlib.metadata import EntryPoint
+
+    import veriplan.registry
+
+    real = veriplan.registry.entry_points
+
+    def entry_points(group):
+        extra = [EntryPoint("greedy", "tests.methods.greedy_plugin", "veriplan.methods")]
+        return [*real(group=group), *(extra if group == "veriplan.methods" else [])]
+
+    monkeypatch.setattr(veriplan.registry, "entry_points", entry_points)
+    assert "greedy" in available_methods()
+    try:
+        assert main(["bench", "greedy", "--dataset", "blocksworld_3", "--data-dir",
+                     str(data_dir), "--backend", "scripted", "--limit", "2", "--out",
+                     str(tmp_path)]) == 0
+        records = list(RunStore(tmp_path).records())
+        assert len(records) == 2 and all(r.verified and r.solved_by == "search"
+                                         for r in records)
+        assert main([*SOLVE, "--method", "greedy"]) == 0
+        assert "found by search, not by the model" in capsys.readouterr().out
+        assert main([*SOLVE, "--method", "greedy", "--config", "depth=3"]) == 2
+    finally:
+        METHODS.unregister("greedy")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 import warnings
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -40,7 +41,7 @@ from veriplan.pddl.ast import (
     Problem,
     When,
 )
-from veriplan.pddl.parser import read_domain, read_problem
+from veriplan.pddl.parser import _read_text, parse_domain, read_domain, read_problem
 
 
 class Task:
@@ -354,44 +355,64 @@ class _DomainCache:
     """Parsed domains by file identity: the path as given, the file's device and
     inode, size, modification time (ns) and strictness. A file changed in place
     or replaced gets a new identity and is read again; least recently used
-    entries beyond ``size`` are dropped. Thread-safe: a miss parses outside
-    the lock, and if two threads parse the same file at once the first
-    domain stored is the one both get."""
+    entries beyond ``size`` are dropped.
+
+    A file modified within the file system's timestamp resolution of the
+    moment it was read could keep its size and mtime. As git does for its
+    index, such a *racy* entry keeps the text it was parsed from and is served
+    only while the file still holds that text; once it has been confirmed
+    :data:`RACY_NS` after its mtime, any later write must show in the mtime
+    and the text is dropped.
+
+    Thread-safe: a miss parses outside the lock; when two threads parse the
+    same file at once, the first domain stored is the one both get."""
+
+    RACY_NS = 2_000_000_000  # coarser than any timestamp resolution in use (FAT: 2 s)
 
     def __init__(self, size: int = 64) -> None:
         self.size = size
         self._lock = threading.Lock()
-        self._domains: OrderedDict[tuple, Domain] = OrderedDict()
+        # key -> [domain, source text while the entry is racy, else None]
+        self._entries: OrderedDict[tuple, list] = OrderedDict()
 
     def get(self, path: str | Path, strict: bool) -> Domain:
+        now = time.time_ns()
         try:
             st = os.stat(path)
         except (OSError, TypeError, ValueError):
             return read_domain(path, strict=strict)  # raises the located read error
         key = (os.fspath(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, strict)
+        racy = now - st.st_mtime_ns < self.RACY_NS
         with self._lock:
-            domain = self._domains.get(key)
-            if domain is not None:
-                self._domains.move_to_end(key)
-        if domain is not None:
+            entry = self._entries.get(key)
+            if entry is not None:
+                self._entries.move_to_end(key)
+                domain, source = entry
+        if entry is not None and (source is None or _read_text(path) == source):
+            if source is not None and not racy:
+                entry[1] = None  # confirmed after the racy window
             for text in domain.warnings:  # a lenient load warns every time
                 warnings.warn(text, PDDLLenientWarning, stacklevel=4)
             return domain
-        # Read after the stat: a change from here on gives the file a new key.
-        domain = read_domain(path, strict=strict)
+        source = _read_text(path)  # after the stat: a later write changes the key
+        domain = parse_domain(source, file=str(path), strict=strict)
         with self._lock:
-            domain = self._domains.setdefault(key, domain)
-            self._domains.move_to_end(key)
-            while len(self._domains) > self.size:
-                self._domains.popitem(last=False)
+            old = self._entries.get(key)
+            if old is not None and old[1] in (None, source):
+                domain = old[0]  # another thread stored the same file first
+            else:
+                self._entries[key] = [domain, source if racy else None]
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.size:
+                self._entries.popitem(last=False)
         return domain
 
     def clear(self) -> None:
         with self._lock:
-            self._domains.clear()
+            self._entries.clear()
 
     def __len__(self) -> int:
-        return len(self._domains)
+        return len(self._entries)
 
 
 _DOMAINS = _DomainCache()
@@ -399,13 +420,14 @@ _DOMAINS = _DomainCache()
 
 def cached_domain(path: str | Path, *, strict: bool = True) -> Domain:
     """The parsed domain file at ``path``, from the cache when the file is
-    unchanged (same path, inode, size and mtime) and read with the same
+    unchanged (same path, inode, size and mtime; a file written in the last
+    two seconds is also compared by content) and read with the same
     strictness, else read and cached (64 domains at most). A domain read
     leniently emits its lenient warnings (``PDDLLenientWarning``) on every
-    call, cached or not, as reading the file again would. A change that keeps the size within
-    the file system's mtime resolution is not seen."""
+    call, cached or not, as reading the file again would."""
     return _DOMAINS.get(path, strict)
 
 
 def clear_domain_cache() -> None:
+    """Forget every cached domain (tasks built from them keep working)."""
     _DOMAINS.clear()

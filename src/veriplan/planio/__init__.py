@@ -34,9 +34,8 @@ def parse_plan(text: str, task=None, *, format: PlanFormat = "pddl",
     if format == "pddl":
         if task is None:
             return read_pddl_plan(text)
-        schemas = task.schemas
-        return read_pddl_plan(text, schemas.keys(), objects=task.objects if cfg else None,
-                              config=cfg, max_args=_max_args(task))
+        return read_pddl_plan(text, task.schemas, objects=task.objects if cfg else None,
+                              config=cfg, max_args=lambda: _max_args(task))
     if format == "planbench":
         if cfg is None or task is None:
             raise ValueError("format='planbench' needs the task and a PlanBench config")

@@ -214,31 +214,38 @@ def plan_lines(text: str) -> tuple[list[tuple[int, str]], int]:
     return [(n, t) for n, t, k in answer.items if k == LINE], answer.after_end
 
 
-def finish(items: list[tuple[int, object, int]], answer: AnswerLines) -> ParsedPlan:
-    """Build the ParsedPlan from a reader's verdict on each item, in line order:
-    ``(n, [Step, ...], LINE)``, ``(n, UnreadLine, -1)``, ``(n, reason, PROSE)`` or
-    ``(n, "", BREAK)``. A plan stated twice in a row (the second copy after a
-    prose line, marker, fence or restarted numbering) is read once."""
-    steps: list[Step] = []
-    unread: list[UnreadLine] = []
-    prose: list[UnreadLine] = []
-    bounds = {0}
-    for n, value, kind in items:
-        if kind == LINE:
-            steps.extend(value)  # type: ignore[arg-type]
-        elif kind == PROSE:
-            prose.append(UnreadLine(n, answer.text(n), value))  # type: ignore[arg-type]
-            bounds.add(len(steps))
-        elif kind == BREAK:
-            bounds.add(len(steps))
-        else:
-            unread.append(value)  # type: ignore[arg-type]
-    half = len(steps) // 2
-    if half and len(steps) % 2 == 0 and half in bounds and all(
-            a.name == b.name and a.args == b.args for a, b in zip(steps[:half], steps[half:])):
-        again = sorted({s.line for s in steps[half:] if s.line is not None})
-        prose += [UnreadLine(n, answer.text(n), "restates the plan read above")
-                  for n in again]
-        prose.sort(key=lambda u: u.line)
-        steps = steps[:half]
-    return ParsedPlan(tuple(steps), tuple(unread), answer.after_end, tuple(prose))
+class Collector:
+    """What a reader has read so far, in line order; ``done`` builds the
+    ParsedPlan. A plan stated twice in a row (the second copy after a prose
+    line, marker, fence or restarted numbering) is read once."""
+
+    __slots__ = ("answer", "steps", "unread", "prose", "bounds")
+
+    def __init__(self, answer: AnswerLines) -> None:
+        self.answer = answer
+        self.steps: list[Step] = []
+        self.unread: list[UnreadLine] = []
+        self.prose: list[UnreadLine] = []
+        self.bounds = {0}
+
+    def other(self, n: int, text: str, kind: int) -> None:
+        """A ``PROSE`` (``text`` is the reason) or ``BREAK`` item."""
+        if kind == PROSE:
+            self.prose.append(UnreadLine(n, self.answer.text(n), text))
+        self.bounds.add(len(self.steps))
+
+    def add_prose(self, n: int, reason: str) -> None:
+        self.other(n, reason, PROSE)
+
+    def done(self) -> ParsedPlan:
+        steps, prose = self.steps, self.prose
+        half = len(steps) // 2
+        if half and half in self.bounds and len(steps) % 2 == 0 and \
+                steps[:half] == steps[half:]:  # Step equality ignores the line
+            again = sorted({s.line for s in steps[half:] if s.line is not None})
+            prose += [UnreadLine(n, self.answer.text(n), "restates the plan read above")
+                      for n in again]
+            prose.sort(key=lambda u: u.line)
+            steps = steps[:half]
+        return ParsedPlan(tuple(steps), tuple(self.unread), self.answer.after_end,
+                          tuple(prose))

@@ -8,10 +8,10 @@ encodings (``(unstack yellow red)``, ``(feast object c object b)``)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Container, Iterable
 
 from veriplan.core.plan import Step
-from veriplan.planio.parsed import LINE, PROSE, ParsedPlan, UnreadLine, finish, split_answer
+from veriplan.planio.parsed import LINE, Collector, ParsedPlan, UnreadLine, split_answer
 
 _NAME = r"[a-z_][a-z0-9_\-]*"
 _ONE = re.compile(rf"\(\s*({_NAME}(?:\s+[a-z0-9_][a-z0-9_\-]*)*)\s*\)")
@@ -26,6 +26,12 @@ _NOT_A_VERB = frozenset(("the", "a", "an", "this", "that", "it", "i", "we", "so"
                          "then", "now", "my", "our", "here", "there", "no", "yes"))
 AMBIGUOUS = "ambiguous"
 _NO_FORM = "not of the form (action arg ...)"
+
+
+def _container(items: Iterable[str] | None) -> Container[str] | None:
+    if items is None or isinstance(items, (set, frozenset, dict)):
+        return items
+    return frozenset(items)
 
 
 def _norm(name: str) -> str:
@@ -43,19 +49,35 @@ class Vocabulary:
 
     def __init__(self, action_names: Iterable[str] | None = None,
                  objects: Iterable[str] | None = None, aliases: dict[str, str] | None = None,
-                 verbs: Iterable[str] = (), max_args: int = 3) -> None:
-        self.actions = frozenset(action_names) if action_names is not None else None
-        self.objects = frozenset(objects) if objects is not None else None
-        self.aliases = dict(aliases or {})
-        self.max_args = max_args
+                 verbs: Iterable[str] = (), max_args: int | Callable[[], int] = 3) -> None:
+        self.actions = _container(action_names)
+        self.objects = _container(objects)
+        self.aliases = aliases or {}
+        self._max_args = max_args
+        self._verbs = verbs
+        self._verb: re.Pattern | None | bool = False
         self._names: dict[str, str | None] | None = None
         self._objs: dict[str, str | None] | None = None
-        words = {_JOIN.split(a)[0] for a in self.actions or ()} | set(self.actions or ())
-        words |= {v.lower() for v in verbs if v}
-        words = {w for w in words if w}
-        self.verb = (re.compile(r"(?<![\w-])(?:" + "|".join(
-            re.escape(w) for w in sorted(words, key=len, reverse=True)) + r")[\w-]*")
-            if words else None)
+
+    @property
+    def max_args(self) -> int:
+        """The most arguments an action takes."""
+        if callable(self._max_args):
+            self._max_args = self._max_args()
+        return self._max_args
+
+    @property
+    def verb(self) -> re.Pattern | None:
+        """Matches a word that opens an action: an action's name or its first
+        part (``pick`` of ``pick-up``), or a verb given."""
+        if self._verb is False:
+            words = {_JOIN.split(a)[0] for a in self.actions or ()} | set(self.actions or ())
+            words |= {v.lower() for v in self._verbs if v}
+            words = {w for w in words if w}
+            self._verb = (re.compile(r"(?<![\w-])(?:" + "|".join(
+                re.escape(w) for w in sorted(words, key=len, reverse=True)) + r")[\w-]*")
+                if words else None)
+        return self._verb  # type: ignore[return-value]
 
     # ----- names -------------------------------------------------------------------------
     def action(self, words: list[str]) -> tuple[str, int] | None:
@@ -186,7 +208,7 @@ class Vocabulary:
 
 def read_pddl_plan(text: str, action_names: Iterable[str] | None = None, *,
                    objects: Iterable[str] | None = None, config=None,
-                   max_args: int = 3) -> ParsedPlan:
+                   max_args: int | Callable[[], int] = 3) -> ParsedPlan:
     """Read a PDDL-style plan.
 
     With ``action_names``, a line whose first word is not an action is unread,
@@ -206,17 +228,26 @@ def read_pddl_plan(text: str, action_names: Iterable[str] | None = None, *,
 
 def read_with(text: str, vocab: Vocabulary) -> ParsedPlan:
     answer = split_answer(text)
-    items: list[tuple[int, object, int]] = []
+    actions, objects = vocab.actions, vocab.objects
+    out = Collector(answer)
+    steps = out.steps
     for n, line, kind in answer.items:
         if kind != LINE:
-            items.append((n, line, kind))
+            out.other(n, line, kind)
             continue
+        one = _ONE.fullmatch(line.lower())
+        if one is not None:  # the common case: (action object ...) with known names
+            name, *args = one.group(1).split()
+            if (actions is None or name in actions) and (
+                    objects is None or all(a in objects for a in args)):
+                steps.append(Step(name, tuple(args), n))
+                continue
         got = vocab.read_line(line)
         if not isinstance(got, str):
-            items.append((n, [Step(name, args, n) for name, args in got], LINE))
-        elif (vocab.actions is not None and not answer.block
+            steps.extend(Step(name, args, n) for name, args in got)
+        elif (actions is not None and not answer.block
               and not vocab.looks_like_action(line.lower())):
-            items.append((n, "names no action of the domain", PROSE))
+            out.add_prose(n, "names no action of the domain")
         else:
-            items.append((n, UnreadLine(n, line, got), -1))
-    return finish(items, answer)
+            out.unread.append(UnreadLine(n, line, got))
+    return out.done()

@@ -15,7 +15,7 @@ import yaml
 from veriplan.core.plan import Step
 from veriplan.errors import ConfigError, VeriplanError
 from veriplan.pddl.ast import And, Atom, Formula
-from veriplan.planio.parsed import LINE, PROSE, ParsedPlan, UnreadLine, finish, split_answer
+from veriplan.planio.parsed import LINE, Collector, ParsedPlan, UnreadLine, split_answer
 from veriplan.planio.pddl_plan import Vocabulary
 
 _ARTICLE = r"(?:(?:the|a|an)\s+)?"
@@ -278,19 +278,19 @@ def read_planbench_plan(text: str, cfg: PlanBenchConfig, objects: Sequence[str])
     """
     reader = cfg.reader(objects)
     answer = split_answer(text)
-    items: list[tuple[int, object, int]] = []
+    out = Collector(answer)
     for n, line, kind in answer.items:
         if kind != LINE:
-            items.append((n, line, kind))
+            out.other(n, line, kind)
             continue
         got = reader.read(line, n)
         if not isinstance(got, str):
-            items.append((n, got, LINE))
+            out.steps.extend(got)
         elif not answer.block and reader.is_prose(line.lower()):
-            items.append((n, "names no action of the domain", PROSE))
+            out.add_prose(n, "names no action of the domain")
         else:
-            items.append((n, UnreadLine(n, line, got), -1))
-    return finish(items, answer)
+            out.unread.append(UnreadLine(n, line, got))
+    return out.done()
 
 
 def _choose(matches: list[Step], line: str) -> Step | None:
