@@ -4,6 +4,7 @@ command line, and one transcript schema that ``trace`` prints for every method."
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import re
 import threading
@@ -67,10 +68,8 @@ def test_per_unit_usage_is_exact_with_four_workers(tmp_path, data_dir):
         barrier = threading.Barrier(4, timeout=0.5)
 
         def answer(request: LLMRequest) -> str:
-            try:  # hold calls of different units in flight together
-                barrier.wait()
-            except threading.BrokenBarrierError:
-                pass
+            with contextlib.suppress(threading.BrokenBarrierError):
+                barrier.wait()  # hold calls of different units in flight together
             i = int(request.messages[0].content.rsplit(" ", 1)[1])
             return " ".join(["w"] * (i + 1))
 
