@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Literal
 
 from veriplan.planio.parsed import ParsedPlan, UnreadLine
-from veriplan.planio.pddl_plan import read_pddl_plan
+from veriplan.planio.pddl_plan import read_pddl_plan, read_with, schema_vocabulary
 from veriplan.planio.planbench import (
     PlanBenchConfig,
     read_planbench_plan,
@@ -34,8 +34,10 @@ def parse_plan(text: str, task=None, *, format: PlanFormat = "pddl",
     if format == "pddl":
         if task is None:
             return read_pddl_plan(text)
-        return read_pddl_plan(text, task.schemas, objects=task.objects if cfg else None,
-                              config=cfg, max_args=lambda: _max_args(task))
+        if cfg is None:
+            return read_with(text, schema_vocabulary(task.schemas))
+        return read_pddl_plan(text, task.schemas, objects=task.objects, config=cfg,
+                              max_args=lambda: _max_args(task))
     if format == "planbench":
         if cfg is None or task is None:
             raise ValueError("format='planbench' needs the task and a PlanBench config")

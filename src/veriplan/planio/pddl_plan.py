@@ -151,6 +151,8 @@ class Vocabulary:
         elif low.startswith("("):
             groups = _GROUP.findall(low)
             rest = _GROUP.sub("", low).strip(" ,.")
+            if len(groups) > 1 and groups[0].isdigit():
+                del groups[0]  # "(1) (feast d b)"
             groups = [_GROUP_NUMBER.sub("", g, count=1) for g in groups]
             if not groups or rest or any(not _WORDS.match(g) for g in groups):
                 return _NO_FORM
@@ -218,12 +220,30 @@ def read_pddl_plan(text: str, action_names: Iterable[str] | None = None, *,
     whose arguments name objects in more than one way is unread. Arguments
     that name no object are kept as written (the validator reports them).
     """
-    aliases = config.aliases(list(objects)) if config is not None and objects is not None \
-        else None
-    verbs = [t.split()[0] for t in config.actions.values() if t.split()] if config else ()
-    vocab = Vocabulary(action_names, objects if aliases is not None else None, aliases,
-                       verbs, max_args)
+    if config is not None and objects is not None:
+        objects = list(objects)
+        verbs = [t.split()[0] for t in config.actions.values() if t.split()]
+        vocab = Vocabulary(action_names, objects, config.aliases(objects), verbs, max_args)
+    else:
+        vocab = Vocabulary(action_names, max_args=max_args)
     return read_with(text, vocab)
+
+
+_SHARED: dict[int, tuple[object, Vocabulary]] = {}
+
+
+def schema_vocabulary(schemas: dict) -> Vocabulary:
+    """The vocabulary of a domain's action schemas (name -> schema), kept for
+    reuse while the same schemas object is alive in the cache."""
+    hit = _SHARED.get(id(schemas))
+    if hit is not None and hit[0] is schemas:
+        return hit[1]
+    if len(_SHARED) >= 64:
+        _SHARED.clear()
+    vocab = Vocabulary(schemas, max_args=lambda: max(
+        (len(s.params) for s in schemas.values()), default=0))
+    _SHARED[id(schemas)] = (schemas, vocab)
+    return vocab
 
 
 def read_with(text: str, vocab: Vocabulary) -> ParsedPlan:

@@ -175,6 +175,7 @@ _CONNECTIVE = re.compile(
     r"^(?:because|since|as|so|which|thus|therefore|hence|leaving|making|in\s+order|while|"
     r"given|when|where)\b")
 _GROUP = re.compile(r"\(\s*([^()]*?)\s*\)")
+_INNER_NUMBER = re.compile(r"^\d+\s*[.):]\s*")
 
 
 class _Reader:
@@ -205,7 +206,9 @@ class _Reader:
 
     def read(self, line: str, n: int) -> list[Step] | str:
         low = " ".join(line.lower().split()).rstrip(".;,!\\")
-        inner = low[1:-1].strip() if low.startswith("(") and low.endswith(")") else low
+        inner = low
+        if low.startswith("(") and low.endswith(")"):
+            inner = _INNER_NUMBER.sub("", low[1:-1].strip(), count=1)  # "(1. pick up ...)"
         matches: list[Step] = []
         for name, nslots, rx in self.regexes:
             m = rx.match(inner)

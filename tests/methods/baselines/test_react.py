@@ -39,7 +39,26 @@ def test_more_than_the_step_limit_fails():
 
     backend = ScriptedBackend(fn=shuffle)
     r = solve(standard_task(), LLM(backend), Config(max_steps=6))
-    assert not r.verified and r.failure == "too_long" and r.metrics["plan_length"] == 7
+    assert not r.verified and r.failure == "too_long" and r.metrics["plan_length"] == 6
+    assert r.llm_calls == 6  # no turn beyond the limit
+
+
+SOLUTION = ["stack red orange", "put-down yellow", "unstack blocks red", "stack yellow red"]
+
+
+@pytest.mark.parametrize("limit, verified", [(4, True), (3, False)])
+def test_a_plan_longer_than_the_limit_fails_even_if_it_reaches_the_goal(limit, verified):
+    r = solve(standard_task(), LLM(ScriptedBackend(turns(*SOLUTION))), Config(max_steps=limit))
+    assert r.verified is verified
+    assert r.failure == (None if verified else "too_long")
+
+
+def test_a_plan_longer_than_the_limit_fails_in_the_models_own_environment():
+    answers = turns(*SOLUTION, observation="fine") + ["Thought: finished.\nAction: done"]
+    r = solve(standard_task(), LLM(ScriptedBackend(answers)), Config(env="llm", max_steps=3))
+    assert not r.verified and r.failure == "too_long" and r.metrics["plan_length"] == 4
+    ok = solve(standard_task(), LLM(ScriptedBackend(answers)), Config(env="llm", max_steps=4))
+    assert ok.verified and ok.metrics["stop"] == "done"
 
 
 def test_llm_environment_uses_the_models_own_observations_then_validates():

@@ -7,13 +7,14 @@ import pytest
 
 from tests.domains.test_blocksworld import standard_task
 from tests.methods.drip.scripts import PerfectActuator, table_decomposer
-from veriplan.domains.blocksworld import relaxed_task
+from veriplan.domains.blocksworld import SPACES, relaxed_task
 from veriplan.errors import ConfigError
 from veriplan.llm.backends.scripted import ScriptedBackend
 from veriplan.llm.client import LLM
 from veriplan.methods.drip import Config, solve
 from veriplan.methods.drip.actuators import Verdict, read_verdict
 
+SPACES_RELAXED = SPACES["relaxed"]
 GOAL = "block red is on top of block orange, block yellow is on top of block red."
 FIGURE = {GOAL: "stack red orange\nstack yellow red",
           "stack yellow red": "put-down yellow\nunstack blocks red"}
@@ -96,6 +97,33 @@ def test_llm_actuator_claims_are_checked_by_the_verifier():
     r = solve(standard_task(), llm, Config(actuator="llm"))
     assert r.plan == ["(stack yellow red)"]
     assert not r.verified and r.failure == "invalid_plan"
+
+
+def test_an_update_without_a_final_condition_keeps_the_previous_condition():
+    task = standard_task()
+    perfect = PerfectActuator(relaxed_task(task), FIGURE)
+    prompts = []
+
+    def forgetful(req):
+        prompt = req.messages[-1].content
+        prompts.append(prompt)
+        answer = perfect(req)
+        if "Final condition" in prompt:  # reasons, then stops before the new condition
+            return "Thinking it over.\n\nThe red block now sits on the orange one."
+        return answer
+
+    llm, _ = llm_for(forgetful)
+    r = solve(task, llm, Config(actuator="llm"))
+    start = relaxed_task(task)
+    first = SPACES_RELAXED.describe_state(start, start.init)
+    later = [p for p in prompts[1:] if p.startswith("Condition:") or "Condition:" in p]
+    # the reasoning never becomes the condition: every later prompt shows the first one
+    assert later and all("red block now sits" not in p for p in later)
+    assert all(first in p for p in later if "Condition:" in p)
+    assert not r.verified and r.failure == "actuator_lost_condition"
+    assert r.metrics["actuator_lost_condition"] >= 1
+    lost = [e for e in r.transcript if e.role == "update"]
+    assert lost and all(e.ok is False and "Final condition" in e.verdict for e in lost)
 
 
 def test_llm_actuator_with_a_perfect_model_solves_and_counts_roles():

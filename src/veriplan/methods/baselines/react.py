@@ -74,7 +74,7 @@ def solve(problem: PlanningProblem | Task, llm: LLM, config: Config = Config(), 
     invalid = 0  # consecutive
     invalid_total = 0
     stop = "too_long"
-    while len(plan) <= config.max_steps:
+    while True:
         prompt = render("react.j2", space=space, condition=condition, goal=goal,
                         history=history, imagine=imagine)
         turn = read_turn(ask("turn", prompt, config.max_tokens,
@@ -117,11 +117,17 @@ def solve(problem: PlanningProblem | Task, llm: LLM, config: Config = Config(), 
         if not imagine and ok and stask.goal.holds(state):
             stop = "goal"
             break
+        # The paper: a run fails when its plan exceeds max_steps. On the PDDL model a plan
+        # of max_steps that has not reached the goal cannot succeed within the limit;
+        # with the model as its own environment, it may still say it is done.
+        if len(plan) > config.max_steps or (not imagine and len(plan) >= config.max_steps):
+            stop = "too_long"
+            break
         if invalid >= config.max_invalid:
             stop = "invalid_actions"
             break
     verdict = validate_plan(stask, plan)
-    verified = verdict.valid
+    verified = verdict.valid and stop != "too_long"
     failure = None if verified else (stop if stop in ("too_long", "invalid_actions")
                                      else "precondition" if verdict.failed_step is not None
                                      else "goal")

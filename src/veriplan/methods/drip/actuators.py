@@ -119,6 +119,7 @@ class LLMActuator:
         self.text = space.describe_state(task, task.init)
         self._judged: dict[tuple[str, str], Verdict] = {}
         self.unreadable = 0  # answers with no verdict (counted as not executable)
+        self.lost_condition = 0  # updates without a "Final condition:" (condition kept)
 
     def judge(self, node: Node) -> Verdict:
         key = (node.text, self.text)
@@ -149,11 +150,12 @@ class LLMActuator:
                                                 condition=self.text, action=node.text),
                           self.max_tokens)
         parts = _FINAL.split(answer)
-        new = parts[-1].strip() if len(parts) > 1 else answer.strip().split("\n\n")[-1]
+        new = parts[-1].strip() if len(parts) > 1 else ""
         if new:
             self.text = " ".join(new.split())
-        else:
+        else:  # no "Final condition:": keep the previous condition, never guess one
             self.unreadable += 1
+            self.lost_condition += 1
 
     def condition(self) -> str:
         return self.text

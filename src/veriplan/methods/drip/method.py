@@ -130,7 +130,11 @@ class _Run:
             else:
                 self.shadow = None
         since = len(self.log)
+        lost = getattr(self.actuator, "lost_condition", 0)
         self.actuator.execute(node)
+        if getattr(self.actuator, "lost_condition", 0) > lost:
+            self.judged(since, False, f"no 'Final condition:' after {node.text}; the previous "
+                        "condition is kept")
         self.judged(since, None, f"condition after {node.text}")
         self.plan.append(node.step)
         self.finish(node, Status.DONE, "executed")
@@ -240,6 +244,8 @@ def _result(run: _Run, session: Run, stop: str, iterations: int) -> SolveResult:
                   if verdict.failed_step is None and len(run.tree) > 1 else [])
     if verified:
         failure = None
+    elif getattr(run.actuator, "lost_condition", 0):
+        failure = "actuator_lost_condition"  # an update answer had no "Final condition:"
     elif claimed:
         failure = "invalid_plan"  # the actuator believed the goal reached; the verifier did not
     elif untargeted:
@@ -261,6 +267,7 @@ def _result(run: _Run, session: Run, stop: str, iterations: int) -> SolveResult:
         "unread_lines": sum(len(n.unread) for n in run.tree.nodes),
         "cycles_dropped": sum(n.cycles for n in run.tree.nodes),
         "actuator_unreadable": getattr(run.actuator, "unreadable", 0),
+        "actuator_lost_condition": getattr(run.actuator, "lost_condition", 0),
         "action_space": run.space.name}
     diagnosis = "" if verified else (verdict.feedback() if run.plan else
                                      f"no plan (stopped: {stop})")
