@@ -247,8 +247,25 @@ def schema_vocabulary(schemas: dict) -> Vocabulary:
 
 
 def read_with(text: str, vocab: Vocabulary) -> ParsedPlan:
-    answer = split_answer(text)
     actions, objects = vocab.actions, vocab.objects
+    if ";" not in text and "[" not in text and "\\" not in text and "plan" not in text.lower():
+        # The common case first: nothing but (action object ...) lines.
+        steps: list[Step] = []
+        for n, raw in enumerate(text.splitlines(), 1):
+            line = raw.strip()
+            if not line:
+                continue
+            one = _ONE.fullmatch(line.lower()) if line[0] == "(" else None
+            if one is None:
+                break
+            name, *args = one.group(1).split()
+            if (actions is not None and name not in actions) or (
+                    objects is not None and not all(a in objects for a in args)):
+                break
+            steps.append(Step(name, tuple(args), n))
+        else:
+            return ParsedPlan(tuple(steps))
+    answer = split_answer(text)
     out = Collector(answer)
     steps = out.steps
     for n, line, kind in answer.items:

@@ -1,0 +1,206 @@
+"""Tasks with hidden preconditions (the SQ-BCP evaluation protocol), one format
+for every family, and the oracle every method asks.
+
+A :class:`HiddenTask` holds the goal, what the prompt states, the m latent
+preconditions (each with its truth for this user and the substitutes allowed
+for it), hard constraints, a reference plan, and a family-specific decider that
+says which steps of a plan violate a resource or a constraint. The k-reveal
+protocol (:meth:`HiddenTask.variant`) reveals k of the m latent preconditions,
+chosen with a seeded generator; the :class:`Oracle` answers questions about the
+rest from the ground truth, only what is asked, and counts every call.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from veriplan.errors import ConfigError
+
+_WORD = re.compile(r"[a-z0-9]+")
+_STOP = frozenset("a an the of to for and or is are be do does you your have has with in "
+                  "on at it this that there any some can could i we my our".split())
+
+
+def words(text: str) -> frozenset[str]:
+    """Content words, lower case, naive singular (what question matching uses)."""
+    out = set()
+    for w in _WORD.findall(text.lower()):
+        if w in _STOP:
+            continue
+        if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
+            w = w[:-1]
+        out.add(w)
+    return frozenset(out)
+
+
+@dataclass(frozen=True)
+class Latent:
+    """One latent precondition: ``text`` states it ("you have a hand saw"),
+    ``subject`` names the thing it is about ("hand saw": the resource, tool or
+    fact a question must mention), ``holds`` is the ground truth for this user,
+    ``substitutes`` are what may stand in for the subject when it does not hold."""
+
+    id: str
+    text: str
+    subject: str
+    holds: bool
+    substitutes: tuple[str, ...] = ()
+    kind: str = "resource"  # resource | equipment | fact | constraint
+
+
+@dataclass(frozen=True)
+class Violation:
+    step: int | None  # 1-based plan step, None for the plan as a whole
+    what: str  # the resource or constraint violated
+    why: str
+
+    def __str__(self) -> str:
+        where = f"step {self.step}" if self.step is not None else "the plan"
+        return f"{where}: {self.what}: {self.why}"
+
+
+Decider = Callable[["HiddenTask", Sequence[str]], list[Violation]]
+
+
+@dataclass(frozen=True)
+class HiddenTask:
+    """One task of a family. ``decide(plan)`` lists the plan's violations on the
+    true task (an empty list: no resource or constraint is violated);
+    ``payload`` carries what the family's decider needs (PDDL paths, the
+    withheld facts, the recipe's resource vocabulary, ...)."""
+
+    id: str
+    family: str
+    goal: str
+    known: tuple[str, ...]
+    latent: tuple[Latent, ...]
+    constraints: tuple[str, ...]
+    reference: tuple[str, ...]
+    decider: Decider = field(compare=False, repr=False)
+    resources: tuple[str, ...] = ()  # every resource/tool name the task mentions
+    time_budget: float | None = None  # seconds, when the family has one
+    payload: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def m(self) -> int:
+        return len(self.latent)
+
+    def decide(self, plan: Sequence[str]) -> list[Violation]:
+        return self.decider(self, plan)
+
+    def variant(self, k: int, seed: int = 0) -> Variant:
+        """Reveal ``k`` of the m latent preconditions, chosen uniformly with
+        ``seed`` (the same task, k and seed always reveal the same ones)."""
+        if not 0 <= k:
+            raise ConfigError(f"k={k}: the number of revealed preconditions is at least 0")
+        k = min(k, self.m)
+        rng = random.Random(f"{self.id}:{k}:{seed}")
+        shown = tuple(sorted(rng.sample(range(self.m), k)))
+        return Variant(self, tuple(self.latent[i] for i in shown),
+                       tuple(p for i, p in enumerate(self.latent) if i not in shown))
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A task as a method sees it: the revealed preconditions join the known
+    facts; the hidden ones must be found by asking or bridging."""
+
+    task: HiddenTask
+    revealed: tuple[Latent, ...]
+    hidden: tuple[Latent, ...]
+
+    def prompt_facts(self) -> tuple[str, ...]:
+        """What the prompt states: the known facts and the revealed
+        preconditions, each as its truth ("you have ..." / "you do not have ...")."""
+        return self.task.known + tuple(state_of(p) for p in self.revealed)
+
+
+def state_of(p: Latent) -> str:
+    if p.holds:
+        return p.text
+    subs = f" (you could use {' or '.join(p.substitutes)} instead)" if p.substitutes else ""
+    return f"not so: {p.text}{subs}"
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The oracle's answer: ``status`` is "yes" (the precondition holds), "no"
+    (it does not; ``substitutes`` may name what could stand in) or "unknown"
+    (the question matched no precondition of the task: uninformative)."""
+
+    status: str
+    text: str
+    about: str | None = None  # the matched latent precondition's id
+    substitutes: tuple[str, ...] = ()
+
+    @property
+    def informative(self) -> bool:
+        return self.status != "unknown"
+
+
+class Oracle:
+    """Answers questions from a task's ground truth; every call is counted.
+
+    A question is matched to the precondition whose subject's content words it
+    contains (all of them; the most words wins, ties go to the first); the
+    same matching serves every method. Revealed preconditions are answered
+    too (asking about something the prompt already says costs a call)."""
+
+    def __init__(self, task: HiddenTask) -> None:
+        self.task = task
+        self.calls = 0
+        self.log: list[tuple[str, Answer]] = []
+        self._lock = threading.Lock()
+        self._subjects = [(words(p.subject), p) for p in task.latent]
+
+    def match(self, question: str) -> Latent | None:
+        asked = words(question)
+        best: tuple[int, Latent] | None = None
+        for subject, p in self._subjects:
+            if subject and subject <= asked and (best is None or len(subject) > best[0]):
+                best = (len(subject), p)
+        return best[1] if best else None
+
+    def ask(self, question: str) -> Answer:
+        p = self.match(question)
+        if p is None:
+            answer = Answer("unknown", "I don't know.")
+        elif p.holds:
+            answer = Answer("yes", f"Yes: {p.text}.", p.id)
+        else:
+            alt = f" You could use {' or '.join(p.substitutes)} instead." if p.substitutes \
+                else ""
+            answer = Answer("no", f"No: it is not so that {p.text}.{alt}", p.id,
+                            p.substitutes)
+        with self._lock:
+            self.calls += 1
+            self.log.append((question, answer))
+        return answer
+
+
+def mentions(text: str, name: str) -> bool:
+    """Whether ``text`` names ``name`` (all its content words, as whole words)."""
+    need = words(name)
+    return bool(need) and need <= words(text)
+
+
+def resource_decider(task: HiddenTask, plan: Sequence[str]) -> list[Violation]:
+    """The decider of the natural-language families: a step violates a
+    resource when it names a latent subject the user does not have, unless it
+    also names one of that subject's allowed substitutes (using the substitute
+    is the adaptation)."""
+    out = []
+    missing = [p for p in task.latent if not p.holds]
+    for i, step in enumerate(plan, 1):
+        for p in missing:
+            if mentions(step, p.subject) and not any(mentions(step, s) for s in p.substitutes):
+                out.append(Violation(i, p.subject, f"uses {p.subject}, which the user does "
+                                     "not have" + (f" (allowed instead: "
+                                                   f"{', '.join(p.substitutes)})"
+                                                   if p.substitutes else "")))
+    return out
