@@ -76,6 +76,7 @@ METHODS: Registry[MethodSpec] = Registry("method", {
     "cot": "veriplan.methods.baselines.cot",
     "react": "veriplan.methods.baselines.react",
     "autotos": "veriplan.methods.autotos",
+    "sqbcp": "veriplan.methods.sqbcp",
 }, group="veriplan.methods", load=_spec)
 
 

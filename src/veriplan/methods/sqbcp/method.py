@@ -1,0 +1,504 @@
+"""SQ-BCP (Qu, "Teaching LLMs to Ask"): hypotheses with labelled
+preconditions, refinement of each unknown by bridging then one query, a
+bidirectional search that inserts only resolved hypotheses passing the hard
+checks, and acceptance only by verification (every precondition resolved,
+HARDCHECK, PULLBACKVERIFY). The distance D ranks and prunes, and screens
+candidates before the verifier; it never accepts a plan.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import heapq
+import itertools
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import jinja2
+
+from veriplan.llm.client import LLM
+from veriplan.llm.parsing import parse_structured
+from veriplan.llm.types import LLMRequest, Message
+from veriplan.methods.records import Entry, Event, Observer, quiet
+from veriplan.methods.result import Run, SolveResult
+from veriplan.methods.sqbcp.config import Config
+from veriplan.methods.sqbcp.grounding import HiddenPDDL, NaturalLanguage, Request, grounding_for
+from veriplan.methods.sqbcp.hypothesis import (
+    Hypothesis,
+    Precondition,
+    Tally,
+    compose,
+    hypotheses_schema,
+    read_all,
+)
+from veriplan.methods.sqbcp.world import (
+    GOAL,
+    SAT,
+    UNK,
+    VIOL,
+    Distance,
+    Effects,
+    World,
+    hard_check,
+    key,
+)
+
+SYSTEM = ("You plan step by step for a person. Some facts the plan depends on are not "
+          "stated; never assume them. Answer only with JSON in the requested form.")
+
+
+@cache
+def _env() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.FunctionLoader(
+            lambda name: resources.files(__package__).joinpath("prompts", name).read_text()),
+        undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False)
+
+
+def render(name: str, **values: object) -> str:
+    return _env().get_template(name).render(**values)
+
+
+@dataclass(order=True)
+class _Node:
+    priority: float
+    order: int
+    world: World = field(compare=False)
+    chain: tuple[Hypothesis, ...] = field(compare=False, default=())
+    needs: tuple[Precondition, ...] = field(compare=False, default=())  # backward nodes
+
+
+class _Search:
+    def __init__(self, req: Request, run: Run, config: Config, emit: Observer,
+                 distance: Distance) -> None:
+        self.req, self.run, self.config, self.emit = req, run, config, emit
+        self.g = grounding_for(req)
+        self.distance = distance
+        self.tally = Tally()
+        self.log: list[Entry] = []
+        self.learned: dict[str, bool] = {}
+        self.signatures: set[str] = set()
+        self.order = itertools.count()
+        self.rejected: list[dict[str, Any]] = []
+        self.expansions = 0
+        self.substitutions: list[dict[str, str]] = []
+        self.unanswered: set[str] = set()
+
+    # ----- knowledge -------------------------------------------------------------------
+    def ground(self, w: World) -> World:
+        """``w`` with what the oracle said, where the chain has not changed it."""
+        extra = {k: v for k, v in self.learned.items() if key(k) not in w.l}
+        return w.with_facts(extra) if extra else w
+
+    def score(self, w: World) -> float:
+        return self.distance.score(w, self.g.goal, self.config.tau)
+
+    # ----- the model ---------------------------------------------------------------------
+    def propose(self, role: str, prompt: str, limit: int) -> tuple[list[Hypothesis], Entry]:
+        schema = hypotheses_schema(limit)
+        request = LLMRequest((Message("system", SYSTEM), Message("user", prompt)),
+                             temperature=self.config.temperature,
+                             max_tokens=self.config.max_tokens, seed=self.config.seed,
+                             schema=schema, schema_name="hypotheses")
+        response = self.run.llm.complete(request)
+        value, error = parse_structured(response.text, schema)
+        if value is None:  # read what fits, item by item; the rest is counted
+            value, _ = parse_structured(response.text, {})
+        hyps, bad = read_all(value, limit) if value is not None else ([], [error or "no JSON"])
+        if error and value is not None and not bad:
+            bad = [error]
+        self.tally.unreadable += len(bad)
+        entry = Entry(sum(e.call is not None for e in self.log) + 1, role, prompt,
+                      response.text, response.cached, ok=None if hyps else False,
+                      verdict=f"{len(hyps)} hypothesis(es) read"
+                      + (f"; not read: {'; '.join(bad)}" if bad else ""),
+                      data={"hypotheses": []})
+        self.log.append(entry)
+        self.emit(Event("call", f"{role}: {entry.verdict}", entry.call, ok=entry.ok))
+        out = []
+        for h in hyps:
+            typed = self.g.hypothesis(h)
+            if typed is None:
+                self.tally.unreadable += 1
+                entry.data["hypotheses"].append({"action": h.action,
+                                                 "end": "not an action of the task"})
+                continue
+            out.append(typed)
+        self.tally.proposed += len(out)
+        return out, entry
+
+    def record(self, h: Hypothesis, end: str, entry: Entry | None = None) -> None:
+        """Why a branch ended (or that it was inserted)."""
+        target = entry or next((e for e in reversed(self.log) if e.call is not None), None)
+        if target is not None:
+            target.data.setdefault("hypotheses", []).append({**h.to_dict(), "end": end})
+        if end != "inserted":
+            self.tally.drop(end.split(":")[0])
+
+    # ----- refinement (Section 3.4) ------------------------------------------------------
+    def refine(self, h: Hypothesis, w: World, depth: int = 0) -> tuple[Hypothesis | None, str]:
+        """Resolve every UNK precondition of ``h`` at ``w``: up to T_bridge
+        bridges, then one query, else unresolvable. Returns the resolved
+        hypothesis or None with the reason."""
+        h = h.relabel(self.ground(w))
+        if h.violated:
+            return None, f"violated: {h.violated[0].text}"
+        for p in h.unknown:
+            current = next((q for q in h.pre if q.text == p.text and q.label == UNK), None)
+            if current is None:
+                continue  # resolved on the way (a bridge established it)
+            bridged = self.bridge(h, p, w) if depth == 0 else None
+            if bridged is not None:
+                h = bridged
+                continue
+            h, why = self.query(h, p)
+            if h is None:
+                return None, why
+            h = h.relabel(self.ground(w))
+            if h.violated:
+                return None, f"violated: {h.violated[0].text}"
+        return h, ""
+
+    def bridge(self, h: Hypothesis, p: Precondition, w: World) -> Hypothesis | None:
+        for _ in range(self.config.t_bridge):
+            prompt = render("bridge.j2", goal=self.req.goal, facts=self.g.describe(
+                self.ground(w)), action=h.action, need=p.text, subject=p.subject)
+            proposals, entry = self.propose("bridge", prompt, 1)
+            if not proposals:
+                continue
+            b = proposals[0]
+            labels = ",".join(q.label for q in h.pre)
+            sig = hashlib.sha256("|".join([w.signature(), p.text, labels, b.eff.summary()])
+                                 .encode()).hexdigest()
+            if sig in self.signatures:
+                self.record(b, "bridge cycle: falls back to a query", entry)
+                return None
+            self.signatures.add(sig)
+            self.tally.bridges += 1
+            b = replace(b, score=self.score(w.apply(b.eff)))
+            b, why = self.refine(b, w, 1)  # a bridge's own unknowns are queried, not bridged
+            if b is None:
+                self.record(proposals[0], f"bridge {why}", entry)
+                continue
+            after = self.ground(w.apply(b.eff))
+            if after.value(p.text, p.subject) is not True:
+                self.record(b, f"bridge does not establish: {p.text}", entry)
+                continue
+            self.record(b, f"bridge: establishes {p.text}", entry)
+            pre = tuple(replace(q, label=SAT, how="bridge") if q.text == p.text else q
+                        for q in h.pre)
+            composed = compose(b, replace(h, pre=pre), self.config.epsilon)
+            self.emit(Event("bridge", f"{' then '.join(b.steps)} establishes {p.text}"))
+            return composed
+        return None
+
+    def query(self, h: Hypothesis, p: Precondition) -> tuple[Hypothesis | None, str]:
+        question = self.g.question(p)
+        answer = self.req.oracle.ask(question)
+        self.tally.queries += 1
+        status = getattr(answer, "status", "unknown")
+        subs = tuple(getattr(answer, "substitutes", ()) or ())
+        self.log.append(Entry(None, "query", question, getattr(answer, "text", str(answer)),
+                              ok=status != "unknown", verdict=f"{p.subject}: {status}"
+                              + (f", substitutes {', '.join(subs)}" if subs else ""),
+                              data={"about": getattr(answer, "about", None)}))
+        self.emit(Event("query", f"{question} -> {getattr(answer, 'text', answer)}",
+                        ok=status != "unknown"))
+        if status == "yes":
+            self.learned[key(p.text)] = True
+            self.learned[key(p.subject)] = True
+            pre = tuple(replace(q, label=SAT, how="query") if q.text == p.text else q
+                        for q in h.pre)
+            return replace(h, pre=pre), ""
+        if status == "no" and subs:
+            self.learned[key(p.subject)] = False
+            sub = subs[0]
+            self.learned[key(sub)] = True
+            self.substitutions.append({"for": p.subject, "use": sub})
+            return substitute(h, p, sub), ""
+        if status == "no":
+            self.learned[key(p.text)] = False
+            self.learned[key(p.subject)] = False
+            return None, f"violated (oracle): {p.text}"
+        return None, f"unresolvable: {p.text}"
+
+    # ----- graph insertion ----------------------------------------------------------------
+    def insertable(self, w: World) -> list[str]:
+        """The hard checks a state must pass to be inserted (a prefix need not
+        reach the goal: resources and time only)."""
+        return [r for r in hard_check(w, replace(self.g.goal, l={}, r={})) if r]
+
+    def forward(self, node: _Node) -> list[_Node]:
+        w = self.ground(node.world)
+        prompt = render("forward.j2", goal=self.req.goal, constraints=self.req.constraints,
+                        facts=self.g.describe(w), done=[s for h in node.chain for s in h.steps],
+                        k=self.config.max_hypotheses, pddl=self.g.kind == "pddl")
+        out = []
+        proposals, entry = self.propose("forward", prompt, self.config.max_hypotheses)
+        for proposed in proposals:
+            h = replace(proposed, score=self.score(w.apply(proposed.eff)))
+            h, why = self.refine(h, w)
+            if h is None:
+                self.record(proposed, why, entry)
+                continue
+            child = w.apply(h.eff)
+            problems = self.insertable(child)
+            if problems:
+                self.record(h, f"hard check: {problems[0]}", entry)
+                continue
+            score = self.score(child)
+            if score < self.config.prune_score:
+                self.record(h, f"pruned: score {score:.3f}", entry)
+                continue
+            self.record(h, "inserted", entry)
+            out.append(_Node(-score, next(self.order), child, node.chain + (h,)))
+        return out
+
+    def backward(self, node: _Node) -> list[_Node]:
+        w0 = self.ground(self.g.w0)
+        prompt = render("backward.j2", goal=self.req.goal, constraints=self.req.constraints,
+                        facts=self.g.describe(w0), needs=[p.text for p in node.needs],
+                        then=[s for h in node.chain for s in h.steps],
+                        k=self.config.max_hypotheses, pddl=self.g.kind == "pddl")
+        out = []
+        proposals, entry = self.propose("backward", prompt, self.config.max_hypotheses)
+        for h in proposals:
+            achieved = [p for p in node.needs if _establishes(h, p)]
+            if not achieved:
+                self.record(h, "backward: establishes nothing required", entry)
+                continue
+            # Regression: what the step needs becomes required of the forward side; it is
+            # resolved where the graphs meet (grounded there, or asked once).
+            h = h.relabel(w0)
+            rest = tuple(p for p in node.needs if p not in achieved)
+            new = tuple(p for p in h.pre if p.text not in {q.text for q in rest})
+            needs = rest + new
+            unmet = sum(w0.value(p.text, p.subject) is not True for p in needs)
+            score = math.exp(-self.config.alpha_l * unmet / self.config.tau)
+            self.record(h, "inserted", entry)
+            out.append(_Node(-score, next(self.order), w0, (h,) + node.chain, needs))
+        return out
+
+    # ----- meeting and verification (Section 3.6) ----------------------------------------
+    def meets(self, f: _Node, b: _Node) -> bool:
+        """Every need of ``b`` holds at ``f``: grounded there, or, when unknown,
+        answered yes by one query (each question is asked once per run)."""
+        w = self.ground(f.world)
+        for p in b.needs:
+            v = w.value(p.text, p.subject)
+            if v is None and key(p.text) not in self.unanswered and p.text != GOAL:
+                _, why = self.query(Hypothesis("(meeting point)", (p,), _NO_EFFECT), p)
+                if why:
+                    self.unanswered.add(key(p.text))
+                v = self.ground(f.world).value(p.text, p.subject)
+            if v is not True:
+                return False
+        return True
+
+    def verify(self, chain: tuple[Hypothesis, ...]) -> tuple[bool, list[str], World]:
+        """Replay the chain from w0: every precondition resolved at its own
+        step, then the distance screen (skips the verifier, never accepts),
+        HARDCHECK and PULLBACKVERIFY."""
+        w = self.ground(self.g.w0)
+        reasons: list[str] = []
+        for i, h in enumerate(chain, 1):
+            pending = [p for p in h.relabel(w).pre
+                       if p.label != SAT and p.how not in ("query", "substitution", "bridge")]
+            if pending:
+                reasons.append(f"step {i} ({h.action}): {pending[0].text} is "
+                               f"{pending[0].label}")
+                break
+            w = self.ground(w.apply(h.eff))
+        if reasons:
+            return False, reasons, w
+        screen = self.distance.screen(w, self.g.goal, {
+            "r": self.config.delta_r, "s": self.config.delta_s, "l": self.config.delta_l,
+            "t": self.config.delta_t})
+        if screen:
+            return False, ["distance screen: " + "; ".join(screen)], w
+        reasons = hard_check(w, self.g.goal)
+        if reasons:
+            return False, ["hard check: " + r for r in reasons], w
+        reasons = self.g.verify([s for h in chain for s in h.steps], self.learned)
+        return not reasons, ["pullback: " + r for r in reasons], w
+
+    def search(self) -> tuple[tuple[Hypothesis, ...] | None, str]:
+        w0 = self.ground(self.g.w0)
+        goal_needs = tuple(Precondition(k, k, UNK) for k, v in self.g.goal.l.items() if v)
+        fwd = [_Node(-self.score(w0), next(self.order), w0)]
+        root = _Node(-1.0, next(self.order), w0, (), goal_needs)
+        bwd = [root] if self.config.bidirectional else []  # the goal is met either way
+        seen_f, seen_b = list(fwd), [root]
+        tried: set[tuple[int, int]] = set()
+        turn = itertools.cycle(("f", "b") if self.config.bidirectional else ("f",))
+        while self.expansions < self.config.t_max:
+            found = self.meet(seen_f, seen_b, tried)
+            if found is not None:
+                return found, "accepted"
+            side = next(turn)
+            frontier = fwd if side == "f" or not bwd else bwd
+            if not frontier:
+                frontier = fwd or bwd
+            if not frontier:
+                return None, "frontier empty (every hypothesis dropped or pruned)"
+            node = heapq.heappop(frontier)
+            self.expansions += 1
+            if frontier is fwd:
+                kids = self.forward(node)
+                seen_f += kids
+                for k in kids:
+                    heapq.heappush(fwd, k)
+            else:
+                kids = self.backward(node)
+                seen_b += kids
+                for k in kids:
+                    heapq.heappush(bwd, k)
+        found = self.meet(seen_f, seen_b, tried)
+        return (found, "accepted") if found is not None else (None, "T_max expansions")
+
+    def meet(self, fs: list[_Node], bs: list[_Node], tried: set[tuple[int, int]]
+             ) -> tuple[Hypothesis, ...] | None:
+        for f in fs:
+            for b in bs:
+                if (f.order, b.order) in tried:
+                    continue
+                tried.add((f.order, b.order))
+                if not self.meets(f, b):
+                    continue
+                chain = f.chain + b.chain
+                if not chain:
+                    continue
+                ok, why, _ = self.verify(chain)
+                self.log.append(Entry(None, "verify", response=" | ".join(
+                    s for h in chain for s in h.steps), ok=ok,
+                    verdict="accepted" if ok else "; ".join(why)))
+                self.emit(Event("verify", "accepted" if ok else "; ".join(why), ok=ok))
+                if ok:
+                    return chain
+                self.rejected.append({"plan": [s for h in chain for s in h.steps],
+                                      "why": why})
+        return None
+
+
+_NO_EFFECT = Effects()
+
+
+def _establishes(h: Hypothesis, p: Precondition) -> bool:
+    after = World({}, "", {}, 0.0).apply(h.eff)
+    return after.value(p.text, p.subject) is True or (p.text == GOAL and h.completes_goal)
+
+
+def substitute(h: Hypothesis, p: Precondition, sub: str) -> Hypothesis:
+    """The hypothesis rewritten to use ``sub`` where it used ``p.subject``."""
+    def swap(text: str) -> str:
+        low = text.lower()
+        i = low.find(p.subject.lower())
+        return text if i < 0 else text[:i] + sub + text[i + len(p.subject):]
+
+    pre = tuple(replace(q, text=swap(q.text), subject=sub, label=SAT, how="substitution")
+                if q.text == p.text else q for q in h.pre)
+    dr = {swap(k): v for k, v in h.eff.dr.items()}
+    return replace(h, action=swap(h.action), pre=pre, steps=tuple(swap(s) for s in h.steps),
+                   eff=replace(h.eff, dr=dr))
+
+
+def make_distance(config: Config) -> tuple[Distance, str]:
+    """D with the d_s the config asks for, and which one was used."""
+    from veriplan.text import embeddings
+
+    use = config.embeddings
+    if use == "auto":
+        use = "minilm" if embeddings.available() else "lexical"
+    if use == "minilm":
+        encoder = embeddings.Encoder.load()
+        memo: dict[str, Any] = {}
+
+        def d_s(a: str, b: str) -> float:
+            missing = [t for t in (a, b) if t not in memo]
+            if missing:
+                for t, v in zip(missing, encoder.encode(missing), strict=True):
+                    memo[t] = v
+            return float(embeddings.cosine_distance(memo[a], memo[b]))
+    else:
+        d_s = embeddings.lexical_distance
+    return Distance(d_s, config.alpha_r, config.alpha_s, config.alpha_l, config.alpha_t), use
+
+
+def request_for(problem: Any, config: Config) -> Request:
+    """A :class:`Request` from a hidden-precondition task (the k-reveal variant
+    and a fresh oracle) or a request as it is."""
+    if isinstance(problem, Request):
+        return problem
+    from veriplan.domains.hidden import HiddenTask, Oracle
+
+    if not isinstance(problem, HiddenTask):
+        from veriplan.errors import ConfigError
+
+        raise ConfigError(f"sqbcp plans for a HiddenTask or a Request, not "
+                          f"{type(problem).__name__}")
+    variant = problem.variant(config.k, config.reveal_seed)
+    facts: dict[str, bool] = {f: True for f in problem.known}
+    for p in variant.revealed:
+        facts[p.subject if p.subject.startswith("(") else p.text] = p.holds
+        if not p.holds:
+            facts[p.subject] = False
+            for s in p.substitutes:
+                facts[s] = True
+    pddl = problem.payload.get("visible_task") if problem.payload else None
+    return Request(problem.goal, facts, Oracle(problem), problem.constraints,
+                   problem.time_budget, problem, pddl, len(variant.hidden))
+
+
+def solve(problem: Any, llm: LLM, config: Config = Config(), *,
+          observer: Observer | None = None) -> SolveResult:
+    """SQ-BCP on a hidden-precondition task (or a person's :class:`Request`).
+    ``verified`` means the method accepted a plan and, when the true task is
+    known, the task's decider found no violation in it."""
+    run = Run("sqbcp", llm)
+    req = request_for(problem, config)
+    distance, d_s = make_distance(config)
+    search = _Search(req, run, config, observer or quiet, distance)
+    chain, stop = search.search()
+    plan = [s for h in chain for s in h.steps] if chain else []
+    return finish(run, search, req, plan, chain is not None, stop, d_s)
+
+
+def finish(run: Run, search: _Search, req: Request, plan: list[str], accepted: bool,
+           stop: str, d_s: str) -> SolveResult:
+    violations = [str(v) for v in req.task.decide(plan)] if req.task is not None and plan \
+        else []
+    verified = accepted and not violations and bool(plan)
+    if accepted and violations:
+        failure = "violation"  # accepted on grounded knowledge, yet violates the true task
+    elif accepted:
+        failure = None
+    else:
+        failure = "no_plan"
+    t = search.tally
+    hidden = req.hidden
+    metrics: dict[str, Any] = {
+        "accepted": accepted, "stop": stop, "violations": violations,
+        "violated": bool(violations), "hypotheses": t.proposed, "unreadable": t.unreadable,
+        "bridges": t.bridges, "queries": t.queries, "oracle_calls": getattr(
+            req.oracle, "calls", t.queries), "expansions": search.expansions,
+        "dropped": t.dropped, "d_s": d_s, "learned": dict(search.learned),
+        "substitutions": search.substitutions, "rejected": search.rejected[:5],
+        "latent": req.task.m if req.task else None, "hidden": hidden,
+        "family": req.task.family if req.task else "request",
+        "reference": list(req.task.reference) if req.task else []}
+    return run.result(verified=verified, plan=plan, attempts=search.expansions,
+                      failure=failure, metrics=metrics, transcript=search.log,
+                      solved_by="llm" if verified else None,
+                      last_diagnosis="" if verified else ("; ".join(violations) or stop),
+                      verified_scope="hidden-precondition task: accepted and no violation")
+
+
+def facts_view(facts: Mapping[str, bool]) -> list[str]:
+    return [k if v else f"not so: {k}" for k, v in facts.items()]
+
+
+__all__ = ["Config", "HiddenPDDL", "NaturalLanguage", "Request", "solve", "VIOL"]

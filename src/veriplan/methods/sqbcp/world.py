@@ -1,0 +1,172 @@
+"""The state w = (r, s, l, t), typed effects and their morphisms (Eq. 2), the
+labels SAT / VIOL / UNK, and the distance D (Eq. 1) with its screens (Eq. 5).
+
+``l`` holds only what is grounded: facts the prompt states, the oracle's
+answers and the effects of steps already in the chain. A fact absent from
+``l`` is unknown, never false (the tasks hide preconditions, so the closed-world
+assumption does not hold).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+
+from veriplan.domains.hidden.task import atom_key, mentions
+
+GOAL = "goal reached"  # the goal predicate of the natural-language families
+
+SAT, VIOL, UNK = "SAT", "VIOL", "UNK"
+
+
+def key(text: str) -> str:
+    """A fact's key: a PDDL atom normalised, else the text lower-cased."""
+    return atom_key(text) or " ".join(text.lower().split())
+
+
+@dataclass(frozen=True)
+class Effects:
+    """Typed effects: resource deltas, the new symbolic structure (None keeps
+    it), facts set true or false, seconds taken."""
+
+    dr: Mapping[str, int] = field(default_factory=dict)
+    s: str | None = None
+    dl: Mapping[str, bool] = field(default_factory=dict)
+    dt: float = 0.0
+
+    def then(self, other: Effects) -> Effects:
+        """The effects of doing ``self`` and then ``other`` (composition)."""
+        dr = dict(self.dr)
+        for k, v in other.dr.items():
+            dr[k] = dr.get(k, 0) + v
+        return Effects({k: v for k, v in dr.items() if v}, other.s or self.s,
+                       {**self.dl, **other.dl}, self.dt + other.dt)
+
+    def summary(self) -> str:
+        parts = [f"{k}{v:+d}" for k, v in sorted(self.dr.items())]
+        parts += [("" if v else "not ") + k for k, v in sorted(self.dl.items())]
+        return "; ".join(parts) + f"; {self.dt:g}s"
+
+
+@dataclass(frozen=True)
+class World:
+    r: Mapping[str, int]
+    s: str
+    l: Mapping[str, bool]  # noqa: E741 (the paper's name)
+    t: float = 0.0
+    budget: float | None = None
+
+    def apply(self, e: Effects) -> World:
+        """The morphism: r + dr, s' = f(s), l with the changed facts set (the
+        XOR of Eq. 2 on the facts whose value changes), t + dt."""
+        r = dict(self.r)
+        for k, v in e.dr.items():
+            r[k] = r.get(k, 0) + v
+        l = dict(self.l)  # noqa: E741 (the paper's name)
+        for k, v in e.dl.items():
+            l[key(k)] = v
+        return World(r, e.s if e.s is not None else self.s, l, self.t + e.dt, self.budget)
+
+    def with_facts(self, facts: Mapping[str, bool]) -> World:
+        return World(self.r, self.s, {**self.l, **{key(k): v for k, v in facts.items()}},
+                     self.t, self.budget)
+
+    def value(self, text: str, subject: str | None = None) -> bool | None:
+        """True/False when grounded, None when unknown. A PDDL atom is looked
+        up exactly; a statement matches a grounded fact that names its subject
+        (or all its words); a resource counts when the chain produced it."""
+        k = atom_key(subject or "") or atom_key(text)
+        if k is not None:
+            return self.l.get(k)
+        if key(text) in self.l:
+            return self.l[key(text)]
+        name = subject or text
+        for fact, v in self.l.items():
+            if mentions(fact, name):
+                return v
+        for res, n in self.r.items():
+            if mentions(res, name) or mentions(name, res):
+                return n > 0
+        return None
+
+    def label(self, text: str, subject: str | None = None) -> str:
+        v = self.value(text, subject)
+        return UNK if v is None else SAT if v else VIOL
+
+    def signature(self) -> str:
+        """A stable summary of the state (for refinement signatures)."""
+        r = ",".join(f"{k}={v}" for k, v in sorted(self.r.items()))
+        l = ",".join(f"{k}={int(v)}" for k, v in sorted(self.l.items()))  # noqa: E741 (the paper's name)
+        return f"{r}|{l}|{self.t:g}|{self.s}"
+
+
+@dataclass(frozen=True)
+class Goal:
+    """w* = (r*, s*, l*, t*): resources required at the end, the structure
+    aimed at, goal predicates, the time budget."""
+
+    r: Mapping[str, int]
+    s: str
+    l: Mapping[str, bool]  # noqa: E741 (the paper's name)
+    t: float | None = None
+
+
+def hard_check(w: World, goal: Goal) -> list[str]:
+    """HARDCHECK: exact predicates, no distance. The reasons it fails (empty:
+    passes): r* contained in r_f, l* true in l_f, t_f within the budget, no
+    resource below zero."""
+    out = [f"needs {n} x {k}, has {w.r.get(k, 0)}" for k, n in goal.r.items()
+           if w.r.get(k, 0) < n]
+    out += [f"{k} is not established" for k, v in goal.l.items()
+            if w.l.get(key(k)) is not v]
+    budget = goal.t if goal.t is not None else w.budget
+    if budget is not None and w.t > budget:
+        out.append(f"takes {w.t:g}s, over the {budget:g}s budget")
+    out += [f"uses more {k} than there is" for k, v in w.r.items() if v < 0]
+    return out
+
+
+Similarity = Callable[[str, str], float]  # a cosine distance in [0, 2]
+
+
+@dataclass
+class Distance:
+    """D(w, w*) = alpha_s d_s + alpha_r ||r - r*||_1 + alpha_l d_l + alpha_t d_t
+    (Eq. 1). ``d_s`` is the cosine distance of sentence embeddings, or the
+    documented lexical stand-in; d_r counts, over the resources the goal names,
+    how far the counts are from the goal's; d_l is the Hamming distance over
+    the goal predicates (an unknown predicate differs); d_t is |t - t*|."""
+
+    d_s: Similarity
+    alpha_r: float = 1.0
+    alpha_s: float = 2.0
+    alpha_l: float = 1.5
+    alpha_t: float = 0.001
+
+    def parts(self, w: World, g: Goal) -> dict[str, float]:
+        return {"r": float(sum(abs(w.r.get(k, 0) - n) for k, n in g.r.items())),
+                "s": self.d_s(w.s, g.s) if g.s else 0.0,
+                "l": float(sum(w.l.get(key(k)) is not v for k, v in g.l.items())),
+                "t": abs(w.t - g.t) if g.t is not None else 0.0}
+
+    def __call__(self, w: World, g: Goal) -> float:
+        p = self.parts(w, g)
+        return (self.alpha_r * p["r"] + self.alpha_s * p["s"] + self.alpha_l * p["l"]
+                + self.alpha_t * p["t"])
+
+    def score(self, w: World, g: Goal, tau: float) -> float:
+        return math.exp(-self(w, g) / tau)
+
+    def screen(self, w: World, g: Goal, thresholds: Mapping[str, float]) -> list[str]:
+        """The distance screen of Eq. 5: an efficiency filter before the
+        verifier, never an acceptance (components at or over their threshold)."""
+        p = self.parts(w, g)
+        return [f"d_{k} = {p[k]:.3g} >= {thresholds[k]:g}" for k in ("r", "s", "l", "t")
+                if p[k] >= thresholds[k]]
+
+
+def initial_world(facts: Iterable[str], s: str, budget: float | None,
+                  negative: Iterable[str] = ()) -> World:
+    return World({}, s, {**{key(f): True for f in facts}, **{key(f): False for f in negative}},
+                 0.0, budget)
