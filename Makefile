@@ -17,7 +17,7 @@ LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON
 
 $(STAMP): $(PY) pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
-	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PY) -m pip install --quiet -e ".[dev,planners,llamacpp,ray,envs]"
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PY) -m pip install --quiet -e ".[dev,planners,llamacpp,ray,envs,sqbcp]"
 	$(PY) -m pip install --quiet --no-deps "alfworld==0.4.2"
 	@command -v java >/dev/null || { echo "== Java not found: installing Debian's JRE for ScienceWorld"; \
 	  (apt-get update -qq && apt-get install -y -qq default-jre-headless) || \

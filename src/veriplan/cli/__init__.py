@@ -8,12 +8,19 @@ import traceback
 import warnings
 
 from veriplan import __version__
-from veriplan.cli import autotos_commands, bench_commands, core, env_commands, llm_commands
+from veriplan.cli import (
+    ask_commands,
+    autotos_commands,
+    bench_commands,
+    core,
+    env_commands,
+    llm_commands,
+)
 from veriplan.cli.core import EXIT_BUG, EXIT_USAGE
 from veriplan.errors import PDDLLenientWarning, VeriplanError
 
 COMMANDS = {**core.COMMANDS, **llm_commands.COMMANDS, **bench_commands.COMMANDS,
-            **autotos_commands.COMMANDS, **env_commands.COMMANDS}
+            **autotos_commands.COMMANDS, **env_commands.COMMANDS, **ask_commands.COMMANDS}
 
 
 def _task_args(p: argparse.ArgumentParser, positional: bool) -> None:
@@ -75,6 +82,7 @@ def _parser() -> argparse.ArgumentParser:
     bench_commands.add_parsers(sub)
     autotos_commands.add_parsers(sub)
     env_commands.add_parsers(sub)
+    ask_commands.add_parsers(sub)
     return ap
 
 

@@ -80,7 +80,7 @@ class Hypothesis:
             if p.how in ("query", "substitution", "bridge"):
                 pre.append(p)  # resolved by evidence during refinement
                 continue
-            pre.append(replace(p, label=w.label(p.text, p.subject), how="stated"
+            pre.append(replace(p, label=w.label(p.text, p.subject), how="known"
                                if w.value(p.text, p.subject) is not None else ""))
         return replace(self, pre=tuple(pre))
 

@@ -87,6 +87,7 @@ class _Search:
         self.expansions = 0
         self.substitutions: list[dict[str, str]] = []
         self.unanswered: set[str] = set()
+        self.answers: list[dict[str, Any]] = []
 
     # ----- knowledge -------------------------------------------------------------------
     def ground(self, w: World) -> World:
@@ -208,6 +209,9 @@ class _Search:
                               data={"about": getattr(answer, "about", None)}))
         self.emit(Event("query", f"{question} -> {getattr(answer, 'text', answer)}",
                         ok=status != "unknown"))
+        self.answers.append({"question": question, "precondition": p.text,
+                             "subject": p.subject, "answer": status,
+                             "substitutes": list(subs)})
         if status == "yes":
             self.learned[key(p.text)] = True
             self.learned[key(p.subject)] = True
@@ -396,8 +400,11 @@ def substitute(h: Hypothesis, p: Precondition, sub: str) -> Hypothesis:
     """The hypothesis rewritten to use ``sub`` where it used ``p.subject``."""
     def swap(text: str) -> str:
         low = text.lower()
-        i = low.find(p.subject.lower())
-        return text if i < 0 else text[:i] + sub + text[i + len(p.subject):]
+        for name in (p.subject, p.subject.split()[-1] if p.subject.split() else ""):
+            i = low.find(name.lower()) if name else -1
+            if i >= 0:  # the whole name, else its head noun ("glue" for "wood glue")
+                return text[:i] + sub + text[i + len(name):]
+        return text
 
     pre = tuple(replace(q, text=swap(q.text), subject=sub, label=SAT, how="substitution")
                 if q.text == p.text else q for q in h.pre)
@@ -464,11 +471,13 @@ def solve(problem: Any, llm: LLM, config: Config = Config(), *,
     search = _Search(req, run, config, observer or quiet, distance)
     chain, stop = search.search()
     plan = [s for h in chain for s in h.steps] if chain else []
-    return finish(run, search, req, plan, chain is not None, stop, d_s)
+    relied = [{"precondition": p.text, "how": p.how or "known"}
+              for h in chain or () for p in h.pre]
+    return finish(run, search, req, plan, chain is not None, stop, d_s, relied)
 
 
 def finish(run: Run, search: _Search, req: Request, plan: list[str], accepted: bool,
-           stop: str, d_s: str) -> SolveResult:
+           stop: str, d_s: str, relied: list[dict[str, str]]) -> SolveResult:
     violations = [str(v) for v in req.task.decide(plan)] if req.task is not None and plan \
         else []
     verified = accepted and not violations and bool(plan)
@@ -487,6 +496,7 @@ def finish(run: Run, search: _Search, req: Request, plan: list[str], accepted: b
             req.oracle, "calls", t.queries), "expansions": search.expansions,
         "dropped": t.dropped, "d_s": d_s, "learned": dict(search.learned),
         "substitutions": search.substitutions, "rejected": search.rejected[:5],
+        "answers": search.answers, "relied_on": relied,
         "latent": req.task.m if req.task else None, "hidden": hidden,
         "family": req.task.family if req.task else "request",
         "reference": list(req.task.reference) if req.task else []}

@@ -1,0 +1,94 @@
+"""``veriplan ask``: SQ-BCP on a request typed by a person, who is the oracle."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from veriplan.cli.core import EXIT_FAIL, EXIT_OK
+from veriplan.cli.llm_commands import add_llm_options, build_llm, method_options
+
+
+def add_parsers(sub) -> None:
+    a = sub.add_parser("ask", help="plan for a request of yours with SQ-BCP: it asks you "
+                                   "about what it does not know, and accepts a plan only "
+                                   "when every precondition is resolved and checked")
+    a.add_argument("request", help='what you want, e.g. "Make a toy car from a wooden table"')
+    a.add_argument("--fact", action="append", default=[], metavar="TEXT",
+                   help="something true that the planner may rely on (repeatable), e.g. "
+                        '"you have a saw"')
+    a.add_argument("--not", dest="not_facts", action="append", default=[], metavar="TEXT",
+                   help="something that is not so (repeatable)")
+    a.add_argument("--constraint", action="append", default=[], metavar="TEXT",
+                   help="a hard constraint, in words (repeatable)")
+    a.add_argument("--config", action="append", default=[], metavar="KEY=VALUE",
+                   help="an SQ-BCP setting (repeatable), e.g. t_max=12")
+    a.add_argument("--json", action="store_true", help="print the result as JSON at the end")
+    add_llm_options(a)
+
+
+def _ask(args: argparse.Namespace) -> int:
+    from veriplan.methods import get_method
+    from veriplan.methods.sqbcp import Request
+    from veriplan.methods.sqbcp.oracle import PersonOracle
+
+    spec = get_method("sqbcp")
+    config = spec.make_config(method_options(args))
+    session = build_llm(args).session()
+
+    def prompt(question: str) -> str:
+        shown = question.split(" (about: ")[0]
+        return input(f"\n? {shown}\n> ")
+
+    def on_empty(message: str) -> None:
+        print(f"  ({message})")
+
+    oracle = PersonOracle(prompt, on_empty)
+    facts = {f: True for f in args.fact} | {f: False for f in args.not_facts}
+    request = Request(args.request, facts, oracle, tuple(args.constraint))
+    print(f"Planning: {args.request}")
+    print("I will ask about what I do not know. Answer yes, no, what you have instead "
+          "(\"I have margarine instead\"), or \"I don't know\". Ctrl-C stops.")
+    try:
+        result = spec.solve(request, session, config)
+    except (KeyboardInterrupt, EOFError):
+        print("\n\nStopped. What I learned so far:")
+        _learned(oracle)
+        return 130
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2))
+    m = result.metrics
+    if m.get("accepted"):
+        print("\nAccepted plan (every precondition resolved; hard checks and the pullback "
+              "check passed):")
+        for i, step in enumerate(result.plan, 1):
+            print(f"  {i}. {step}")
+        relied = [f"{r['precondition']} ({r['how']})" for r in m.get("relied_on", [])]
+        print("It relies on: " + ("; ".join(dict.fromkeys(relied)) or
+                                  "nothing beyond the request"))
+        for s in m.get("substitutions", []):
+            print(f"  (uses {s['use']} in place of {s['for']})")
+    else:
+        print(f"\nNo plan accepted ({m.get('stop')}).")
+        _learned(oracle)
+        dropped = m.get("dropped", {})
+        if dropped:
+            print("Why candidate steps were dropped: "
+                  + ", ".join(f"{k} ({v})" for k, v in dropped.items()))
+        unknown = [q for q, a in oracle.log if a.status == "unknown"]
+        if unknown:
+            print("Still unknown: " + "; ".join(q.split(" (about: ")[0] for q in unknown))
+    print(f"{oracle.calls} question(s), {result.llm_calls} LLM call(s), "
+          f"{result.seconds:.1f}s")
+    return EXIT_OK if m.get("accepted") else EXIT_FAIL
+
+
+def _learned(oracle) -> None:
+    if not oracle.log:
+        print("  (nothing asked yet)")
+    for q, a in oracle.log:
+        extra = f" (instead: {', '.join(a.substitutes)})" if a.substitutes else ""
+        print(f"  {q.split(' (about: ')[0]} -> {a.status}{extra}")
+
+
+COMMANDS = {"ask": _ask}
