@@ -77,6 +77,12 @@ METHODS: Registry[MethodSpec] = Registry("method", {
     "react": "veriplan.methods.baselines.react",
     "autotos": "veriplan.methods.autotos",
     "sqbcp": "veriplan.methods.sqbcp",
+    # SQ-BCP's baselines on hidden-precondition tasks (same prompts, same oracle)
+    "hidden-direct": "veriplan.methods.baselines.hidden:DIRECT",
+    "hidden-cot": "veriplan.methods.baselines.hidden:COT",
+    "hidden-tot": "veriplan.methods.baselines.hidden:TOT",
+    "hidden-react": "veriplan.methods.baselines.hidden:REACT",
+    "self-ask": "veriplan.methods.baselines.hidden:SELF_ASK",
 }, group="veriplan.methods", load=_spec)
 
 

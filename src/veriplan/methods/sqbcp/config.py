@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from veriplan.methods.settings import check
 
 EMBEDDINGS = ("auto", "minilm", "lexical")
+ABLATIONS = ("none", "cot", "question_generation")
 
 
 @dataclass(frozen=True)
@@ -39,12 +40,15 @@ class Config:
     # hypotheses scored 0.076, so the paper's frontier threshold is below that).
     prune_score: float = 0.01
     embeddings: str = "auto"  # d_s: all-MiniLM-L6-v2 when installed, else lexical
+    # The ablation ladder of the paper's Table 2: "cot" (the CoT baseline), then
+    # "question_generation" (+ Self-Ask-style questions to the oracle), "none" (full).
+    ablation: str = "none"
     temperature: float = 0.0
     max_tokens: int = 900
     seed: int = 0
 
     def __post_init__(self) -> None:
-        check(self, choices={"embeddings": EMBEDDINGS},
+        check(self, choices={"embeddings": EMBEDDINGS, "ablation": ABLATIONS},
               minimum={"k": 0, "max_hypotheses": 1, "t_bridge": 0, "t_max": 1,
                        "tau": 1e-9, "epsilon": 0.0, "temperature": 0.0, "max_tokens": 1,
                        "prune_score": 0.0})

@@ -465,6 +465,8 @@ def solve(problem: Any, llm: LLM, config: Config = Config(), *,
     """SQ-BCP on a hidden-precondition task (or a person's :class:`Request`).
     ``verified`` means the method accepted a plan and, when the true task is
     known, the task's decider found no violation in it."""
+    if config.ablation != "none":
+        return _ladder(problem, llm, config, observer)
     run = Run("sqbcp", llm)
     req = request_for(problem, config)
     distance, d_s = make_distance(config)
@@ -476,10 +478,27 @@ def solve(problem: Any, llm: LLM, config: Config = Config(), *,
     return finish(run, search, req, plan, chain is not None, stop, d_s, relied)
 
 
+def _ladder(problem: Any, llm: LLM, config: Config, observer: Observer | None
+            ) -> SolveResult:
+    """A lower rung of the ablation ladder, with the same variant and oracle."""
+    from veriplan.methods.baselines import hidden
+
+    fn = hidden.cot if config.ablation == "cot" else hidden.self_ask
+    result = fn(problem, llm, hidden.Config(k=config.k, reveal_seed=config.reveal_seed,
+                                            temperature=config.temperature,
+                                            max_tokens=config.max_tokens, seed=config.seed),
+                observer=observer)
+    result.method = "sqbcp"
+    result.metrics["ablation"] = config.ablation
+    return result
+
+
 def finish(run: Run, search: _Search, req: Request, plan: list[str], accepted: bool,
            stop: str, d_s: str, relied: list[dict[str, str]]) -> SolveResult:
-    violations = [str(v) for v in req.task.decide(plan)] if req.task is not None and plan \
-        else []
+    from veriplan.domains.hidden.metrics import judge
+
+    judged = judge(req.task, plan) if req.task is not None else {}
+    violations = judged.get("violations", [])
     verified = accepted and not violations and bool(plan)
     if accepted and violations:
         failure = "violation"  # accepted on grounded knowledge, yet violates the true task
@@ -490,7 +509,7 @@ def finish(run: Run, search: _Search, req: Request, plan: list[str], accepted: b
     t = search.tally
     hidden = req.hidden
     metrics: dict[str, Any] = {
-        "accepted": accepted, "stop": stop, "violations": violations,
+        **judged, "no_plan": not plan, "ablation": "none", "accepted": accepted, "stop": stop, "violations": violations,
         "violated": bool(violations), "hypotheses": t.proposed, "unreadable": t.unreadable,
         "bridges": t.bridges, "queries": t.queries, "oracle_calls": getattr(
             req.oracle, "calls", t.queries), "expansions": search.expansions,
