@@ -56,7 +56,8 @@ def test_unchanged_domain_file_is_parsed_once_and_shared(tmp_path, monkeypatch):
     assert t1 is not t3 and t1.problem is not t3.problem  # the problem is read each time
     # Tasks of one domain object share the STRIPS operators validated so far.
     assert validate_plan(t1, ["(pick-up b2)", "(stack b2 b3)"]).steps_executed == 2
-    assert t3.cached_operator("stack", ("b2", "b3")) is t1.cached_operator("stack", ("b2", "b3"))
+    assert t3.operator("stack", ("b2", "b3")) is t1.checked_operator("stack", ("b2", "b3"))
+    assert t3.checked_operator("stack", ("b2", "b3")) is None  # checked per task
 
 
 def test_changed_domain_file_is_read_again(tmp_path):
@@ -149,3 +150,30 @@ def test_threads_share_one_domain(tmp_path):
     for t in threads:
         t.join()
     assert len(got) == 8 and all(d is got[0] for d in got)
+
+
+MOVES = """(define (domain m) (:requirements :strips :typing) (:types thing place)
+  (:predicates (at ?x - thing) (moved ?x - thing ?to - place))
+  (:action move :parameters (?x - thing ?to - place) :precondition (at ?x)
+    :effect (moved ?x ?to)))"""
+
+
+def test_a_step_checked_in_one_problem_is_checked_again_in_another(tmp_path):
+    """Tasks of one cached domain share operators, never the checks of objects
+    and types: (move a b) is valid where b is a place, not where b is a thing or
+    no object at all."""
+    dom = tmp_path / "m.pddl"
+    dom.write_text(MOVES)
+    problems = {"place": "(:objects a - thing b - place)", "thing": "(:objects a b - thing)",
+                "none": "(:objects a - thing)"}
+    for name, objects in problems.items():
+        (tmp_path / f"{name}.pddl").write_text(
+            f"(define (problem {name}) (:domain m) {objects} (:init (at a)) (:goal (at a)))")
+    ok = load_task(dom, tmp_path / "place.pddl")
+    assert validate_plan(ok, ["(move a b)"]).valid
+    thing = load_task(dom, tmp_path / "thing.pddl")
+    none = load_task(dom, tmp_path / "none.pddl")
+    assert thing.domain is ok.domain is none.domain
+    assert validate_plan(thing, ["(move a b)"]).error == "wrong-type"
+    assert validate_plan(none, ["(move a b)"]).error == "unknown-object"
+    assert validate_plan(ok, ["(move a b)"]).valid

@@ -1,7 +1,9 @@
 """Analyses of the per-attempt signals methods report (SolveResult.signals):
 runtime robust statistics, retry-benefit curves, the step-wise hazard of the
-first failure, failure composition with overlaps, and NPMI between actions
-and the predicates missing when they fail."""
+first failure, failure composition and the overlap of failing stages, NPMI
+between actions and the predicates missing when they fail (positive and
+negative), and the action, predicate and step distributions of simulated
+plans split by success and failure."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from veriplan.bench.stats import npmi_pairs
 from veriplan.bench.store import UnitRecord
 from veriplan.methods.records import Signal
 
@@ -71,11 +74,14 @@ def retry_benefit(records: list[UnitRecord], budget: int | None = None
 
 def hazard(records: list[UnitRecord]) -> dict[int, float]:
     """h(t): of the attempted plans that reached step t, the share whose first
-    failure is at step t (all attempts of all units)."""
+    failure is at step t (all attempts of all units; a plan a static screen
+    rejected counts only when the first step is what it rejected)."""
     reached: Counter = Counter()
     failed: Counter = Counter()
     for r in records:
         for s in _signals(r):
+            if s.data.get("simulated") is False and s.failed_step is None:
+                continue  # a static screen rejected it: no step was executed
             steps = s.steps or 0
             fs = s.failed_step
             last = fs if fs is not None else steps
@@ -105,28 +111,75 @@ def failure_composition(records: list[UnitRecord]) -> dict[str, int]:
     return dict(sorted(out.items()))
 
 
+def _failure_events(records: list[UnitRecord]) -> list[tuple[str, tuple[str, ...]]]:
+    return [(s.action, tuple(s.missing or ())) for r in records for s in _signals(r)
+            if s.failed_step and s.action]
+
+
 def npmi(records: list[UnitRecord], top: int = 8) -> list[tuple[str, str, float, int]]:
-    """(action, predicate, NPMI, count) over failure events, an event being a
-    failed step's action with each predicate it was missing; highest first."""
-    events = []
-    for r in records:
-        for s in _signals(r):
-            if s.failed_step and s.action:
-                events.append((s.action, tuple(sorted(set(s.missing or ())))))
-    n = len(events)
-    if not n:
-        return []
-    acts = Counter(a for a, _ in events)
-    preds = Counter(p for _, ps in events for p in ps)
-    pairs = Counter((a, p) for a, ps in events for p in ps)
-    out = []
-    for (a, p), c in pairs.items():
-        pj = c / n
-        independent = (acts[a] / n) * (preds[p] / n)
-        value = 1.0 if pj >= 1.0 else math.log(pj / independent) / -math.log(pj)
-        out.append((a, p, value, c))
+    """The most positively coupled (action, predicate, NPMI, count) over
+    failure events, an event being a failed step's action with the predicates
+    it was missing; highest first (positive NPMI only)."""
+    pairs = npmi_pairs(_failure_events(records))
+    out = [(a, p, v, c) for (a, p), (v, c) in pairs.items() if v > 0]
     out.sort(key=lambda x: (-x[2], -x[3], x[0], x[1]))
     return out[:top]
+
+
+def npmi_negative(records: list[UnitRecord], top: int = 8
+                  ) -> list[tuple[str, str, float, int]]:
+    """The most negatively coupled pairs that occur (NPMI < 0: together less
+    often than chance), lowest first; pairs that never occur are left out."""
+    pairs = npmi_pairs(_failure_events(records))
+    out = [(a, p, v, c) for (a, p), (v, c) in pairs.items() if v < 0]
+    out.sort(key=lambda x: (x[2], -x[3], x[0], x[1]))
+    return out[:top]
+
+
+STAGES = ("translate", "cc", "sim", "val")
+_KIND_STAGE = {"translation": "translate", "static": "cc", "precondition": "sim",
+               "goal": "val"}
+
+
+def failure_overlap(records: list[UnitRecord]) -> dict[str, int]:
+    """For units the model did not solve, the set of stages that rejected any
+    of their attempts (translate, cc, sim, val), counted per region
+    ("sim+val": SIM rejected one attempt and VAL another, or one plan both).
+    Stage verdicts come from ``data["stages"]`` when a method records them
+    (closed-loop), else from the failure kinds."""
+    out: Counter = Counter()
+    for r in records:
+        if (r.verified and r.solved_by == "llm") or r.status == "error":
+            continue
+        failed: set[str] = set()
+        for s in _signals(r):
+            stages = s.data.get("stages")
+            if stages:
+                failed |= {k for k, v in stages.items() if v is False}
+            else:
+                failed |= {_KIND_STAGE[k] for k in s.failure if k in _KIND_STAGE}
+        if failed:
+            out["+".join(k for k in STAGES if k in failed)] += 1
+    return dict(sorted(out.items(), key=lambda kv: (kv[0].count("+"), kv[0])))
+
+
+def distribution(records: list[UnitRecord], key: str) -> dict[str, dict[str, int]]:
+    """Occurrences of ``data[key]`` items (``actions``: the actions simulated;
+    ``predicates``: their preconditions' predicates) over attempts, split into
+    attempts whose plan was verified and attempts that failed (the paper's
+    Figures 10 and 11)."""
+    out: dict[str, Counter] = {"success": Counter(), "failure": Counter()}
+    for r in records:
+        for s in _signals(r):
+            out["success" if s.verified else "failure"].update(s.data.get(key) or [])
+    return {k: dict(sorted(v.items(), key=lambda kv: (-kv[1], kv[0]))) for k, v in out.items()}
+
+
+def step_distribution(records: list[UnitRecord]) -> dict[int, int]:
+    """How many failed attempts first failed at each step (Figure 12)."""
+    out: Counter = Counter(s.failed_step for r in records for s in _signals(r)
+                           if s.failed_step)
+    return dict(sorted(out.items()))
 
 
 def accuracy_by_size(records: list[UnitRecord]) -> dict[int, tuple[int, int]]:

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 
+import yaml
+
 from veriplan.errors import ConfigError, DataError
 from veriplan.pddl.parser import read_domain, read_problem
 from veriplan.pddl.task import Task
@@ -132,6 +134,8 @@ def _number(p: Path) -> tuple[int, str]:
 
 def pddl_dataset(name: str, root: Path, domain: str, problems: str,
                  config: str | None) -> Dataset:
+    """Every ``*.pddl`` problem in ``problems`` (numeric order), each with the
+    preceding file as its one-shot example."""
     dom = root / domain
     pdir = root / problems
     if not dom.is_file() or not pdir.is_dir():
@@ -139,33 +143,79 @@ def pddl_dataset(name: str, root: Path, domain: str, problems: str,
                         "holding planbench/?")
     files = sorted(pdir.glob("*.pddl"), key=_number)
     cfg = root / config if config else None
+    pairs = [(f, files[i - 1] if i > 0 else None) for i, f in enumerate(files)]
+    return _dataset(name, dom, pairs, cfg)
+
+
+def _dataset(name: str, dom: Path, pairs: list[tuple[Path, Path | None]],
+             cfg: Path | None, ids: list[str] | None = None) -> Dataset:
     digest = hashlib.sha256()
-    for f in [dom, *files, *([cfg] if cfg else [])]:
+    for f in [dom, *(f for f, _ in pairs), *([cfg] if cfg else [])]:
         digest.update(f.name.encode())
         digest.update(f.read_bytes())
-    instances = tuple(
-        Instance(f.stem, name, dom, f, cfg, files[i - 1] if i > 0 else None)
-        for i, f in enumerate(files))
+    instances = tuple(Instance(ids[k] if ids else f.stem, name, dom, f, cfg, prev)
+                      for k, (f, prev) in enumerate(pairs))
     return Dataset(name, instances, digest.hexdigest()[:16])
 
 
+def planbench_dataset(name: str, root: Path, domain: str, problems: str, config: str,
+                      shots: int = 1) -> Dataset:
+    """The instances PlanBench's plan-generation scripts query for ``config``:
+    with ``shots`` examples per prompt they take each ``start <= i <= end`` as
+    the first example and query instance ``i + shots``, so the queried ids are
+    ``start + shots .. end + shots`` (Blocksworld: ``start: 1, end: 500`` gives
+    instance-2 .. instance-501, the ids of PlanBench's recorded responses).
+    Each instance's example is the instance before it."""
+    dom, pdir, cfg = root / domain, root / problems, root / config
+    if not dom.is_file() or not pdir.is_dir() or not cfg.is_file():
+        raise DataError(f"dataset {name}: expected {dom}, {pdir} and {cfg}; is --data-dir the "
+                        "folder holding planbench/?")
+    spec = yaml.safe_load(cfg.read_text(encoding="utf-8")) or {}
+    try:
+        start, end = int(spec["start"]), int(spec["end"])
+        template = str(spec.get("instances_template", "instance-{}.pddl"))
+    except (KeyError, TypeError, ValueError):
+        raise DataError(f"dataset {name}: {cfg} has no integer start and end") from None
+    pairs = []
+    for i in range(start + shots, end + shots + 1):
+        f = pdir / template.format(i)
+        if not f.is_file():
+            raise DataError(f"dataset {name}: {cfg} bounds ({start}..{end}, {shots}-shot) "
+                            f"name {f.name}, which {pdir} lacks")
+        prev = pdir / template.format(i - 1)
+        pairs.append((f, prev if prev.is_file() else None))
+    return _dataset(name, dom, pairs, cfg)
+
+
 _PB = "planbench"
-_PLANBENCH: dict[str, tuple[str, str, str]] = {
+# name: (domain, problem folder, config, examples per prompt). PlanBench's sets are
+# queried one-shot; Blocksworld-hard is a zero-shot set whose bounds are its 110
+# problems (the DRIP paper evaluates all 110).
+_PLANBENCH: dict[str, tuple[str, str, str, int]] = {
     "blocksworld": ("instances/blocksworld/generated_domain.pddl",
-                    "instances/blocksworld/generated_basic", "configs/blocksworld.yaml"),
+                    "instances/blocksworld/generated_basic", "configs/blocksworld.yaml", 1),
     "blocksworld_3": ("instances/blocksworld/generated_domain.pddl",
-                      "instances/blocksworld/generated_basic_3", "configs/blocksworld_3.yaml"),
+                      "instances/blocksworld/generated_basic_3", "configs/blocksworld_3.yaml", 1),
     "mystery_blocksworld": ("instances/blocksworld/mystery/generated_domain.pddl",
                             "instances/blocksworld/mystery/generated_basic",
-                            "configs/mystery_blocksworld.yaml"),
+                            "configs/mystery_blocksworld.yaml", 1),
     "mystery_blocksworld_3": ("instances/blocksworld/mystery/generated_domain.pddl",
                               "instances/blocksworld/mystery/generated_basic_3",
-                              "configs/mystery_blocksworld_3.yaml"),
+                              "configs/mystery_blocksworld_3.yaml", 1),
     "blocksworld_hard": ("instances/blocksworld_hard/generated_domain.pddl",
-                         "instances/blocksworld_hard/generated", "configs/blocksworld_hard.yaml"),
+                         "instances/blocksworld_hard/generated", "configs/blocksworld_hard.yaml",
+                         0),
     "logistics": ("instances/logistics/generated_domain.pddl",
-                  "instances/logistics/generated_basic", "configs/logistics.yaml"),
+                  "instances/logistics/generated_basic", "configs/logistics.yaml", 1),
 }
+
+
+def union(name: str, parts: list[Dataset]) -> Dataset:
+    """Several datasets as one; instance ids become ``part/id``."""
+    insts = tuple(replace(i, id=f"{d.name}/{i.id}", dataset=name)
+                  for d in parts for i in d.instances)
+    digest = hashlib.sha256("+".join(d.version for d in parts).encode())
+    return Dataset(name, insts, digest.hexdigest()[:16])
 
 
 class UnknownDatasetError(ConfigError, DataError):
@@ -175,8 +225,8 @@ class UnknownDatasetError(ConfigError, DataError):
 Factory = Callable[[Path], Dataset]
 
 
-def _planbench(name: str, spec: tuple[str, str, str]) -> Factory:
-    return lambda root: pddl_dataset(name, root / _PB, spec[0], spec[1], spec[2])
+def _planbench(name: str, spec: tuple[str, str, str, int]) -> Factory:
+    return lambda root: planbench_dataset(name, root / _PB, *spec)
 
 
 DATASETS: Registry[Factory] = Registry(
@@ -190,6 +240,15 @@ def _obfuscated(base: str) -> Factory:
 
 for _base in ("blocksworld", "blocksworld_3"):
     DATASETS.register(f"{_base}_obfuscated", _obfuscated(_base))
+
+# The closed-loop paper's evaluation set (Du et al. 2026, section 4.1 and Table 1): 600
+# Mystery Blocksworld instances, PlanBench's 500 ("gb500") and its 100 three-block ones
+# ("gb3_100"), each within PlanBench's bounds.
+DATASETS.register(
+    "mystery_blocksworld_600",
+    lambda root: union("mystery_blocksworld_600",
+                       [DATASETS.get("mystery_blocksworld")(root),
+                        DATASETS.get("mystery_blocksworld_3")(root)]))
 
 
 def smallest(base: Dataset, n: int, name: str) -> Dataset:

@@ -31,9 +31,9 @@ class GroupSummary:
     units: int
     errors: int
     verified: int  # all plans the validator accepted
-    llm_solved: int
-    fallback_solved: int
-    rate: float  # verified / units
+    llm_solved: int  # verified plans the model wrote
+    fallback_solved: int  # verified plans from anything else (a search fallback, ...)
+    rate: float  # the headline: llm_solved / units
     rate_low: float  # Wilson 95%
     rate_high: float
     mean_calls: float
@@ -42,6 +42,9 @@ class GroupSummary:
     tokens_high: float
     mean_seconds: float
     total_cost: float | None
+    rate_all: float = 0.0  # verified / units, fallback included (labelled as such)
+    rate_all_low: float = 0.0
+    rate_all_high: float = 1.0
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -56,17 +59,25 @@ def summarize(records: list[UnitRecord]) -> list[GroupSummary]:
     for (method, model, dataset, config), rs in sorted(groups.items()):
         n = len(rs)
         verified = sum(r.verified for r in rs)
-        llm = sum(1 for r in rs if r.verified and r.solved_by == "llm")
-        lo, hi = wilson_interval(verified, n)
+        llm = sum(1 for r in rs if model_solved(r))
+        lo, hi = wilson_interval(llm, n)
+        alo, ahi = wilson_interval(verified, n)
         tokens = [float(r.tokens) for r in rs]
         tlo, thi = bootstrap_mean_interval(tokens)
         costs = [r.cost for r in rs]
         out.append(GroupSummary(
             method, model, dataset, config, n, sum(r.status == "error" for r in rs), verified,
-            llm, verified - llm, verified / n, lo, hi, sum(r.llm_calls for r in rs) / n,
+            llm, verified - llm, llm / n, lo, hi, sum(r.llm_calls for r in rs) / n,
             sum(tokens) / n, tlo, thi, sum(r.seconds for r in rs) / n,
-            None if any(c is None for c in costs) else sum(costs)))  # type: ignore[arg-type]
+            None if any(c is None for c in costs) else sum(costs),  # type: ignore[arg-type]
+            verified / n, alo, ahi))
     return out
+
+
+def model_solved(r: UnitRecord) -> bool:
+    """A unit counts for the headline only when the model's own plan verified
+    (not a search fallback's, not a test double's)."""
+    return bool(r.verified) and r.solved_by == "llm"
 
 
 def _arm(records: list[UnitRecord], spec: str) -> dict[str, UnitRecord]:
@@ -85,9 +96,12 @@ def _arm(records: list[UnitRecord], spec: str) -> dict[str, UnitRecord]:
 
 
 def compare(records: list[UnitRecord], a: str, b: str) -> dict:
+    """A against B on model-solved units: two-proportion z-test, Cohen's h and
+    the exact McNemar test on the units both ran; the rates with fallback
+    solutions included ride along, labelled ``*_with_fallback``."""
     recs_a, recs_b = _arm(records, a), _arm(records, b)
-    arm_a = {k: r.verified for k, r in recs_a.items()}
-    arm_b = {k: r.verified for k, r in recs_b.items()}
+    arm_a = {k: model_solved(r) for k, r in recs_a.items()}
+    arm_b = {k: model_solved(r) for k, r in recs_b.items()}
     if not arm_a or not arm_b:
         missing = a if not arm_a else b
         raise DataError(f"no units match {missing!r}: name a method, optionally with "
@@ -96,17 +110,21 @@ def compare(records: list[UnitRecord], a: str, b: str) -> dict:
     z = two_proportion_z(ka, na, kb, nb)
     paired = mcnemar(arm_a, arm_b)
     # plan length on the instances both arms solved (the same instance, model, seed)
-    both = [k for k in recs_a if k in recs_b and arm_a[k] and arm_b[k]]
+    both = [k for k in recs_a if k in recs_b and recs_a[k].verified and recs_b[k].verified]
     len_a = [len(recs_a[k].result_dict().get("plan", [])) for k in both]
     len_b = [len(recs_b[k].result_dict().get("plan", [])) for k in both]
     lengths = {"both_verified": len(both),
                "a_mean_length": sum(len_a) / len(both) if both else None,
                "b_mean_length": sum(len_b) / len(both) if both else None,
                "per_instance": [[k, x, y] for k, x, y in zip(both, len_a, len_b)]}
-    return {"plan_lengths": lengths, "a": a, "b": b, "a_verified": ka, "a_units": na,
-            "b_verified": kb, "b_units": nb,
+    fa = sum(r.verified for r in recs_a.values())
+    fb = sum(r.verified for r in recs_b.values())
+    return {"plan_lengths": lengths, "a": a, "b": b, "a_model_solved": ka, "a_units": na,
+            "b_model_solved": kb, "b_units": nb,
             "a_rate": ka / na, "b_rate": kb / nb, "z": z.z, "p_value": z.p_value,
-            "cohens_h": cohens_h(ka / na, kb / nb), "paired": asdict(paired)}
+            "cohens_h": cohens_h(ka / na, kb / nb), "paired": asdict(paired),
+            "a_verified_with_fallback": fa, "b_verified_with_fallback": fb,
+            "a_rate_with_fallback": fa / na, "b_rate_with_fallback": fb / nb}
 
 
 def _fmt(x: float | None, digits: int = 1) -> str:
@@ -118,16 +136,20 @@ def _fmt(x: float | None, digits: int = 1) -> str:
 def markdown(summaries: list[GroupSummary], comparisons: list[dict], plots: list[str],
              store: Path, analyses: list[dict] | None = None) -> str:
     lines = [f"# veriplan report\n\nStore: `{store}`. Verified means veriplan's validator "
-             "accepted the plan; LLM-solved and fallback-solved are counted apart.\n",
+             "accepted the plan; LLM-solved and fallback-solved are counted apart. The rate, "
+             "its Wilson interval and every comparison count the units the model solved; "
+             "the rate with fallback solutions included is beside it, labelled.\n",
              "| method | model | dataset | config | units | verified | LLM-solved | "
-             "fallback-solved | rate (Wilson 95%) | errors | mean LLM calls | mean tokens "
-             "(bootstrap 95%) | mean s | cost |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "fallback-solved | model-solved rate (Wilson 95%) | rate incl. fallback "
+             "(Wilson 95%) | errors | mean LLM calls | mean tokens (bootstrap 95%) | mean s "
+             "| cost |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for s in summaries:
         lines.append(
             f"| {s.method} | {s.model} | {s.dataset} | `{s.config}` | {s.units} | {s.verified} "
             f"| {s.llm_solved} | {s.fallback_solved} | {100 * s.rate:.1f}% "
-            f"({100 * s.rate_low:.1f}-{100 * s.rate_high:.1f}) | {s.errors} | "
+            f"({100 * s.rate_low:.1f}-{100 * s.rate_high:.1f}) | {100 * s.rate_all:.1f}% "
+            f"({100 * s.rate_all_low:.1f}-{100 * s.rate_all_high:.1f}) | {s.errors} | "
             f"{_fmt(s.mean_calls, 2)} | {_fmt(s.mean_tokens)} ({_fmt(s.tokens_low)}-"
             f"{_fmt(s.tokens_high)}) | {_fmt(s.mean_seconds, 2)} | "
             f"{'n/a' if s.total_cost is None else f'${s.total_cost:.4f}'} |")
@@ -136,10 +158,13 @@ def markdown(summaries: list[GroupSummary], comparisons: list[dict], plots: list
         p = c["paired"]
         lines += ["", f"## {c['a']} against {c['b']}", "",
                   "| | A | B |", "|---|---|---|",
-                  f"| verified / units | {c['a_verified']}/{c['a_units']} | "
-                  f"{c['b_verified']}/{c['b_units']} |",
-                  f"| rate | {100 * c['a_rate']:.1f}% | {100 * c['b_rate']:.1f}% |", "",
-                  f"Two-proportion z = {c['z']:.3f}, p = {c['p_value']:.4f}; Cohen's h = "
+                  f"| model-solved / units | {c['a_model_solved']}/{c['a_units']} | "
+                  f"{c['b_model_solved']}/{c['b_units']} |",
+                  f"| model-solved rate | {100 * c['a_rate']:.1f}% | {100 * c['b_rate']:.1f}% |",
+                  f"| rate incl. fallback | {100 * c['a_rate_with_fallback']:.1f}% | "
+                  f"{100 * c['b_rate_with_fallback']:.1f}% |", "",
+                  "On model-solved units: "
+                  f"two-proportion z = {c['z']:.3f}, p = {c['p_value']:.4f}; Cohen's h = "
                   f"{c['cohens_h']:.3f}. Paired on {p['shared']} shared units: only A "
                   f"{p['only_a']}, only B {p['only_b']}, both {p['both']}; exact McNemar "
                   f"p = {p['p_value']:.4f}."]
@@ -199,11 +224,47 @@ def _analysis_markdown(analyses: list[dict]) -> list[str]:
             k_all = sum(v[0] for v in a["by_size"].values())
             n_all = sum(v[1] for v in a["by_size"].values())
             lines.append(f"| {_label(a)} | " + " | ".join(cells) + f" | {k_all}/{n_all} |")
-    lines += ["", "## NPMI between failing actions and missing predicates", "",
-              "| group | top pairs (action, predicate: NPMI, count) |", "|---|---|"]
+    lines += ["", "## Failure overlap by stage (units the model did not solve, over all their "
+              "attempts)", "",
+              "translate: lines that did not map to an action; cc: rejected by the static "
+              "screen; sim: a step could not run; val: the plan ran but VAL rejected it.", "",
+              "| group | regions (units) |", "|---|---|"]
     for a in analyses:
-        pairs = "; ".join(f"{x[0]}, {x[1]}: {x[2]:.2f} ({x[3]})" for x in a["npmi"]) or "none"
-        lines.append(f"| {_label(a)} | {pairs} |")
+        regions = ", ".join(f"{k}: {v}" for k, v in a.get("overlap", {}).items()) or "none"
+        lines.append(f"| {_label(a)} | {regions} |")
+    lines += ["", "## NPMI between failing actions and missing predicates", "",
+              "Positive: together more often than chance; negative: less often (pairs that "
+              "never occur together are not listed).", "",
+              "| group | top positive pairs (action, predicate: NPMI, count) | top negative "
+              "pairs |", "|---|---|---|"]
+    for a in analyses:
+        pos = "; ".join(f"{x[0]}, {x[1]}: {x[2]:.2f} ({x[3]})" for x in a["npmi"]) or "none"
+        neg = "; ".join(f"{x[0]}, {x[1]}: {x[2]:.2f} ({x[3]})"
+                        for x in a.get("npmi_negative", [])) or "none"
+        lines.append(f"| {_label(a)} | {pos} | {neg} |")
+    lines += _distribution_markdown(analyses)
+    return lines
+
+
+def _distribution_markdown(analyses: list[dict]) -> list[str]:
+    shown = [a for a in analyses if any(a.get("actions", {}).values())]
+    if not shown:
+        return []
+    lines = ["", "## What simulation saw: actions, predicates and failing steps", "",
+             "Per attempt, the actions executed (up to a failing step) and the predicates of "
+             "their preconditions, in attempts whose plan verified and in attempts that "
+             "failed (as in the closed-loop paper's Figures 10-12), and the step at which "
+             "failed attempts first failed.", "",
+             "| group | actions: success / failure | predicates: success / failure | "
+             "first failing step (attempts) |", "|---|---|---|---|"]
+    for a in shown:
+        def split(d: dict) -> str:
+            keys = list(dict.fromkeys([*d["failure"], *d["success"]]))[:8]
+            return ", ".join(f"{k} {d['success'].get(k, 0)}/{d['failure'].get(k, 0)}"
+                             for k in keys) or "none"
+        steps = ", ".join(f"{k}: {v}" for k, v in a["steps"].items()) or "none"
+        lines.append(f"| {_label(a)} | {split(a['actions'])} | {split(a['predicates'])} | "
+                     f"{steps} |")
     return lines
 
 
@@ -222,7 +283,11 @@ def analyse(records: list[UnitRecord], summaries: list[GroupSummary]) -> list[di
                     "retry_curve": curve, "mean_attempts": mean_attempts,
                     "hazard": A.hazard(rs), "failures": A.failure_composition(rs),
                     "by_size": A.accuracy_by_size(rs),
-                    "npmi": A.npmi(rs)})
+                    "npmi": A.npmi(rs), "npmi_negative": A.npmi_negative(rs),
+                    "overlap": A.failure_overlap(rs),
+                    "actions": A.distribution(rs, "actions"),
+                    "predicates": A.distribution(rs, "predicates"),
+                    "steps": A.step_distribution(rs)})
     return out
 
 
@@ -299,16 +364,57 @@ def _analysis_plots(analyses: list[dict], out: Path) -> list[str]:
         ax.set_ylim(-2, 102)
         ax.legend(fontsize=6)
         _save(fig, out, "accuracy_by_size.png", names)
-    pairs = [(a, x) for a in analyses for x in a["npmi"]]
-    if pairs:
-        pairs = sorted(pairs, key=lambda t: -t[1][2])[:12]
+    pairs = sorted([(a, x) for a in analyses for x in a["npmi"]], key=lambda t: -t[1][2])[:8]
+    pairs += sorted([(a, x) for a in analyses for x in a.get("npmi_negative", [])],
+                    key=lambda t: t[1][2])[:8]
+    if pairs:  # like the closed-loop paper's Figures 7-9: top positive and negative pairs
         fig, ax = plt.subplots(figsize=(7, 4.5))
-        ax.barh(range(len(pairs)), [x[2] for _, x in pairs])
+        ax.barh(range(len(pairs)), [x[2] for _, x in pairs],
+                color=["#4c72b0" if x[2] > 0 else "#c44e52" for _, x in pairs])
         ax.set_yticks(range(len(pairs)), [f"{a['method']}: {x[0]} / {x[1]}" for a, x in pairs],
                       fontsize=6)
+        ax.axvline(0, color="black", linewidth=0.5)
         ax.set_xlabel("NPMI (failing action, missing predicate)")
         _save(fig, out, "npmi.png", names)
+    _distribution_plots(analyses, out, names)
     return names
+
+
+def _distribution_plots(analyses: list[dict], out: Path, names: list[str]) -> None:
+    """Figures 10-12 of the closed-loop paper: actions and predicates in
+    simulation (successful against failed attempts), and first failing steps."""
+    import matplotlib.pyplot as plt
+
+    shown = [a for a in analyses if any(a.get("actions", {}).values())]
+    for key, title in (("actions", "action"), ("predicates", "predicate")):
+        if not shown:
+            break
+        fig, axes = plt.subplots(1, len(shown), figsize=(max(6, 4 * len(shown)), 4.5),
+                                 squeeze=False)
+        for ax, a in zip(axes[0], shown):
+            d = a[key]
+            keys = list(dict.fromkeys([*d["failure"], *d["success"]]))[:10]
+            xs = range(len(keys))
+            ax.bar([x - 0.2 for x in xs], [d["success"].get(k, 0) for k in keys], width=0.4,
+                   label="verified attempts")
+            ax.bar([x + 0.2 for x in xs], [d["failure"].get(k, 0) for k in keys], width=0.4,
+                   label="failed attempts")
+            ax.set_xticks(list(xs), keys, fontsize=6, rotation=45)
+            ax.set_title(_label(a), fontsize=6)
+            ax.legend(fontsize=6)
+        axes[0][0].set_ylabel(f"{title} occurrences in simulation")
+        _save(fig, out, f"{title}_distribution.png", names)
+    stepped = [a for a in analyses if a.get("steps")]
+    if stepped:
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        for a in stepped:
+            ks = sorted(int(k) for k in a["steps"])
+            ax.plot(ks, [a["steps"][k] if k in a["steps"] else a["steps"][str(k)] for k in ks],
+                    marker="o", label=_label(a))
+        ax.set_xlabel("step of the first failure")
+        ax.set_ylabel("failed attempts")
+        ax.legend(fontsize=6)
+        _save(fig, out, "step_distribution.png", names)
 
 
 def _plots(summaries: list[GroupSummary], out: Path) -> list[str]:
@@ -326,7 +432,7 @@ def _plots(summaries: list[GroupSummary], out: Path) -> list[str]:
     fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(summaries)), 4.5))
     ax.bar(range(len(rates)), rates, yerr=err, capsize=4, color="#4c72b0")
     ax.set_xticks(range(len(rates)), labels, fontsize=7)
-    ax.set_ylabel("verified plans (%), Wilson 95%")
+    ax.set_ylabel("plans the model solved (%), Wilson 95%")
     ax.set_ylim(0, 100)
     names: list[str] = []
     _save(fig, out, "verified_rate.png", names)
@@ -371,6 +477,21 @@ def _html(md: str, out: Path, plots: list[str]) -> str:
             f"</title><style>{style}</style></head><body>{''.join(body)}</body></html>\n")
 
 
+def autotos_section(records: list[UnitRecord]) -> tuple[str, dict | None]:
+    """The AutoToS paper's Table 1 and Figures 2-4 over the store's finished
+    ``autotos`` units (read from each result's ``metrics``): Markdown to append
+    to the report and the numbers for report.json; ("", None) without such units."""
+    from veriplan.methods.autotos.figures import RunSummary, aggregate
+    from veriplan.methods.autotos.figures import markdown as autotos_markdown
+
+    runs = [RunSummary.from_metrics(f"{r.backend}:{r.model}", metrics)
+            for r in records if r.method == "autotos" and r.status == "done"
+            and (metrics := r.result_dict().get("metrics"))]
+    if not runs:
+        return "", None
+    return "\n" + autotos_markdown(runs), aggregate(runs)
+
+
 def write_report(directory: str | Path, *,
                  compare_arms: tuple[str, str] | list[tuple[str, str]] | None = None
                  ) -> dict[str, Path]:
@@ -383,6 +504,8 @@ def write_report(directory: str | Path, *,
     analyses = analyse(records, summaries)
     plots = _plots(summaries, out) + _analysis_plots(analyses, out)
     md = markdown(summaries, comparisons, plots, store.path, analyses)
+    autotos_md, autotos = autotos_section(records)
+    md += autotos_md
     paths = {"markdown": out / "report.md", "html": out / "report.html",
              "json": out / "report.json"}
     paths["markdown"].write_text(md)
@@ -390,5 +513,5 @@ def write_report(directory: str | Path, *,
     paths["json"].write_text(json.dumps({
         "groups": [asdict(s) for s in summaries], "analyses": analyses,
         "comparison": comparisons[0] if comparisons else None,
-        "comparisons": comparisons}, indent=2))
+        "comparisons": comparisons, "autotos": autotos}, indent=2))
     return paths

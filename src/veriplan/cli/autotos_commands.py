@@ -25,7 +25,8 @@ def add_parsers(sub) -> None:
     run = asub.add_parser("run", help="the full loop with a model, repeated")
     run.add_argument("--domain", required=True, help=f"one of {', '.join(DOMAINS)}, or all")
     run.add_argument("--data-dir", help="folder holding autotos/ (default: VERIPLAN_DATA)")
-    run.add_argument("--repeats", type=int, default=1, help="runs per domain (seeds 0..N-1)")
+    run.add_argument("--repeats", type=int, default=5,
+                     help="runs per domain (seeds 0..N-1; the paper's 5 by default)")
     run.add_argument("--out", default="autotos-runs", help="folder for one JSON record a run")
     run.add_argument("--config", action="append", default=[], metavar="KEY=VALUE",
                      help="a setting of veriplan.methods.autotos.Config (repeatable)")
@@ -86,7 +87,8 @@ def _run(args: argparse.Namespace) -> int:
             path.write_text(json.dumps(body, indent=2))
             acc = {k: v.get("accuracy") for k, v in rec.accuracy.items()}
             print(f"{name} seed {seed}: {rec.status}, calls {rec.calls}, errors "
-                  f"{rec.categories or 'none'}, accuracy {acc}, {rec.seconds:.1f}s -> {path}")
+                  f"{rec.categories or 'none'}, feedback calls {rec.feedback}, accuracy "
+                  f"{acc}, {rec.seconds:.1f}s -> {path}")
     print()
     print(table(out))
     return EXIT_OK
@@ -100,28 +102,16 @@ def _progress(name: str, seed: int):
 
 
 def table(folder: Path) -> str:
-    """The paper's Table 1 layout: average calls per domain, a row per model,
-    over the run records in ``folder``."""
-    runs: dict[tuple[str, str], list[int]] = {}
-    domains: list[str] = []
+    """The paper's Table 1 and Figures 2-4 as tables, over the run records in
+    ``folder`` (every record there, not only this invocation's)."""
+    from veriplan.methods.autotos.figures import RunSummary, markdown
+
+    runs = []
     for f in sorted(folder.glob("*.json")):
         rec = json.loads(f.read_text())
-        if "calls" not in rec or "domain" not in rec:
-            continue
-        runs.setdefault((f"{rec['backend']}:{rec['model']}", rec["domain"]), []).append(
-            sum(rec["calls"].values()))
-        if rec["domain"] not in domains:
-            domains.append(rec["domain"])
-    models = sorted({m for m, _ in runs})
-    lines = ["| model | " + " | ".join(domains) + " |", "|---|" + "---|" * len(domains)]
-    for m in models:
-        cells = []
-        for d in domains:
-            calls = runs.get((m, d))
-            cells.append(f"{sum(calls) / len(calls):.1f} ({len(calls)} runs)" if calls else "")
-        lines.append(f"| {m} | " + " | ".join(cells) + " |")
-    return "Average calls to the model per domain run (the paper's Table 1 layout):\n" + \
-        "\n".join(lines)
+        if isinstance(rec, dict) and "calls" in rec and "domain" in rec:
+            runs.append(RunSummary.from_record(rec))
+    return markdown(runs) if runs else "no AutoToS run records in " + str(folder)
 
 
 def _autotos(args: argparse.Namespace) -> int:

@@ -46,8 +46,10 @@ class FactIndex:
 
     def state(self, atoms: Iterable[Atom]) -> State:
         s = 0
+        known = self._bit.get
         for a in atoms:
-            s |= 1 << self.bit(a)
+            b = known(a)
+            s |= 1 << (self.bit(a) if b is None else b)
         return s
 
     def decode(self, state: State) -> list[Atom]:

@@ -6,13 +6,16 @@ from __future__ import annotations
 
 import copy
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
+from veriplan.errors import ConfigError
 from veriplan.llm.backends.replay import CassetteRecorder
 from veriplan.llm.cache import ResponseCache
+from veriplan.llm.parsing import check_schema, parse_structured
 from veriplan.llm.retry import RetryPolicy, with_retries
+from veriplan.llm.structured import StructuredResponse
 from veriplan.llm.types import LLMRequest, LLMResponse
 from veriplan.llm.usage import CallRecord, PriceTable, UsageLedger
 
@@ -73,6 +76,28 @@ class LLM:
             self.recorder.record(name, request, resp)
         self._account(resp)
         return resp
+
+    def complete_structured(self, request: LLMRequest, schema: Mapping | None = None, *,
+                            name: str | None = None) -> StructuredResponse:
+        """``complete`` asking for output that fits ``schema`` (or the schema the
+        request already carries; ``name`` names it for the APIs), and the reply
+        read against it. A reply that does not fit is not an error: the result's
+        ``error`` says why and ``value`` is None, for the caller to count. Cache,
+        retries, cassettes and usage are those of :meth:`complete` (a misfit is
+        cached like any answer: ask another ``sample_index`` for a new one).
+        An invalid schema raises :class:`~veriplan.errors.ConfigError` before
+        any call."""
+        if schema is not None:
+            request = request.with_schema(schema, name)
+        elif name is not None:
+            request = request.with_schema(request.schema, name)
+        if request.schema is None:
+            raise ConfigError("complete_structured needs a JSON schema: pass schema= or "
+                              "build the request with schema=")
+        check_schema(request.schema)
+        resp = self.complete(request)
+        value, error = parse_structured(resp.text, request.schema)
+        return StructuredResponse(resp, value, error)
 
     def complete_many(self, requests: Sequence[LLMRequest]) -> list[LLMResponse]:
         """Answers in request order; up to ``max_in_flight`` at once."""

@@ -71,8 +71,9 @@ class Task:
         self._shared_ops = shared.ops
         self.facts = shared.facts
         self.init: State = self.facts.state(problem.init)
-        self.goal: Condition = self._formula(problem.goal, {}, True)
+        self.goal: Condition = self._goal(problem.goal)
         self._ops: dict[tuple[str, tuple[str, ...]], Operator] = {}
+        self._checked: dict[tuple[str, tuple[str, ...]], Operator] = {}
 
     # ----- names and types ---------------------------------------------------------
     @cached_property
@@ -98,11 +99,19 @@ class Task:
         return self.facts.decode(state)
 
     # ----- instantiation ---------------------------------------------------------------
-    def cached_operator(self, name: str, args: tuple[str, ...]) -> Operator | None:
-        """The operator if it was instantiated before (by any task of this domain,
-        for STRIPS schemas), else None."""
-        key = (name, args)
-        return self._shared_ops.get(key) or self._ops.get(key)
+    def checked_operator(self, name: str, args: tuple[str, ...]) -> Operator | None:
+        """The operator of step ``(name args)`` if it was found well-formed for
+        this task before (see :meth:`mark_checked`), else None.
+
+        Only this task's own checks count: an operator shared with another task
+        of the domain says nothing about this problem's objects and types."""
+        return self._checked.get((name, args))
+
+    def mark_checked(self, name: str, args: tuple[str, ...]) -> Operator:
+        """Record that step ``(name args)`` passed :func:`veriplan.verify.check_step`
+        for this task (names, arity, objects, types) and return its operator."""
+        op = self._checked[(name, args)] = self.operator(name, args)
+        return op
 
     def operator(self, name: str, args: tuple[str, ...]) -> Operator:
         """The ground operator ``(name args)``; the caller checks names, arity
@@ -198,6 +207,12 @@ class Task:
         domains = [self.objects_of_type(p.type) for p in params]
         for values in product(*domains):
             yield {p.name: v for p, v in zip(params, values)}
+
+    def _goal(self, f: Formula) -> Condition:
+        """The ground goal; a conjunction of atoms (the common case) directly."""
+        if f.__class__ is And and all(p.__class__ is Atom for p in f.parts):
+            return C.Conj(pos=self.facts.state(f.parts)) if f.parts else C.TRUE
+        return self._formula(f, {}, True)
 
     def _formula(self, f: Formula, sub: dict[str, str], positive: bool) -> Condition:
         """Ground ``f`` under ``sub`` into NNF (negated when ``positive`` is False)."""

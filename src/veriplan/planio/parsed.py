@@ -76,11 +76,13 @@ _PROSE_LABEL = re.compile(
     r"observation|note|check|result|effects?|preconditions?|justification|comment|"
     r"rationale|analysis|verification|condition|conditions)\s*(?:\d+\s*)?:",
     re.IGNORECASE)
-_DECOR = re.compile(r"[\[\]()*#:=_<>|~`.\-]+")
+_DECOR = re.compile(r"[\[\]()*#:=_<>|~`.,!\-]+")
 _MARK_MODIFIERS = frozenset((
-    "the", "my", "a", "final", "complete", "full", "corrected", "revised", "pddl", "natural",
+    "the", "my", "a", "final", "full", "corrected", "revised", "pddl", "natural",
     "language", "nl", "optimal", "proposed", "solution", "your", "updated", "new",
-    "generated", "resulting", "here", "is", "as", "follows", "of", "this", "our"))
+    "generated", "resulting", "here", "is", "as", "follows", "of", "this", "our", "so",
+    "therefore", "thus", "hence", "then", "overall", "entire", "whole", "following",
+    "below", "would", "be", "will", "that", "step", "by"))
 _MARK_START = (["plan"], ["plan", "start"], ["start", "plan"], ["begin", "plan"],
                ["plan", "begin"], ["plan", "begins"])
 _MARK_END = (["plan", "end"], ["end", "plan"], ["plan", "ends"], ["plan", "ended"])
@@ -132,10 +134,12 @@ def split_answer(text: str) -> AnswerLines:
         text = text.replace("\\r\\n", "\n").replace("\\n", "\n")
     items: list[tuple[int, str, int]] = []
     raw_lines = text.splitlines()
-    started = False
+    pending: int | None = None  # where the last plan heading is, until a line follows it
+    start: int | None = None  # where the plan begins, after a heading with lines after it
     last_number = 0
     # In the common case (PDDL steps, nothing else) no line needs cleaning.
     plain = ";" not in text and "[" not in text and "plan" not in text.lower()
+    after = 0
     for n, raw in enumerate(raw_lines, 1):
         line = raw.strip()
         if not line:
@@ -150,7 +154,7 @@ def split_answer(text: str) -> AnswerLines:
             continue  # a comment line
         if ";" in line:
             head = line.split(";", 1)[0].rstrip()
-            if head.endswith(")"):
+            if head.endswith(")") and _clean(head)[0].startswith("("):
                 line = head  # a PDDL step with a comment after it
         low = line.lower()
         end_at = _INLINE_END.search(low) if "[" in low else None
@@ -162,13 +166,10 @@ def split_answer(text: str) -> AnswerLines:
                 if cleaned:
                     items.append((n, cleaned, LINE))
             after = sum(1 for r in raw_lines[n:] if r.strip() and not _FENCE.match(r))
-            return AnswerLines(items, raw_lines, started, after)
+            break
         if kind == 1:
-            # A plan heading: what came before it is context, not plan.
-            items = [(m, "context before the plan heading", PROSE) if k == LINE else
-                     (m, t, k) for m, t, k in items]
+            pending = len(items)
             items.append((n, "", BREAK))
-            started = True
             last_number = 0
             continue
         line, number = _clean(line)
@@ -181,8 +182,16 @@ def split_answer(text: str) -> AnswerLines:
             if number == 1 and last_number > 1:
                 items.append((n, "", BREAK))  # the numbering starts again
             last_number = number
+        if pending is not None:
+            start, pending = pending, None
         items.append((n, line, LINE))
-    return AnswerLines(items, raw_lines, False, 0)
+    else:
+        after = -1
+    if start is not None:
+        # A plan heading with lines after it: what came before it is context.
+        items[:start] = [(m, "context before the plan heading", PROSE) if k == LINE else
+                         (m, t, k) for m, t, k in items[:start]]
+    return AnswerLines(items, raw_lines, start is not None and after >= 0, max(after, 0))
 
 
 def _clean(line: str) -> tuple[str, int | None]:
@@ -194,12 +203,14 @@ def _clean(line: str) -> tuple[str, int | None]:
     if line.endswith("\\"):
         line = line.rstrip("\\ \t")
     number = None
-    m = _NUMBERING.match(line)
-    if m is not None and m.end():
+    for _ in range(2):  # "1. **Step 1:** ..." is numbered twice
+        m = _NUMBERING.match(line)
+        if m is None or not m.end():
+            break
         digits = m.group(1) or m.group(2) or m.group(3)
-        number = int(digits) if digits else None
-        line = line[m.end():]
-    line = line.strip()
+        if number is None and digits:
+            number = int(digits)
+        line = line[m.end():].lstrip()
     if line and line[0] in "*_" and line[-1] == line[0]:
         line = line.strip(line[0]).strip()  # *emphasis* around the whole step
     if line[:1] == "(":

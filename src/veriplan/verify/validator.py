@@ -158,15 +158,21 @@ def _validate(task: Task, steps: tuple[Step, ...], trace: bool) -> ValidationRes
     state = task.init
     states: list[State] = [state]
     cost = 0.0
+    checked = task.checked_operator
     for i, step in enumerate(steps, 1):
-        op = task.cached_operator(step.name, step.args)
+        op = checked(step.name, step.args)
         if op is None:
             if not plainly_well_formed(task, step):
                 err = check_step(task, step, i)
                 if err is not None:
                     return _fail(task, steps, err, cost, states, trace)
-            op = task.operator(step.name, step.args)
-        if not op.applicable(state):
+            op = task.mark_checked(step.name, step.args)
+        if op.pre_rest or op.cond_effects:
+            ok = op.applicable(state)
+        else:  # STRIPS: Operator.applicable and .apply inlined (the common case)
+            pos = op.pre_pos
+            ok = state & pos == pos and not state & op.pre_neg
+        if not ok:
             if FALSE in op.pre_rest:
                 err = StepError(i, step, StepErrorKind.PRECONDITION,
                                 f"the precondition of {step.name} can never hold for these "
@@ -179,7 +185,7 @@ def _validate(task: Task, steps: tuple[Step, ...], trace: bool) -> ValidationRes
                             f"{noun} {_join(unsat)} {'is' if len(unsat) == 1 else 'are'} false",
                             unsat)
             return _fail(task, steps, err, cost, states, trace)
-        state = op.apply(state)
+        state = op.apply(state) if op.cond_effects else (state & ~op.delete) | op.add
         cost += op.cost
         if trace:
             states.append(state)

@@ -44,14 +44,14 @@ def test_unsound_goal_test_gets_the_failing_state(data):
     rec, backend = loop(data, [SUCC, "def goal(state):\n    return 24 in state\n", GOAL])
     assert rec.status == "passed" and rec.categories == {"goal_soundness": 1}
     text = feedback_of(rec)[0]
-    assert "[24, 1]" in text and "must return False" in text
+    assert "[24, 1]" in text and "returns False for this input" in text
     assert backend.requests[2].messages[-1].content == text  # sent back in the goal chat
 
 
 def test_incomplete_goal_test(data):
     rec, _ = loop(data, [SUCC, "def goal(state):\n    return False\n", GOAL])
     assert rec.categories == {"goal_soundness": 1}
-    assert "must return True" in feedback_of(rec)[0]
+    assert "returns True for this input" in feedback_of(rec)[0]
 
 
 def test_input_mutation(data):
@@ -70,7 +70,7 @@ def test_partial_soundness_failure(data):
     rec, _ = loop(data, ["def succ(state):\n    return [list(state)]\n", GOAL, SUCC])
     assert rec.categories == {"succ_soundness": 1}
     text = feedback_of(rec)[0]
-    assert "length mismatch" in text and "Example wrong successor state" in text
+    assert "wrong length" in text and "Example wrong successor state" in text
 
 
 def test_incomplete_successor_function(data):
@@ -111,7 +111,7 @@ def test_accuracy_at_the_three_points(data):
 
 def test_reference_components_solve_every_instance(data):
     r = reference(DOMAIN, data)
-    assert r["valid"] == r["instances"] == 1362 and r["accuracy"] == 1.0
+    assert r["valid"] == r["instances"] == 1352 and r["accuracy"] == 1.0
 
 
 def test_blocksworld_reference_is_optimal_and_the_arm_blooper_is_caught(data_dir):

@@ -55,6 +55,16 @@ class DomainData:
 
 
 @dataclass(frozen=True)
+class Unsound:
+    """A transition that fails the partial soundness check (``partial``), or a
+    successor that is not a state the check can read."""
+
+    successor: State
+    message: str
+    partial: bool
+
+
+@dataclass(frozen=True)
 class SearchDomain:
     name: str
     algorithm: str  # "bfs" or "dfs"
@@ -82,14 +92,34 @@ class SearchDomain:
     encode: Callable[[State], Any] = lambda s: s
     # A second search when the first finds no goal (PrOntoQA: the negated target).
     alternative: Callable[[Instance], Instance | None] = lambda inst: None
+    # The names of the extra arguments (after the state) of succ and goal, as the
+    # prompts name them: feedback shows every argument of the failing call.
+    succ_params: tuple[str, ...] = ()
+    goal_params: tuple[str, ...] = ()
+    # What the model is asked to do after the domain's partial soundness check
+    # failed (the paper's appendix gives one per domain).
+    partial_advice: str = ""
+    # How a state is written in feedback (PrOntoQA writes its sets as sets).
+    show: Callable[[Any], str] = repr
 
-    def first_unsound(self, parent: State, children: list) -> tuple[State, str] | None:
+    def first_unsound(self, parent: State, children: list) -> Unsound | None:
+        """The first successor that fails the partial soundness check, or that
+        the check cannot even read (not a state of this domain)."""
         if self.check_all is not None:
-            return self.check_all(parent, children)
+            try:
+                bad = self.check_all(parent, children)
+            except Exception:  # noqa: BLE001 - some successor is not a state: find it below
+                pass
+            else:
+                return None if bad is None else Unsound(bad[0], bad[1], partial=True)
         for child in children:
-            msg = self.partial_check(parent, child)
+            try:
+                msg = self.partial_check(parent, child)
+            except Exception:  # noqa: BLE001 - the check cannot read it
+                return Unsound(child, "the successor function returned a value that is not "
+                               f"a state of this domain: {child!r:.300}", partial=False)
             if msg:
-                return child, msg
+                return Unsound(child, msg, partial=True)
         return None
 
     def prompt(self, which: str) -> str:

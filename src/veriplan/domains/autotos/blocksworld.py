@@ -17,8 +17,6 @@ from veriplan.domains.autotos.base import (
     read_records,
 )
 
-KEYS = ("clear", "on-table", "arm-empty", "holding", "on")
-
 
 def key(state) -> tuple:
     return (tuple(sorted(state["clear"])), tuple(sorted(state["on-table"])),
@@ -26,13 +24,28 @@ def key(state) -> tuple:
             tuple(sorted(tuple(p) for p in state["on"])))
 
 
+TOWERS = ("Invalid transition: every tower has its bottom block on the table and its top "
+          "block clear, so a state has as many clear blocks as blocks on the table. In this "
+          "successor, the list of clear blocks and the list of blocks on the table differ "
+          "in length.")
+ADVICE = ("Reminders. After the arm picks up a block, it holds the block, which is then "
+          "neither clear nor on the table. After the arm unstacks a block from another "
+          "block, it holds the block, which is then not clear, and the block that was under "
+          "it becomes clear. After the arm puts a block down, the arm is empty and the block "
+          "is clear and on the table. After the arm stacks a block on another block, the "
+          "block on top is clear and the block under it is no longer clear. "
+          "Let's think step by step. First, think about how each action changes which "
+          "blocks are clear. Then, think about how each action changes which blocks are on "
+          "the table. Then write the complete Python code of the revised successor "
+          "function, which returns a list of successor states. Remember how you fixed "
+          "earlier mistakes, if any. Keep the same function signature.")
+
+
 def partial_check(parent, child) -> str | None:
-    if not isinstance(child, dict) or any(k not in child for k in KEYS):
-        return f"a successor must be a dictionary with the keys {', '.join(KEYS)}"
+    """The paper's check (Appendix A.2): as many clear blocks as blocks on the
+    table."""
     if len(child["clear"]) != len(child["on-table"]):
-        return ("Invalid transition: every tower has one clear block on top and one block on "
-                "the table at the bottom, so a state must have as many clear blocks as blocks "
-                "on the table.")
+        return TOWERS
     return None
 
 
@@ -138,4 +151,5 @@ def load(root: Path) -> DomainData:
 DOMAIN = SearchDomain(
     name="blocksworld", algorithm="bfs", load=load, reference=blocksworld_reference, key=key,
     partial_check=partial_check, true_goal=true_goal, same=key, validate=validate,
-    optimal=True, goal_args=lambda inst: (inst.meta["goal"],))
+    optimal=True, goal_args=lambda inst: (inst.meta["goal"],), goal_params=("goal",),
+    partial_advice=ADVICE)

@@ -31,16 +31,27 @@ def _is_grid(state) -> bool:
             and all(isinstance(r, list | tuple) and len(r) == 5 for r in state))
 
 
+FEWER = "Invalid transition: the successor has fewer filled cells than its parent."
+SAME = "Invalid transition: the successor has as many filled cells as its parent."
+TOO_MANY = ("Invalid transition: the successor has more than 5 filled cells more than its "
+            "parent.")
+ADVICE = ("Let's think step by step. First, think about what you did wrong. Then, think "
+          "about how a successor state should differ from its parent state. Then write the "
+          "complete Python code of the revised successor function, which returns a list of "
+          "successor states. Remember how you fixed earlier mistakes, if any. Keep the same "
+          "function signature.")
+
+
 def partial_check(parent, child) -> str | None:
-    if not _is_grid(child):
-        return "a successor must be a 5x5 grid (a list of 5 rows of 5 cells)"
+    """The paper's check (Appendix A.3): each transition fills between 1 and 5
+    more cells, and never empties one."""
     before, after = _empty(parent), _empty(child)
     if after > before:
-        return "Invalid transition: the successor has fewer filled cells than its parent."
+        return FEWER
     if after == before:
-        return "Invalid transition: the successor fills no new cell."
+        return SAME
     if before - after > 5:
-        return "Invalid transition: the successor fills more than 5 new cells at once."
+        return TOO_MANY
     return None
 
 
@@ -101,6 +112,9 @@ def load(root: Path) -> DomainData:
                     for x in succs])
 
 
+_PARAMS = ("horizontal_answers", "vertical_answers")
+
+
 def _args(inst: Instance) -> tuple:
     return (inst.meta["horizontal"], inst.meta["vertical"])
 
@@ -108,4 +122,5 @@ def _args(inst: Instance) -> tuple:
 DOMAIN = SearchDomain(
     name="crossword", algorithm="dfs", load=load, reference=crossword_reference, key=key,
     partial_check=partial_check, true_goal=true_goal, same=key, validate=validate,
-    succ_args=_args, goal_args=_args)
+    succ_args=_args, goal_args=_args, succ_params=_PARAMS, goal_params=_PARAMS,
+    partial_advice=ADVICE)

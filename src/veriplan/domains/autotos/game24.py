@@ -18,8 +18,6 @@ from veriplan.domains.autotos.base import (
 _TOL = 1e-6
 
 
-
-
 def _canon(state) -> tuple:
     return tuple(sorted(round(float(x), 6) for x in state))
 
@@ -28,23 +26,27 @@ def key(state) -> tuple:
     return tuple(sorted(state))
 
 
+WRONG_LENGTH = ("Invalid transition: wrong length. A successor must hold exactly one number "
+                "fewer than its parent.")
+ADVICE = ("Let's think step by step. First, explain in words why the successor function "
+          "produced a successor whose length is not exactly one less than its parent's. "
+          "Then write the complete Python code of the revised successor function, making "
+          "sure that every successor holds exactly one number fewer than its parent. "
+          "Remember how you fixed earlier mistakes, if any. Keep the same function "
+          "signature.")
+
+
 def partial_check(parent, child) -> str | None:
-    if not isinstance(child, list | tuple):
-        return f"a successor must be a list of numbers, not {type(child).__name__}"
+    """The paper's check (Appendix A.1): one number fewer than the parent."""
     if len(child) != len(parent) - 1:
-        return ("Invalid transformation: length mismatch - the length of a successor must be "
-                "one less than the parent.")
+        return WRONG_LENGTH
     return None
 
 
 def check_all(parent, children) -> tuple | None:
     """The partial check over all successors (C-level loops when all is well)."""
-    try:
-        if set(map(type, children)) <= {list, tuple} and set(map(len, children)) <= {
-                len(parent) - 1}:
-            return None
-    except TypeError:
-        pass
+    if set(map(len, children)) <= {len(parent) - 1}:
+        return None
     for child in children:
         msg = partial_check(parent, child)
         if msg:
@@ -90,14 +92,17 @@ def validate(instance: Instance, path: list) -> str | None:
 
 
 def load(root: Path) -> DomainData:
+    """All puzzles but the held-out ones (``unittests.csv``: the first 10, whose
+    states the unit tests use and which Step 3 searches) are evaluated: 1352 of
+    1362, the paper's count."""
     d = data_folder(root, "twentyfourgame", "24.csv", "24 Game")
     with open(d / "24.csv", newline="") as f:
         puzzles = [row["Puzzles"] for row in csv.DictReader(f)]
-    instances = [Instance(f"24-{i + 1}", [int(x) for x in p.split()])
-                 for i, p in enumerate(puzzles)]
     with open(d / "unittests.csv", newline="") as f:
-        held_out = [[int(x) for x in row["Puzzles"].split()] for row in csv.DictReader(f)]
-    examples = [Instance(f"unit-{i + 1}", s) for i, s in enumerate(held_out)]
+        held_out = [row["Puzzles"] for row in csv.DictReader(f)]
+    instances = [Instance(f"24-{i + 1}", _puzzle(p)) for i, p in enumerate(puzzles)
+                 if p not in held_out]
+    examples = [Instance(f"unit-{i + 1}", _puzzle(p)) for i, p in enumerate(held_out)]
     goals = read_records(d / "24game_goals.jsonl", lines=True)
     non_goals = read_records(d / "24game_non_goals.jsonl", lines=True)
     succs = read_records(d / "24game_successors.jsonl", lines=True)
@@ -108,7 +113,11 @@ def load(root: Path) -> DomainData:
         successors=[(p, list(s)) for p, s in succs])
 
 
+def _puzzle(text: str) -> list[int]:
+    return [int(x) for x in text.split()]
+
+
 DOMAIN = SearchDomain(
     name="24game", algorithm="bfs", load=load, reference=game24_reference, key=key,
     partial_check=partial_check, true_goal=true_goal, same=_canon, validate=validate,
-    check_all=check_all)
+    check_all=check_all, partial_advice=ADVICE)

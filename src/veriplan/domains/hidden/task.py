@@ -22,8 +22,7 @@ from typing import Any
 from veriplan.errors import ConfigError
 
 _WORD = re.compile(r"[a-z0-9]+")
-_STOP = frozenset("a an the of to for and or is are be do does you your have has with in "
-                  "on at it this that there any some can could i we my our".split())
+_STOP = frozenset(["a", "an", "the", "of", "to", "for", "and", "or", "is", "are", "be", "do", "does", "you", "your", "have", "has", "with", "in", "on", "at", "it", "this", "that", "there", "any", "some", "can", "could", "i", "we", "my", "our"])
 
 
 def words(text: str) -> frozenset[str]:
@@ -96,7 +95,7 @@ class HiddenTask:
     def variant(self, k: int, seed: int = 0) -> Variant:
         """Reveal ``k`` of the m latent preconditions, chosen uniformly with
         ``seed`` (the same task, k and seed always reveal the same ones)."""
-        if not 0 <= k:
+        if not k >= 0:
             raise ConfigError(f"k={k}: the number of revealed preconditions is at least 0")
         k = min(k, self.m)
         rng = random.Random(f"{self.id}:{k}:{seed}")
@@ -159,10 +158,9 @@ class Oracle:
         self._subjects = [(words(p.subject), p) for p in task.latent]
 
     def match(self, question: str) -> Latent | None:
-        asked = words(question)
         best: tuple[int, Latent] | None = None
         for subject, p in self._subjects:
-            if subject and subject <= asked and (best is None or len(subject) > best[0]):
+            if mentions(question, p.subject) and (best is None or len(subject) > best[0]):
                 best = (len(subject), p)
         return best[1] if best else None
 
@@ -183,8 +181,21 @@ class Oracle:
         return answer
 
 
+_ATOM = re.compile(r"\(\s*[\w-]+(?:\s+[\w-]+)*\s*\)")
+
+
+def atom_key(text: str) -> str | None:
+    """``"(on a b)"`` -> ``"(on a b)"`` normalised, when ``text`` is one PDDL atom."""
+    t = text.strip().lower()
+    return "(" + " ".join(t[1:-1].split()) + ")" if _ATOM.fullmatch(t) else None
+
+
 def mentions(text: str, name: str) -> bool:
-    """Whether ``text`` names ``name`` (all its content words, as whole words)."""
+    """Whether ``text`` names ``name``: a PDDL atom name (``(clear a)``) must
+    appear as that atom; otherwise all its content words, as whole words."""
+    key = atom_key(name)
+    if key is not None:
+        return key in {atom_key(m.group(0)) for m in _ATOM.finditer(text.lower())}
     need = words(name)
     return bool(need) and need <= words(text)
 

@@ -2,16 +2,31 @@
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Mapping
 
 from veriplan.errors import AuthenticationError, BackendUnavailableError, BadRequestError
 from veriplan.llm.backends.sdk_errors import translated_errors
+from veriplan.llm.structured import WRAP_KEY, object_root
 from veriplan.llm.types import LLMRequest, LLMResponse
 
 
+def schema_tool(request: LLMRequest) -> tuple[dict, dict]:
+    """``(tool, tool_choice)`` forcing the model to answer through one tool whose
+    ``input_schema`` is the request's schema (under ``"value"`` when its root
+    is not an object: tool inputs are objects)."""
+    schema, _ = object_root(request.schema or {})
+    tool = {"name": request.schema_name, "input_schema": schema,
+            "description": "Give your answer as this tool's input."}
+    return tool, {"type": "tool", "name": request.schema_name}
+
+
 class AnthropicBackend:
+    """A request with a schema gets one tool with that ``input_schema`` and a
+    ``tool_choice`` that forces it; the tool input is returned as JSON text."""
+
     name = "anthropic"
 
     @classmethod
@@ -41,16 +56,33 @@ class AnthropicBackend:
         system = "\n\n".join(m.content for m in request.messages if m.role == "system")
         msgs = [{"role": m.role, "content": m.content} for m in request.messages
                 if m.role != "system"]
+        # The SDK dropped ``temperature`` from create()'s arguments in 1.0; the API
+        # still takes it, and extra_body sends it with any SDK version.
         kwargs: dict = {"model": model, "messages": msgs, "max_tokens": request.max_tokens,
-                        "temperature": request.temperature}
+                        "extra_body": {"temperature": request.temperature}}
         if system:
             kwargs["system"] = system
         if request.stop:
             kwargs["stop_sequences"] = list(request.stop)
+        if request.schema is not None:
+            tool, choice = schema_tool(request)
+            kwargs["tools"], kwargs["tool_choice"] = [tool], choice
         start = time.perf_counter()
         with translated_errors(self._anthropic, "Anthropic", "ANTHROPIC_API_KEY or --api-key"):
             out = self._client.messages.create(**kwargs)
+        stop = out.stop_reason or "stop"
         text = "".join(getattr(b, "text", "") for b in out.content)
-        return LLMResponse(text, out.stop_reason or "stop", out.usage.input_tokens,
+        if request.schema is not None:
+            used = next((b for b in out.content if getattr(b, "type", "") == "tool_use"
+                         and b.name == request.schema_name), None)
+            if used is not None:
+                value = used.input
+                if (object_root(request.schema)[1] and isinstance(value, dict)
+                        and WRAP_KEY in value):
+                    value = value[WRAP_KEY]
+                text = json.dumps(value, ensure_ascii=False)
+                stop = "stop" if stop == "tool_use" else stop
+        return LLMResponse(text, stop, out.usage.input_tokens,
                            out.usage.output_tokens, time.perf_counter() - start, self.name,
-                           out.model or model)
+                           out.model or model,
+                           extra={"structured": "tool"} if request.schema is not None else {})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Mapping
@@ -47,6 +48,7 @@ class LlamaCppBackend:
         path: Path = resolve_model(model_path or model or DEFAULT_MODEL, progress=progress)
         self.default_model = (model or DEFAULT_MODEL) if not model_path else Path(model_path).stem
         self._lock = threading.Lock()
+        self._grammars: dict[str, tuple[object, str]] = {}
         try:
             self._llm = llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads,
                                         verbose=False, seed=0)
@@ -57,11 +59,13 @@ class LlamaCppBackend:
         start = time.perf_counter()
         msgs = [{"role": m.role, "content": m.content} for m in request.messages]
         seed = None if request.seed is None else request.seed + request.sample_index
+        grammar, enforced = (None, "") if request.schema is None else self._grammar(request.schema)
         with self._lock:
             try:
                 out = self._llm.create_chat_completion(
                     messages=msgs, temperature=request.temperature,
-                    max_tokens=request.max_tokens, stop=list(request.stop) or None, seed=seed)
+                    max_tokens=request.max_tokens, stop=list(request.stop) or None, seed=seed,
+                    grammar=grammar)
             except ValueError as exc:  # e.g. prompt longer than the context
                 raise BadRequestError(f"llama.cpp rejected the request: {exc}") from None
         choice = out["choices"][0]
@@ -70,4 +74,23 @@ class LlamaCppBackend:
                            choice.get("finish_reason") or "stop",
                            usage.get("prompt_tokens", 0), usage.get("completion_tokens", 0),
                            time.perf_counter() - start, self.name,
-                           request.model or self.default_model)
+                           request.model or self.default_model,
+                           extra={"structured": enforced} if enforced else {})
+
+    def _grammar(self, schema: Mapping) -> tuple[object, str]:
+        """The grammar for ``schema`` (made once per schema) and what it
+        enforces: ``"schema"``, or ``"json"`` when the converter could not
+        express the schema and any JSON value is allowed instead."""
+        key = json.dumps(schema, sort_keys=True, ensure_ascii=False)
+        found = self._grammars.get(key)
+        if found is None:
+            from llama_cpp import llama_grammar as grammars
+
+            try:
+                found = (grammars.LlamaGrammar.from_json_schema(
+                    json.dumps(schema, ensure_ascii=False), verbose=False), "schema")
+            except Exception:  # the converter raises plain exceptions on what it lacks
+                found = (grammars.LlamaGrammar.from_string(grammars.JSON_GBNF, verbose=False),
+                         "json")
+            self._grammars[key] = found
+        return found

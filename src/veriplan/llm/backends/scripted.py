@@ -15,7 +15,9 @@ class ScriptedBackend:
     """Answers with queued texts (``enqueue``) or a function of the request.
 
     ``delay`` seconds are slept per call (to stand in for a slow server in
-    benchmarks); queued items may be exceptions, raised in turn.
+    benchmarks); queued items may be exceptions, raised in turn. Every request
+    is kept in ``requests``, with its ``schema`` when it asks for structured
+    output, so a function can answer to the schema it is given.
     """
 
     name = "scripted"

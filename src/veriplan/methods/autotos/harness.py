@@ -1,10 +1,13 @@
 """The checks of AutoToS Steps 2-4 and the final evaluation, run inside the
 sandbox child (``job`` is the sandbox target). Model-written code is compiled
 and called only here. Every call of a generated function is timed (1 s by
-default), the successor function's input is compared before and after, each
-generated transition meets the domain's partial soundness check, and a state
-the search stops at must really be a goal; the first failure comes back with
-its category and evidence.
+default). In Step 3's search the successor function's input is also compared
+before and after, each generated transition meets the domain's partial
+soundness check (or, for the paper's "w/o val", a check that always passes),
+and a state the search stops at must really be a goal. The final evaluation
+searches with the per-transition checks off, as the authors' does. The first
+failure comes back with its category and evidence: the state, and every other
+argument of the failing call by name.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import time
 import traceback
 from collections import deque
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 from veriplan.domains.autotos import get_domain
 from veriplan.domains.autotos.base import Instance, SearchDomain
@@ -114,17 +117,25 @@ def jsonable(x: Any) -> Any:
 
 
 class Checked:
-    """The generated functions with the harness's checks around every call."""
+    """The generated functions with the harness's checks around every call:
+    the time limit always; the input-mutation check (``mutation``) and the
+    partial soundness check (``partial``) when asked for."""
 
     def __init__(self, domain: SearchDomain, succ: Callable | None, goal: Callable | None,
-                 instance: Instance,
-                 call_limit: float, checks: bool) -> None:
+                 instance: Instance, call_limit: float, *, mutation: bool,
+                 partial: bool) -> None:
         self.d, self.succ, self.goal, self.inst = domain, succ, goal, instance
-        self.limit, self.checks = call_limit, checks
+        self.limit, self.mutation, self.partial = call_limit, mutation, partial
         self.succ_args = domain.succ_args(instance) if succ is not None else ()
         self.goal_args = domain.goal_args(instance) if goal is not None else ()
         self.calls = 0
         self.dog = watchdog(call_limit)
+
+    def args(self, role: str) -> dict:
+        """The arguments after the state of a ``role`` call, by name."""
+        if role == "succ":
+            return dict(zip(self.d.succ_params, self.succ_args))
+        return dict(zip(self.d.goal_params, self.goal_args))
 
     def _call(self, fn: Callable, args: tuple, role: str) -> Any:
         self.calls += 1
@@ -132,40 +143,41 @@ class Checked:
         dog.started = time.perf_counter()
         try:
             return fn(*args)
-        except CallTimeout:
-            raise Failure(f"{role}_too_slow", f"the {role} function took longer than "
-                          f"{self.limit:g} s", state=jsonable_or_repr(args[0])) from None
         except Failure:
             raise
-        except BaseException as e:  # noqa: BLE001 - anything the model's code raises
-            raise Failure(f"{role}_exception", f"the {role} function raised {_exc(e)}",
-                          state=jsonable_or_repr(args[0])) from None
+        except BaseException as e:  # noqa: BLE001 - a timeout, or anything the code raises
+            self.failed_call(e, args[0], role)
         finally:
             dog.started = 0.0
 
-    def failed_call(self, e: BaseException, state: Any, role: str) -> None:
+    def failed_call(self, e: BaseException, state: Any, role: str) -> NoReturn:
         if isinstance(e, CallTimeout):
             raise Failure(f"{role}_too_slow", f"the {role} function took longer than "
-                          f"{self.limit:g} s", state=jsonable_or_repr(state)) from None
+                          f"{self.limit:g} s", state=jsonable_or_repr(state),
+                          args=self.args(role)) from None
         raise Failure(f"{role}_exception", f"the {role} function raised {_exc(e)}",
-                      state=jsonable_or_repr(state)) from None
+                      state=jsonable_or_repr(state), args=self.args(role)) from None
 
     def successors(self, state: Any) -> list:
-        before = pickle.dumps(state) if self.checks else None
+        before = pickle.dumps(state) if self.mutation else None
         out = self._call(self.succ, (state, *self.succ_args), "succ")
-        if self.checks and pickle.dumps(state) != before:
+        if self.mutation and pickle.dumps(state) != before:
             raise Failure("input_changed", "the successor function changed its input state",
-                          before=pickle.loads(before), after=jsonable_or_repr(state))
+                          before=pickle.loads(before), after=jsonable_or_repr(state),
+                          args=self.args("succ"))
         try:
             out = list(out)
         except TypeError:
             raise Failure("succ_soundness", "the successor function must return a list of "
-                          f"states, not {type(out).__name__}", state=state) from None
-        if self.checks:
+                          f"states, not {type(out).__name__}", state=state,
+                          args=self.args("succ")) from None
+        if self.partial:
             bad = self.d.first_unsound(state, out)
             if bad is not None:
-                raise Failure("succ_soundness", bad[1], state=state,
-                              successor=jsonable_or_repr(bad[0]))
+                raise Failure("succ_soundness", bad.message, state=state,
+                              successor=jsonable_or_repr(bad.successor),
+                              args=self.args("succ"),
+                              check="partial" if bad.partial else "state")
         return out
 
     def is_goal(self, state: Any) -> bool:
@@ -211,7 +223,7 @@ def search(fns: Checked, deadline: float) -> list | None:
                 except Exception:  # noqa: BLE001 - not a state of this domain
                     raise Failure("succ_soundness", "the successor function returned "
                                   f"{jsonable_or_repr(child)!r}, which is not a state",
-                                  state=s) from None
+                                  state=s, args=fns.args("succ")) from None
                 if kc in seen:
                     continue
                 seen[kc] = (ks, child)
@@ -260,53 +272,68 @@ def _instances(payload: dict, key: str, domain: SearchDomain) -> list[Instance]:
 
 
 def _goal_tests(domain, succ, goal, payload) -> dict:
+    """Step 2: the goal unit tests, goal and non-goal states."""
     for inst in _instances(payload, "instances", domain):
-        fns = Checked(domain, succ, goal, inst, payload["call_limit"], True)
+        fns = Checked(domain, succ, goal, inst, payload["call_limit"], mutation=False,
+                      partial=False)
         expected = inst.meta["expected"]
         if fns.is_goal(inst.init) != expected:
             word = "a goal state" if not expected else "not a goal state"
-            raise Failure("goal_soundness", f"the goal test reported {inst.init} as {word}",
-                          state=inst.init, expected=expected)
+            raise Failure("goal_soundness", f"the goal test reported "
+                          f"{jsonable_or_repr(inst.init)} as {word}", state=inst.init,
+                          expected=expected, args=fns.args("goal"))
     return {"failure": None}
 
 
 def _soundness(domain, succ, goal, payload) -> dict:
+    """Step 3: search the example instances with every check on; the partial
+    soundness check is the domain's, or one that always passes (``partial``
+    false: the paper's "w/o val")."""
     solved = 0
     for inst in _instances(payload, "instances", domain):
-        fns = Checked(domain, succ, goal, inst, payload["call_limit"], True)
+        fns = Checked(domain, succ, goal, inst, payload["call_limit"], mutation=True,
+                      partial=payload.get("partial", True))
         path = search(fns, time.perf_counter() + payload["search_limit"])
         if path is not None:
             if not domain.true_goal(inst, path[-1]):
                 raise Failure("goal_soundness", f"the goal test accepted {path[-1]}, which is "
-                              "not a goal state", state=path[-1], expected=False)
+                              "not a goal state", state=path[-1], expected=False,
+                              args=fns.args("goal"))
             solved += 1
     return {"failure": None, "solved": solved}
 
 
 def _completeness(domain, succ, goal, payload) -> dict:
+    """Step 4: the known successors of the unit-test states must all come out."""
     for item in payload["pairs"]:
         state = domain.decode(item["state"])
         inst = Instance("unit", state, item.get("meta", {}))
-        fns = Checked(domain, succ, None, inst, payload["call_limit"], True)
+        fns = Checked(domain, succ, None, inst, payload["call_limit"], mutation=False,
+                      partial=False)
         got = {domain.same(c) for c in fns.successors(state)}
         missing = [s for s in item["successors"] if domain.same(domain.decode(s)) not in got]
         if missing:
             raise Failure("succ_completeness", "the successor function missed successors",
-                          state=item["state"], missing=missing)
+                          state=item["state"], missing=missing, args=fns.args("succ"))
     return {"failure": None}
 
 
 def _evaluate(domain, succ, goal, payload) -> dict:
+    """Solve each instance; a failure (an exception, a timeout, or with
+    ``checks`` a check) ends that instance only. The loop evaluates with the
+    per-transition checks off; the reference run turns them on."""
     out = []
+    checks = payload.get("checks", False)
     for inst in _instances(payload, "instances", domain):
-        fns = Checked(domain, succ, goal, inst, payload["call_limit"], payload["checks"])
+        fns = Checked(domain, succ, goal, inst, payload["call_limit"], mutation=checks,
+                      partial=checks)
         start = time.perf_counter()
         try:
             path = search(fns, start + payload["search_limit"])
             other = domain.alternative(inst) if path is None else None
             if other is not None:
                 second = Checked(domain, succ, goal, other, payload["call_limit"],
-                                 payload["checks"])
+                                 mutation=checks, partial=checks)
                 path = search(second, start + payload["search_limit"])
                 fns.calls += second.calls
             out.append({"id": inst.id, "path": path, "failure": None, "calls": fns.calls,

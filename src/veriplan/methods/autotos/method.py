@@ -37,11 +37,27 @@ def _text(name: str) -> str:
     return resources.files(__package__).joinpath("prompts", name).read_text()
 
 
-def feedback(failure: dict) -> str:
-    env = jinja2.Environment(undefined=jinja2.ChainableUndefined, autoescape=False)
+def feedback(failure: dict, domain: SearchDomain | None = None) -> str:
+    """The text fed back for a failure: what went wrong, the failing call's
+    state and every other argument, and what the model should do (after a
+    partial soundness check, the domain's own request)."""
+    show = domain.show if domain is not None else repr
+
+    def state(x: Any) -> str:
+        try:
+            return show(x)
+        except Exception:  # noqa: BLE001 - evidence that is not a state of the domain
+            return repr(x)
+
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined, autoescape=False,
+                             keep_trailing_newline=False)
+    env.filters["state"] = state
+    env.filters["py"] = repr
+    evidence = failure.get("evidence") or {}
     return env.from_string(_text("feedback.j2")).render(
         category=failure["category"], message=failure.get("message", ""),
-        evidence=failure.get("evidence", {})).strip()
+        evidence=evidence, args=evidence.get("args") or {},
+        advice=domain.partial_advice if domain is not None else "").strip()
 
 
 def _payload_instances(instances) -> list[dict]:
@@ -76,9 +92,12 @@ def check(domain: SearchDomain, mode: str, succ: str | None, goal: str, config: 
 
 
 def evaluate(domain: SearchDomain, data: DomainData, succ: str, goal: str, config: Config,
-             checks: bool = True) -> dict:
-    """Solve the evaluation instances with the components; validate each
-    solution here (and optimality for BFS where known)."""
+             checks: bool = False) -> dict:
+    """Solve the evaluation instances with the components and validate each
+    solution here (and optimality for BFS where known). As in the authors'
+    evaluation the per-transition checks are off (``checks``: on, for the
+    reference run); an instance counts when it is solved and its solution
+    validates."""
     instances = data.evaluation[: config.eval_limit or None]
     start = time.perf_counter()
     out = check(domain, "evaluate", succ, goal, config, checks=checks,
@@ -134,17 +153,26 @@ class Chat:
     code: str | None = None
 
 
+# Figure 3's phases: which feedback a call answered.
+PHASES = ("goal", "soundness", "completeness")
+
+
 @dataclass
 class LoopRecord:
     domain: str
-    status: str = "running"  # passed / budget_exhausted
+    status: str = "running"  # passed / budget_exhausted / context_exceeded
     calls: dict[str, int] = field(default_factory=dict)
-    categories: dict[str, int] = field(default_factory=dict)
+    categories: dict[str, int] = field(default_factory=dict)  # failures found, by category
+    # calls made in answer to feedback, by phase: on the goal test (Step 2, or a
+    # non-goal the search stopped at), on the successor function's soundness
+    # (Steps 1-3), on its completeness (Step 4); the paper's Figure 3
+    feedback: dict[str, int] = field(default_factory=lambda: dict.fromkeys(PHASES, 0))
     steps: list[dict] = field(default_factory=list)  # every prompt, answer and check
     accuracy: dict[str, Any] = field(default_factory=dict)  # initial / sound / final
     succ_code: str | None = None
     goal_code: str | None = None
     seconds: float = 0.0
+    partial_check: bool = True  # the run's setting: "w/ val" (True) or "w/o val"
 
 
 class _Budget(Exception):
@@ -159,15 +187,19 @@ def run_loop(domain: SearchDomain, data: DomainData, llm: LLM, config: Config = 
              observer: Observer | None = None) -> LoopRecord:
     emit = observer or quiet
     start = time.perf_counter()
-    rec = LoopRecord(domain.name)
+    rec = LoopRecord(domain.name, partial_check=config.partial_check)
     system = Message("system", _text("system.txt").strip())
     chats = {r: Chat(r, [system, Message("user", domain.prompt(r))]) for r in ("succ", "goal")}
 
-    def ask(chat: Chat) -> None:
+    def ask(chat: Chat, phase: str | None) -> None:
+        """One call in ``chat``; ``phase`` names the feedback it answers (None:
+        Step 1's first request)."""
         total = sum(c.calls for c in chats.values())
         if chat.calls >= config.max_calls_per_function or total >= config.max_calls:
             raise _Budget
         chat.calls += 1
+        if phase is not None:
+            rec.feedback[phase] += 1
         try:
             resp = llm.complete(LLMRequest(tuple(chat.messages), temperature=config.temperature,
                                            max_tokens=config.max_tokens, seed=config.seed))
@@ -175,8 +207,10 @@ def run_loop(domain: SearchDomain, data: DomainData, llm: LLM, config: Config = 
             rec.steps.append({"kind": "stop", "function": chat.role, "reason": str(e)})
             raise _ContextFull from None
         chat.messages.append(Message("assistant", resp.text))
-        rec.steps.append({"kind": "call", "function": chat.role,
-                          "prompt": chat.messages[-2].content, "response": resp.text})
+        rec.steps.append({"kind": "call", "function": chat.role, "phase": phase,
+                          "prompt": chat.messages[-2].content, "response": resp.text,
+                          "finish_reason": resp.finish_reason,
+                          "completion_tokens": resp.completion_tokens})
         emit(Event("call", f"{chat.role} call {chat.calls}", chat.calls,
                    data={"function": chat.role, "calls": chat.calls}))
         try:
@@ -184,18 +218,27 @@ def run_loop(domain: SearchDomain, data: DomainData, llm: LLM, config: Config = 
         except LLMOutputParseError:
             chat.code = resp.text if "def " in resp.text else None
         if chat.code is None or "def " not in chat.code:
+            again = phase or ("goal" if chat.role == "goal" else "soundness")
             fail(chat, {"category": "parse_error", "message": "the answer has no Python "
-                        "function", "evidence": {}})
-            ask(chat)
+                        "function", "evidence": {}}, again)
+            ask(chat, again)
 
-    def fail(chat: Chat, failure: dict) -> None:
+    def fail(chat: Chat, failure: dict, phase: str) -> None:
         rec.categories[failure["category"]] = rec.categories.get(failure["category"], 0) + 1
-        text = feedback(failure)
+        text = feedback(failure, domain)
         chat.messages.append(Message("user", text))
-        rec.steps.append({"kind": "failure", "function": chat.role, **failure,
+        rec.steps.append({"kind": "failure", "function": chat.role, "phase": phase, **failure,
                           "feedback": text})
         emit(Event("failure", f"{chat.role}: {failure['category']}: "
                    f"{failure.get('message', '')}", ok=False, data=failure))
+
+    def feed_back(failure: dict, step: str) -> None:
+        """Send ``failure`` to the conversation of the function it is about,
+        and ask that function again."""
+        role = _role(failure)
+        phase = "goal" if role == "goal" else step
+        fail(chats[role], failure, phase)
+        ask(chats[role], phase)
 
     def run_check(mode: str, **payload: Any) -> dict | None:
         out = check(domain, mode, chats["succ"].code, chats["goal"].code,
@@ -217,35 +260,29 @@ def run_loop(domain: SearchDomain, data: DomainData, llm: LLM, config: Config = 
     def progress(point: str) -> None:
         if config.evaluate_progress and point not in rec.accuracy:
             rec.accuracy[point] = evaluate(domain, data, chats["succ"].code or "",
-                                           chats["goal"].code or "", config,
-                                           checks=config.partial_check)
+                                           chats["goal"].code or "", config)
             emit(Event("accuracy", f"accuracy at {point}: {rec.accuracy[point]['accuracy']:.3f}",
                        data={"point": point, **rec.accuracy[point]}))
 
     try:
-        ask(chats["succ"])
-        ask(chats["goal"])
+        ask(chats["succ"], None)  # Step 1
+        ask(chats["goal"], None)
         progress("initial")
         while True:
             failure = run_check("goal_tests", instances=goal_units)  # Step 2
             if failure:
-                fail(chats["goal"], failure)
-                ask(chats["goal"])
+                feed_back(failure, "goal")
                 continue
-            failure = run_check("soundness", instances=examples) if config.partial_check \
-                else None  # Step 3
+            # Step 3: "w/o val" replaces only the partial soundness check
+            failure = run_check("soundness", instances=examples, partial=config.partial_check)
             if failure:
-                role = _role(failure)
-                fail(chats[role], failure)
-                ask(chats[role])
+                feed_back(failure, "soundness")
                 continue
             progress("sound")
             if config.completeness:  # Step 4
                 failure = run_check("completeness", pairs=pairs)
                 if failure:
-                    role = _role(failure)
-                    fail(chats[role], failure)
-                    ask(chats[role])
+                    feed_back(failure, "completeness")
                     continue
             rec.status = "passed"
             break
@@ -256,8 +293,7 @@ def run_loop(domain: SearchDomain, data: DomainData, llm: LLM, config: Config = 
     rec.calls = {r: c.calls for r, c in chats.items()}
     rec.succ_code, rec.goal_code = chats["succ"].code, chats["goal"].code
     if rec.succ_code and rec.goal_code:
-        rec.accuracy["final"] = evaluate(domain, data, rec.succ_code, rec.goal_code, config,
-                                         checks=config.partial_check)
+        rec.accuracy["final"] = evaluate(domain, data, rec.succ_code, rec.goal_code, config)
     rec.seconds = time.perf_counter() - start
     return rec
 
@@ -294,10 +330,17 @@ def solve(problem: AutoToSProblem, llm: LLM, config: Config = Config(), *,
         failure=failure, domain=problem.domain, accuracy=accuracy,
         solved=final.get("valid", 0), instances=final.get("instances", 0),
         succ_code=rec.succ_code, goal_code=rec.goal_code,
-        metrics={"domain": problem.domain, "status": rec.status, "calls": rec.calls,
-                 "categories": rec.categories, "accuracy": accuracy},
+        metrics=metrics(rec),
         transcript=transcript(rec),
         last_diagnosis="" if verified else f"final accuracy {final.get('accuracy')}")
+
+
+def metrics(rec: LoopRecord) -> dict[str, Any]:
+    """What the report's AutoToS tables read (Table 1, Figures 2-4)."""
+    return {"domain": rec.domain, "status": rec.status, "calls": rec.calls,
+            "categories": rec.categories, "feedback": rec.feedback,
+            "partial_check": rec.partial_check,
+            "accuracy": {k: v.get("accuracy") for k, v in rec.accuracy.items()}}
 
 
 def solve_domain(name: str, data_dir: str | Path, llm: LLM, config: Config = Config(), *,

@@ -223,5 +223,6 @@ def _spec(name: str, fn: Callable[..., SolveResult]):
     return MethodSpec(name, fn, Config, PROBLEM)
 
 
-DIRECT, COT, TOT = _spec("hidden-direct", direct), _spec("hidden-cot", cot), _spec("hidden-tot", tot)
+DIRECT, COT = _spec("hidden-direct", direct), _spec("hidden-cot", cot)
+TOT = _spec("hidden-tot", tot)
 REACT, SELF_ASK = _spec("hidden-react", react), _spec("self-ask", self_ask)

@@ -1,40 +1,51 @@
-"""CC, consistency checker: static screening before simulation (names, arity,
-types, first-step applicability, steps whose static preconditions are false)."""
+"""CC, consistency checker: static screening, a gate before simulation. A plan
+with a static defect (unknown action or object, wrong arity or type), a step
+whose static preconditions are false (a predicate no action changes), or a
+first step that cannot run in the initial state is rejected with its
+diagnostics and goes straight to RC; only a plan that passes is simulated."""
 
 from __future__ import annotations
 
-from veriplan.core.condition import bits
 from veriplan.methods.closed_loop.contracts import CheckReport, SymbolPlan
+from veriplan.methods.closed_loop.sc import ordered_bits, ordered_parts
 from veriplan.pddl.ast import Literal
 from veriplan.pddl.task import Task
 from veriplan.verify import check_plan
+from veriplan.verify.validator import false_parts
 
 
 def static_predicates(task: Task) -> set[str]:
+    """Predicates no action adds or deletes (their truth is fixed by the
+    initial state)."""
     changed = {e.atom.pred for a in task.domain.actions for e in a.effects
                if isinstance(e, Literal)}
     return set(task.domain.predicates) - changed
 
 
 def check(plan: SymbolPlan, task: Task) -> CheckReport:
+    if not plan.steps:
+        return CheckReport(False, messages=("no step to check: nothing translated to an action",))
     errors = check_plan(task, plan.steps)
     bad = {e.index for e in errors}
     statics = static_predicates(task)
-    never = []
+    never: list[tuple[int, str]] = []
     msgs = [str(e) for e in errors]
     for i, step in enumerate(plan.steps, 1):
         if i in bad:
             continue
         op = task.operator(step.name, step.args)
-        for b in bits(op.pre_pos & ~task.init):
+        for b in ordered_bits(task, op.pre_pos & ~task.init):
             if task.facts.atoms[b].pred in statics:
-                never.append(i)
+                never.append((i, task.facts.name(b)))
                 msgs.append(f"step {i} {step}: {task.facts.name(b)} is never true")
                 break
-    first = None
-    if plan.steps and 1 not in bad:
-        first = task.operator(plan.steps[0].name, plan.steps[0].args).applicable(task.init)
+    first, missing = None, ()
+    if 1 not in bad:
+        op = task.operator(plan.steps[0].name, plan.steps[0].args)
+        first = op.applicable(task.init)
         if not first:
-            msgs.append(f"step 1 {plan.steps[0]} cannot run in the initial state")
-    passed = bool(plan.steps) and not errors and not never and first is not False
-    return CheckReport(passed, errors, first, tuple(never), tuple(msgs))
+            missing = ordered_parts(task, false_parts(op.precondition, task.init, task.facts))
+            what = ", ".join(m.pddl() for m in missing) or "its precondition"
+            msgs.append(f"step 1 {plan.steps[0]} cannot run in the initial state: {what} false")
+    passed = not errors and not never and first is not False
+    return CheckReport(passed, errors, first, missing, tuple(never), tuple(msgs))

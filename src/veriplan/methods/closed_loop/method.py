@@ -1,5 +1,5 @@
-"""The closed-loop pipeline: SC -> LP -> ST -> CC -> SIM/VAL, with RC choosing a
-repair after each failure and SA archiving every signal."""
+"""The closed-loop pipeline: SC -> LP -> ST -> CC -> SIM -> VAL, with RC
+choosing a repair after each failure and SA archiving every signal."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ from veriplan.methods.closed_loop import sc as SC
 from veriplan.methods.closed_loop import sim as SIM
 from veriplan.methods.closed_loop import st as ST
 from veriplan.methods.closed_loop.config import Config
-from veriplan.methods.closed_loop.contracts import ConstraintSet, TextPlan
+from veriplan.methods.closed_loop.contracts import ConstraintSet, Outcome, SymbolPlan, TextPlan
+from veriplan.methods.closed_loop.couplings import Couplings, load_table
 from veriplan.methods.closed_loop.sa import SignalAggregator
 from veriplan.methods.records import Entry, Event, Observer, quiet
 from veriplan.methods.result import PlanningProblem, Run, SolveResult, as_problem
@@ -48,7 +49,12 @@ def solve(problem: PlanningProblem | Task, llm: LLM, config: Config = Config(), 
     task, planbench = p.task, p.planbench_config()
     emit = observer or quiet
     run = Run("closed-loop", llm)
-    c = SC.comprehend(task, deep=config.ablation != "shallow_constraints")
+    binary = config.ablation == "final_validation_only"  # w/o step-wise validation
+    stepwise = not binary
+    c = SC.comprehend(task, deep=config.ablation != "shallow_constraints",
+                      applicable=config.applicable_actions)
+    couplings = Couplings(config.coupling_npmi, config.coupling_min_count,
+                          load_table(config.couplings) if config.couplings else {})
     sa = SignalAggregator()
     transcript: list[Entry] = []
     previous: str | None = None
@@ -72,26 +78,31 @@ def solve(problem: PlanningProblem | Task, llm: LLM, config: Config = Config(), 
                              stop=("[PLAN END]",))
         response = run.llm.complete(request)
         emit(Event("response", response.text, attempt, data={"cached": response.cached}))
-        plan = ST.translate(TextPlan(response.text, attempt), task, planbench)
-        check = CC.check(plan, task)
-        sim = SIM.simulate(plan, task, stepwise=config.ablation != "final_validation_only")
-        gain_measure = RC.progress(plan, sim, task)
-        sa.record(attempt, strategy, plan, check, sim, gain_measure)
-        steps = [str(s) for s in plan.steps]
+        outcome = _check(ST.translate(TextPlan(response.text, attempt), task, planbench), task,
+                         stepwise)
+        gain_measure = RC.progress(outcome, task, binary=binary)
+        sa.record(attempt, strategy, outcome, gain_measure, task)
+        steps = [str(s) for s in outcome.plan.steps]
+        stages = outcome.stages()
         entry = Entry(attempt, "plan", prompt, response.text, response.cached, steps,
-                      [str(u) for u in plan.unmapped], sim.valid, "verified" if sim.valid else "",
-                      {"strategy": strategy})
+                      [str(u) for u in outcome.plan.unmapped], outcome.verified,
+                      "verified" if outcome.verified else "",
+                      {"strategy": strategy, "stages": stages})
         transcript.append(entry)
-        if sim.valid:
-            emit(Event("verdict", "", attempt, ok=True, plan=tuple(steps)))
+        if outcome.verified:
+            emit(Event("verdict", "", attempt, ok=True, plan=tuple(steps), data={"stages": stages}))
             return _result(run, attempts, True, steps, "llm", "", transcript, sa)
-        decision = RC.decide(plan, check, sim, task, c)
+        couplings.events = sa.events()
+        decision = RC.decide(outcome, task, c, couplings=couplings, binary=binary,
+                             oracle=config.applicable_actions)
         last_diag = " ".join(decision.directives)
         entry.verdict = last_diag
+        if decision.data:
+            entry.data.update(decision.data)
         emit(Event("verdict", last_diag, attempt, ok=False, plan=tuple(steps),
-                   data={"strategy": decision.strategy}))
+                   data={"strategy": decision.strategy, "stages": stages}))
         # Budget-adaptive retry: no marginal gain and the same failure again?
-        sig = RC.signature_of(plan, sim)
+        sig = RC.signature_of(outcome, binary=binary)
         no_gain = gain_measure <= best + config.min_gain
         best = max(best, gain_measure)
         if no_gain and sig == last_sig:
@@ -115,6 +126,20 @@ def solve(problem: PlanningProblem | Task, llm: LLM, config: Config = Config(), 
         return _result(run, attempts, True, fallback, f"fallback:{config.fallback}", last_diag,
                        transcript, sa)
     return _result(run, attempts, False, [], None, last_diag, transcript, sa)
+
+
+def _check(plan: SymbolPlan, task: Task, stepwise: bool) -> Outcome:
+    """CC gates; SIM runs only on a plan CC passed, VAL only on a plan SIM
+    executed (without step-wise validation, on every plan CC passed)."""
+    cc = CC.check(plan, task)
+    if not cc.passed:
+        return Outcome(plan, cc)
+    if not stepwise:
+        return Outcome(plan, cc, None, SIM.validate(plan, task))
+    sim = SIM.simulate(plan, task)
+    if not sim.executed:
+        return Outcome(plan, cc, sim)
+    return Outcome(plan, cc, sim, SIM.validate(plan, task))
 
 
 def _fallback(task: Task, config: Config) -> list[str] | None:

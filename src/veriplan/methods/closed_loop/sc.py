@@ -1,12 +1,17 @@
 """SC, structural comprehension: the constraint set C from the PDDL domain and
-problem alone. Nothing here looks at what a name means; a renamed task gives
-the same constraints under the renaming."""
+problem alone: parameter constraints (types), required predicates, what each
+action adds and deletes, dependency chains, mutual-exclusion hints and fact
+landmarks with their orderings. Nothing here looks at what a name means or
+sorts by name: everything follows the domain's declaration order and the
+grounding order, so a renamed task gives the same constraints, in the same
+order, under the renaming."""
 
 from __future__ import annotations
 
 from collections import defaultdict
 from itertools import combinations
 
+from veriplan.core.atom import Literal as CoreLiteral
 from veriplan.core.condition import Conj, bits
 from veriplan.methods.closed_loop.contracts import ActionSignature, ConstraintSet
 from veriplan.pddl.ast import And, Atom, Formula, Literal, Not
@@ -39,35 +44,42 @@ def signatures(task: Task) -> tuple[ActionSignature, ...]:
     return tuple(out)
 
 
-def comprehend(task: Task, *, deep: bool = True) -> ConstraintSet:
+def comprehend(task: Task, *, deep: bool = True, applicable: bool = False) -> ConstraintSet:
+    """C for ``task``; ``deep=False`` keeps types and arity only (the shallow
+    ablation); ``applicable=True`` adds the ground actions applicable in the
+    initial state (a partial search oracle, not the paper's C)."""
     sigs = signatures(task)
+    first = _first_actions(task) if applicable else ()
     if not deep:
         shallow = tuple(ActionSignature(s.name, s.params, (), (), (), ()) for s in sigs)
-        return ConstraintSet(shallow, deep=False)
-    producers: dict[str, set[str]] = defaultdict(set)
-    consumers: dict[str, set[str]] = defaultdict(set)
+        return ConstraintSet(shallow, first_actions=first, deep=False)
+    producers: dict[str, list[str]] = defaultdict(list)
+    consumers: dict[str, list[str]] = defaultdict(list)
     for a in task.domain.actions:
         pos, _ = _lits(a.precondition)
         for p in pos:
-            consumers[p.pred].add(a.name)
+            if a.name not in consumers[p.pred]:
+                consumers[p.pred].append(a.name)
         for e in a.effects:
-            if isinstance(e, Literal) and e.positive:
-                producers[e.atom.pred].add(a.name)
+            if isinstance(e, Literal) and e.positive and a.name not in producers[e.atom.pred]:
+                producers[e.atom.pred].append(a.name)
+    order = list(task.domain.predicates)
     init_preds = {a.pred for a in task.problem.init}
     deps = []
-    for pred, users in sorted(consumers.items()):
-        makers = sorted(producers.get(pred, ()))
-        for user in sorted(users):
+    for pred in order:
+        makers = producers.get(pred, [])
+        for user in consumers.get(pred, []):
             if not makers and pred not in init_preds:
                 deps.append(f"{user} needs ({pred} ...), which no action adds and the "
                             "initial state lacks: it can never run")
             elif makers and pred not in init_preds:
                 deps.append(f"{user} needs ({pred} ...), which only {', '.join(makers)} "
                             "adds: one of those must come first")
+    landmarks, orderings = landmarks_of(task)
     return ConstraintSet(
-        sigs, {k: tuple(sorted(v)) for k, v in producers.items()},
-        {k: tuple(sorted(v)) for k, v in consumers.items()}, tuple(deps),
-        _mutexes(task), *_landmarks(task), _first_actions(task), True)
+        sigs, {p: tuple(producers[p]) for p in order if p in producers},
+        {p: tuple(consumers[p]) for p in order if p in consumers}, tuple(deps),
+        _mutexes(task), landmarks, orderings, first, True)
 
 
 def _mutexes(task: Task) -> tuple[tuple[str, str], ...]:
@@ -80,10 +92,9 @@ def _mutexes(task: Task) -> tuple[tuple[str, str], ...]:
         for e in effects:
             if e.positive:
                 adds[e.atom.pred].append({x.atom.pred for x in effects if not x.positive})
-    preds = sorted(task.domain.predicates)
     init = {a.pred for a in task.problem.init}
     out = []
-    for p, q in combinations(preds, 2):
+    for p, q in combinations(list(task.domain.predicates), 2):
         if not adds.get(p) or not adds.get(q) or (p in init and q in init):
             continue
         if all(q in d for d in adds[p]) and all(p in d for d in adds[q]):
@@ -91,24 +102,55 @@ def _mutexes(task: Task) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
-def _landmarks(task: Task) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
-    """Fact landmarks by back-chaining from the goal: a fact every relaxed
-    achiever of a landmark needs is a landmark too (and comes before it)."""
-    goal = task.goal
-    if not isinstance(goal, Conj):
-        return (), ()
-    ops = task.ground()
+def atom_order(task: Task):
+    """A sort key for atoms from declaration order alone (the predicate's place
+    in the domain, then each argument's place among the task's objects): a
+    renaming keeps it, while fact-index bits follow whatever the process
+    interned first."""
+    preds = {p: i for i, p in enumerate(task.domain.predicates)}
+    objs = {o: i for i, o in enumerate(task.objects)}
+
+    def key(atom) -> tuple:
+        return (preds.get(atom.pred, len(preds)), tuple(objs.get(a, -1) for a in atom.args))
+    return key
+
+
+def ordered_bits(task: Task, state: int) -> list[int]:
+    key = atom_order(task)
+    atoms = task.facts.atoms
+    return sorted(bits(state), key=lambda b: key(atoms[b]))
+
+
+def ordered_parts(task: Task, parts) -> tuple:
+    """Condition parts (literals, then any other part) in declaration order."""
+    key = atom_order(task)
+    lits = sorted((u for u in parts if isinstance(u, CoreLiteral)),
+                  key=lambda u: (key(u.atom), not u.positive))
+    return (*lits, *(u for u in parts if not isinstance(u, CoreLiteral)))
+
+
+def landmarks_of(task: Task, targets: int | None = None, state: int | None = None
+                 ) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """Fact landmarks by back-chaining from ``targets`` (a bitset; default the
+    goal's atoms) in ``state`` (default the initial state): a target not true
+    in ``state`` is a landmark, and so is every fact all of a landmark's
+    relaxed achievers need that is not true in ``state`` (it comes before
+    that landmark). Returns the landmarks and the orderings (earlier, later)."""
+    if targets is None:
+        goal = task.goal
+        if not isinstance(goal, Conj):
+            return (), ()
+        targets = goal.pos
+    state = task.init if state is None else state
     achievers: dict[int, list] = defaultdict(list)
-    for op in ops:
+    for op in task.ground():
         for b in bits(op.add):
             achievers[b].append(op)
-    init = task.init
     name = task.facts.name
-    found: list[int] = []
-    orderings: list[tuple[str, str]] = []
-    queue = [b for b in bits(goal.pos) if not init >> b & 1]
+    queue = [b for b in ordered_bits(task, targets) if not state >> b & 1]
+    found: list[int] = list(queue)
     seen = set(queue)
-    found.extend(queue)
+    orderings: list[tuple[str, str]] = []
     while queue:
         b = queue.pop()
         ach = achievers.get(b, [])
@@ -117,8 +159,8 @@ def _landmarks(task: Task) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]
         shared = ach[0].pre_pos
         for op in ach[1:]:
             shared &= op.pre_pos
-        for c in bits(shared):
-            if init >> c & 1:
+        for c in ordered_bits(task, shared):
+            if state >> c & 1:
                 continue
             orderings.append((name(c), name(b)))
             if c not in seen:
@@ -129,8 +171,25 @@ def _landmarks(task: Task) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]
 
 
 def _first_actions(task: Task, limit: int = 12) -> tuple[str, ...]:
-    acts = [str(op) for op, _ in task.successors(task.init)]
-    return tuple(sorted(acts)[:limit])
+    """Ground actions applicable in the initial state, in grounding order."""
+    out = []
+    for op, _ in task.successors(task.init):
+        out.append(str(op))
+        if len(out) == limit:
+            break
+    return tuple(out)
+
+
+def possible_first(task: Task, c: ConstraintSet) -> tuple[str, ...]:
+    """Actions each of whose required predicates holds of some objects in the
+    initial state (lifted, from C: no ground action is tried)."""
+    init_preds = {a.pred for a in task.problem.init}
+    out = []
+    for s in c.actions:
+        preds = {n.strip("()").split()[0] for n in s.needs}
+        if preds <= init_preds:
+            out.append(s.name)
+    return tuple(out)
 
 
 def render(c: ConstraintSet) -> str:

@@ -509,7 +509,8 @@ def finish(run: Run, search: _Search, req: Request, plan: list[str], accepted: b
     t = search.tally
     hidden = req.hidden
     metrics: dict[str, Any] = {
-        **judged, "no_plan": not plan, "ablation": "none", "accepted": accepted, "stop": stop, "violations": violations,
+        **judged, "no_plan": not plan, "ablation": "none", "accepted": accepted,
+        "stop": stop, "violations": violations,
         "violated": bool(violations), "hypotheses": t.proposed, "unreadable": t.unreadable,
         "bridges": t.bridges, "queries": t.queries, "oracle_calls": getattr(
             req.oracle, "calls", t.queries), "expansions": search.expansions,
