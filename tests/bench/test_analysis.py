@@ -17,9 +17,9 @@ def rec(signals, verified=False, solved_by=None, seconds=1.0, status="done") -> 
                       0.0)
 
 
-def sig(attempt, failed=None, steps=3, action=None, missing=(), failure=(), ok=False):
+def sig(attempt, failed=None, steps=3, action=None, missing=(), failure=(), ok=False, **data):
     return {"attempt": attempt, "failed_step": failed, "steps": steps, "action": action,
-            "missing": list(missing), "failure": list(failure), "verified": ok}
+            "missing": list(missing), "failure": list(failure), "verified": ok, "data": data}
 
 
 RECORDS = [
@@ -59,6 +59,77 @@ def test_npmi():
     pairs = A.npmi(RECORDS)
     assert {(a, p) for a, p, _, _ in pairs} == {("a", "p"), ("b", "q")}
     assert all(math.isclose(v, 1.0) for _, _, v, _ in pairs)
+
+
+def test_npmi_positive_and_negative_pairs():
+    """Five failure events (the values are worked out by hand in
+    tests/bench/test_stats.py::test_npmi_pairs_by_hand)."""
+    records = [
+        rec([sig(1, failed=2, action="stack", missing=["holding"]),
+             sig(2, failed=3, action="stack", missing=["holding"])]),
+        rec([sig(1, failed=4, action="stack", missing=["clear"]),
+             sig(2, failed=1, action="pick-up", missing=["clear"])]),
+        rec([sig(1, failed=1, action="pick-up", missing=["handempty"]), sig(2, ok=True)],
+            verified=True, solved_by="llm"),
+    ]
+    pos = [(a, p, round(v, 4), c) for a, p, v, c in A.npmi(records)]
+    assert pos == [("pick-up", "handempty", 0.5693, 1), ("stack", "holding", 0.5575, 2),
+                   ("pick-up", "clear", 0.1386, 1)]
+    neg = [(a, p, round(v, 4), c) for a, p, v, c in A.npmi_negative(records)]
+    assert neg == [("stack", "clear", -0.1133, 1)]
+    assert A.npmi(records, top=1)[0][:2] == ("pick-up", "handempty")
+
+
+def stages(translate=True, cc=True, sim=True, val=True):
+    return {"stages": {"translate": translate, "cc": cc, "sim": sim, "val": val}}
+
+
+def test_failure_overlap_shows_every_region():
+    """Per unsolved unit, the stages that rejected any attempt: SIM and VAL are
+    separate verdicts, so sim+val appears (SIM rejected one attempt, VAL the
+    next), as does every other region of translate, sim and val."""
+    runs = {
+        "translate": [stages(translate=False, val=True)],
+        "sim": [stages(sim=False, val=None)],
+        "val": [stages(val=False)],
+        "translate+sim": [stages(translate=False, sim=False, val=None)],
+        "translate+val": [stages(translate=False, val=False)],
+        "sim+val": [stages(sim=False, val=None), stages(val=False)],
+        "translate+sim+val": [stages(translate=False, sim=False, val=None), stages(val=False)],
+        "cc": [stages(cc=False, sim=None, val=None)],
+    }
+    records = [rec([sig(k + 1, **d) for k, d in enumerate(ds)]) for ds in runs.values()]
+    records.append(rec([sig(1, **stages(sim=False, val=None)), sig(2, ok=True, **stages())],
+                       verified=True, solved_by="llm"))  # solved: not a failure
+    overlap = A.failure_overlap(records)
+    assert overlap == {region: 1 for region in runs}
+    # Methods that record no stages: from the failure kinds.
+    assert A.failure_overlap(RECORDS) == {"translate": 1, "sim+val": 1}
+
+
+def test_distributions_split_by_success_and_failure():
+    records = [rec([sig(1, failed=2, actions=["unstack", "pick-up"],
+                        predicates=["clear", "handempty", "on"]),
+                    sig(2, ok=True, actions=["unstack", "put-down"],
+                        predicates=["clear", "handempty", "holding", "on"])],
+                   verified=True, solved_by="llm"),
+               rec([sig(1, failed=2, actions=["pick-up", "stack"], predicates=["clear"]),
+                    sig(2, failed=1, actions=["stack"], predicates=["holding"])])]
+    assert A.distribution(records, "actions") == {
+        "success": {"put-down": 1, "unstack": 1},
+        "failure": {"pick-up": 2, "stack": 2, "unstack": 1}}
+    assert A.distribution(records, "predicates")["failure"] == {
+        "clear": 2, "handempty": 1, "holding": 1, "on": 1}
+    assert A.step_distribution(records) == {1: 1, 2: 2}
+
+
+def test_hazard_skips_plans_no_stage_executed():
+    """A plan the static screen rejected was not executed: it tells the hazard
+    nothing unless what was rejected is the first step."""
+    records = [rec([sig(1, steps=4, failure=["static"], simulated=False),
+                    sig(2, failed=1, steps=4, failure=["precondition"], simulated=False),
+                    sig(3, failed=2, steps=4, failure=["precondition"], simulated=True)])]
+    assert A.hazard(records) == {1: 0.5, 2: 1.0}
 
 
 def sized(size, verified, failure=None) -> UnitRecord:

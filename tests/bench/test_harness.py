@@ -48,14 +48,16 @@ def test_report_numbers_equal_the_store(tmp_path, data_dir):
     conn = sqlite3.connect(tmp_path / "runs.sqlite")
     rows = conn.execute(
         "SELECT method, backend || ':' || model, dataset, config, COUNT(*), SUM(verified), "
-        "SUM(status = 'error'), AVG(llm_calls), AVG(tokens), AVG(seconds) FROM units "
+        "SUM(status = 'error'), AVG(llm_calls), AVG(tokens), AVG(seconds), "
+        "SUM(verified AND solved_by = 'llm') FROM units "
         "GROUP BY method, backend, model, dataset, config ORDER BY 1, 2, 3, 4").fetchall()
     groups = report["groups"]
     assert len(groups) == len(rows) == 4
     for g, r in zip(groups, rows):
         assert (g["method"], g["model"], g["dataset"], g["config"]) == r[:4]
         assert (g["units"], g["verified"], g["errors"]) == (r[4], r[5], r[6])
-        assert g["rate"] == pytest.approx(r[5] / r[4])
+        assert g["rate"] == pytest.approx(r[10] / r[4])  # the headline: model-solved
+        assert g["rate_all"] == pytest.approx(r[5] / r[4])
         assert g["mean_calls"] == pytest.approx(r[7]) and g["mean_tokens"] == pytest.approx(r[8])
         assert g["mean_seconds"] == pytest.approx(r[9])
         assert g["llm_solved"] == r[5] and g["fallback_solved"] == 0

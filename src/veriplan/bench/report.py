@@ -506,6 +506,11 @@ def write_report(directory: str | Path, *,
     md = markdown(summaries, comparisons, plots, store.path, analyses)
     autotos_md, autotos = autotos_section(records)
     md += autotos_md
+    from veriplan.bench import report_hidden
+
+    hidden_md, hidden, hidden_plots = report_hidden.section(records, out)
+    md += hidden_md
+    plots = plots + hidden_plots
     paths = {"markdown": out / "report.md", "html": out / "report.html",
              "json": out / "report.json"}
     paths["markdown"].write_text(md)
@@ -513,5 +518,5 @@ def write_report(directory: str | Path, *,
     paths["json"].write_text(json.dumps({
         "groups": [asdict(s) for s in summaries], "analyses": analyses,
         "comparison": comparisons[0] if comparisons else None,
-        "comparisons": comparisons, "autotos": autotos}, indent=2))
+        "comparisons": comparisons, "autotos": autotos, "hidden": hidden}, indent=2))
     return paths

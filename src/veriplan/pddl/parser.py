@@ -589,7 +589,8 @@ class _Parser:
         preds = self.dom.predicates
         new_atom = tuple.__new__
         for item in sec[1:]:
-            if known is not None and item.__class__ is list and item:
+            if known is not None and item.__class__ is list and item and \
+                    item[0].__class__ is str:
                 # Fast pass, untyped domain: a declared predicate of the right arity
                 # over declared names is all there is to check (as in atom()).
                 sig = preds.get(item[0])

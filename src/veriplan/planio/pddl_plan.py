@@ -107,6 +107,8 @@ class Vocabulary:
         objects = self.objects
         if objects is None or all(w in objects for w in words):
             return tuple(words)
+        if len(words) > 64:
+            return None  # no action takes that many arguments
         if self._objs is None:
             table: dict[str, str | None] = {}
             for name, obj in [*((o, o) for o in objects), *self.aliases.items()]:
@@ -115,24 +117,17 @@ class Vocabulary:
             self._objs = table
         table = self._objs
         keys = [_norm(w) for w in words]
-        memo: dict[int, set[tuple[str, ...]]] = {len(keys): {()}}
-
-        def readings(i: int) -> set[tuple[str, ...]]:
-            if i in memo:
-                return memo[i]
-            out: set[tuple[str, ...]] = set()
+        # readings[i]: the object tuples words[i:] can name (at most two are kept).
+        readings: list[set[tuple[str, ...]]] = [set() for _ in keys] + [{()}]
+        for i in range(len(keys) - 1, -1, -1):
+            out = readings[i]
             for k in range(1, min(4, len(keys) - i) + 1):
                 obj = table.get(" ".join(keys[i:i + k]))
-                if obj is None:
-                    continue
-                for tail in readings(i + k):
-                    out.add((obj, *tail))
+                if obj is not None:
+                    out.update((obj, *tail) for tail in readings[i + k])
                 if len(out) > 1:
                     break
-            memo[i] = out
-            return out
-
-        found = readings(0)
+        found = readings[0]
         if len(found) == 1:
             return found.pop()
         return AMBIGUOUS if found else None

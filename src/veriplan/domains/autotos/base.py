@@ -77,7 +77,9 @@ class SearchDomain:
     #                                              really solve the instance?
     same: Callable[[State], Hashable]  # canonical form for comparing successors
     # Used in the parent, independent of generated code:
-    validate: Callable[[Instance, list[State]], str | None]  # None: a valid solution
+    # (instance, path, strict) -> None for a valid solution: the paper's check, and
+    # with strict=True also every step where the paper checks only the result
+    validate: Callable[..., str | None]
     optimal: bool = False  # BFS solutions must match meta["optimal"]
     # Extra arguments after the state, e.g. the goal description (none for 24 Game)
     succ_args: Callable[[Instance], tuple] = lambda inst: ()

@@ -78,9 +78,10 @@ def _one_step(parent: list[float], child: list[float]) -> bool:
     return False
 
 
-def validate(instance: Instance, path: list) -> str | None:
-    """A solution is the state sequence from the four numbers to [24], each step
-    one valid move (checked here, not by the generated code)."""
+def validate(instance: Instance, path: list, strict: bool = False) -> str | None:
+    """The paper's check: a solution is the state sequence from the four
+    numbers to [24], each step one valid move (checked here, not by the
+    generated code; the same with ``strict``)."""
     if not path or _canon(path[0]) != _canon(instance.init):
         return "the solution does not start at the instance's numbers"
     for s, t in zip(path, path[1:]):

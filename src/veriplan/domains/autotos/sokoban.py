@@ -130,9 +130,9 @@ def _loc_namer(meta: dict):
     return lambda r, c: names[f"{r},{c}"]
 
 
-def validate(instance: Instance, path: list) -> str | None:
-    """Translate into PDDL actions; the validator checks them on the task, and
-    every state of the path must match the simulation."""
+def validate(instance: Instance, path: list, strict: bool = False) -> str | None:
+    """The paper's check: translate into PDDL actions, which the validator
+    checks on the task (the same with ``strict``)."""
     from veriplan.verify import validate_plan
 
     try:

@@ -21,20 +21,40 @@ from typing import Any
 
 from veriplan.errors import ConfigError
 
-_WORD = re.compile(r"[a-z0-9]+")
-_STOP = frozenset(["a", "an", "the", "of", "to", "for", "and", "or", "is", "are", "be", "do", "does", "you", "your", "have", "has", "with", "in", "on", "at", "it", "this", "that", "there", "any", "some", "can", "could", "i", "we", "my", "our"])
+_WORD = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)*")  # location_1_0 is one word
+_STOP = frozenset([
+    "a", "an", "the", "of", "to", "for", "and", "or", "is", "are", "be", "do", "does", "you",
+    "your", "have", "has", "with", "in", "on", "at", "it", "this", "that", "there", "any",
+    "some", "can", "could", "i", "we", "my", "our"])
+# Plurals the suffix rules below do not turn into their singular.
+_IRREGULAR = {"knives": "knife", "leaves": "leaf", "halves": "half", "loaves": "loaf",
+              "shelves": "shelf", "children": "child", "teeth": "tooth", "feet": "foot",
+              "geese": "goose", "mice": "mouse", "dice": "die"}
+
+
+def _singular(w: str) -> str:
+    """A naive singular key: the same for a noun and its plural in the usual
+    cases (egg/eggs, tomato/tomatoes, berry/berries, cookie/cookies,
+    peach/peaches, glass/glasses); not always a word itself."""
+    if w in _IRREGULAR:
+        return _IRREGULAR[w]
+    if len(w) > 3 and w.endswith("s") and not w.endswith(("ss", "us", "is")):
+        w = w[:-1]
+    if len(w) > 3 and w.endswith(("sse", "che", "she", "xe", "oe")):
+        w = w[:-1]
+    if len(w) > 2 and w.endswith("ie"):
+        w = w[:-2] + "y"
+    return w
+
+
+def tokens(text: str) -> tuple[str, ...]:
+    """Content words in order, lower case, naive singular."""
+    return tuple(_singular(w) for w in _WORD.findall(text.lower()) if w not in _STOP)
 
 
 def words(text: str) -> frozenset[str]:
     """Content words, lower case, naive singular (what question matching uses)."""
-    out = set()
-    for w in _WORD.findall(text.lower()):
-        if w in _STOP:
-            continue
-        if len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
-            w = w[:-1]
-        out.add(w)
-    return frozenset(out)
+    return frozenset(tokens(text))
 
 
 @dataclass(frozen=True)
@@ -50,6 +70,14 @@ class Latent:
     holds: bool
     substitutes: tuple[str, ...] = ()
     kind: str = "resource"  # resource | equipment | fact | constraint
+    # Other names a question may use for the subject (a PDDL fact in words:
+    # "the red block is clear" for "(clear a)"); matched like the subject,
+    # and in word order for facts.
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return (self.subject, *self.aliases)
 
 
 @dataclass(frozen=True)
@@ -156,12 +184,16 @@ class Oracle:
         self.log: list[tuple[str, Answer]] = []
         self._lock = threading.Lock()
         self._subjects = [(words(p.subject), p) for p in task.latent]
+        self._names = [(name, len(words(name)), p.kind == "fact" and i > 0, p)
+                       for p in task.latent for i, name in enumerate(p.names)]
 
     def match(self, question: str) -> Latent | None:
+        """The latent precondition the question names (by its subject or an
+        alias; a fact's alias in word order), the most specific one first."""
         best: tuple[int, Latent] | None = None
-        for subject, p in self._subjects:
-            if mentions(question, p.subject) and (best is None or len(subject) > best[0]):
-                best = (len(subject), p)
+        for name, size, ordered, p in self._names:
+            if (best is None or size > best[0]) and mentions(question, name, ordered=ordered):
+                best = (size, p)
         return best[1] if best else None
 
     def ask(self, question: str) -> Answer:
@@ -190,26 +222,55 @@ def atom_key(text: str) -> str | None:
     return "(" + " ".join(t[1:-1].split()) + ")" if _ATOM.fullmatch(t) else None
 
 
-def mentions(text: str, name: str) -> bool:
+def mentions(text: str, name: str, *, ordered: bool = False) -> bool:
     """Whether ``text`` names ``name``: a PDDL atom name (``(clear a)``) must
-    appear as that atom; otherwise all its content words, as whole words."""
+    appear as that atom; otherwise all its content words, as whole words (with
+    ``ordered``, also in the same order: "the red block is on the blue block"
+    is not named by "is the blue block on the red block")."""
     key = atom_key(name)
     if key is not None:
         return key in {atom_key(m.group(0)) for m in _ATOM.finditer(text.lower())}
-    need = words(name)
-    return bool(need) and need <= words(text)
+    if not ordered:
+        need = words(name)
+        return bool(need) and need <= words(text)
+    need_seq, have = tokens(name), iter(tokens(text))
+    return bool(need_seq) and all(w in have for w in need_seq)
+
+
+def _without(seq: tuple[str, ...], phrase: tuple[str, ...]) -> tuple[str, ...]:
+    """``seq`` with every run of ``phrase`` taken out."""
+    out: list[str] = []
+    i, n = 0, len(phrase)
+    while i < len(seq):
+        if n and seq[i:i + n] == phrase:
+            i += n
+        else:
+            out.append(seq[i])
+            i += 1
+    return tuple(out)
 
 
 def resource_decider(task: HiddenTask, plan: Sequence[str]) -> list[Violation]:
     """The decider of the natural-language families: a step violates a
     resource when it names a latent subject the user does not have, unless it
     also names one of that subject's allowed substitutes (using the substitute
-    is the adaptation)."""
+    is the adaptation). A missing subject named only inside a longer name
+    the user does have ("brown sugar" when "sugar" is missing) is not used."""
     out = []
     missing = [p for p in task.latent if not p.holds]
+    lacking = {words(p.subject) for p in missing}
+    held = [tokens(r) for r in (*task.resources, *(s for p in missing for s in p.substitutes))
+            if words(r) not in lacking]
     for i, step in enumerate(plan, 1):
         for p in missing:
-            if mentions(step, p.subject) and not any(mentions(step, s) for s in p.substitutes):
+            need = words(p.subject)
+            # "brown sugar" (held) in a step does not use "sugar" (missing).
+            seq = tokens(step)
+            for h in held:
+                if need < frozenset(h):
+                    seq = _without(seq, h)
+            if need and need <= frozenset(seq) \
+                    and not any(mentions(step, s) for s in p.substitutes):
                 out.append(Violation(i, p.subject, f"uses {p.subject}, which the user does "
                                      "not have" + (f" (allowed instead: "
                                                    f"{', '.join(p.substitutes)})"

@@ -18,6 +18,9 @@ class Config:
     completeness: bool = True  # Step 4 (optional in the paper)
     evaluate_progress: bool = True  # accuracy at the paper's three points (Figure 2)
     eval_limit: int = 0  # evaluate on the first N instances only (0: all)
+    strict_validation: bool = False  # True: validate every step of a solution where the
+    #                                  paper checks the result (crosswords, PrOntoQA) or
+    #                                  the actions only (Blocksworld: also each state)
     temperature: float = 0.0  # the paper used greedy decoding ...
     max_tokens: int | None = None  # ... "with maximum context length": None, no limit
     #                                 but the model's context (a number caps each answer)

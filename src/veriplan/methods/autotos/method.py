@@ -92,12 +92,14 @@ def check(domain: SearchDomain, mode: str, succ: str | None, goal: str, config: 
 
 
 def evaluate(domain: SearchDomain, data: DomainData, succ: str, goal: str, config: Config,
-             checks: bool = False) -> dict:
+             checks: bool = False, strict: bool | None = None) -> dict:
     """Solve the evaluation instances with the components and validate each
     solution here (and optimality for BFS where known). As in the authors'
     evaluation the per-transition checks are off (``checks``: on, for the
     reference run); an instance counts when it is solved and its solution
-    validates."""
+    validates, by the paper's validation (``strict``, default
+    ``config.strict_validation``: also every step of the solution)."""
+    strict = config.strict_validation if strict is None else strict
     instances = data.evaluation[: config.eval_limit or None]
     start = time.perf_counter()
     out = check(domain, "evaluate", succ, goal, config, checks=checks,
@@ -120,7 +122,7 @@ def evaluate(domain: SearchDomain, data: DomainData, succ: str, goal: str, confi
             continue
         solved += 1
         inst = by_id[r["id"]]
-        problem = domain.validate(inst, r["path"])
+        problem = domain.validate(inst, r["path"], strict)
         if problem is not None:
             categories["invalid_solution"] += 1
             if len(invalid_examples) < 3:
@@ -210,6 +212,7 @@ def run_loop(domain: SearchDomain, data: DomainData, llm: LLM, config: Config = 
         rec.steps.append({"kind": "call", "function": chat.role, "phase": phase,
                           "prompt": chat.messages[-2].content, "response": resp.text,
                           "finish_reason": resp.finish_reason,
+                          "prompt_tokens": resp.prompt_tokens,
                           "completion_tokens": resp.completion_tokens})
         emit(Event("call", f"{chat.role} call {chat.calls}", chat.calls,
                    data={"function": chat.role, "calls": chat.calls}))
@@ -235,8 +238,11 @@ def run_loop(domain: SearchDomain, data: DomainData, llm: LLM, config: Config = 
     def feed_back(failure: dict, step: str) -> None:
         """Send ``failure`` to the conversation of the function it is about,
         and ask that function again."""
+        nonlocal goal_tested
         role = _role(failure)
         phase = "goal" if role == "goal" else step
+        if role == "goal":
+            goal_tested = False
         fail(chats[role], failure, phase)
         ask(chats[role], phase)
 
@@ -268,11 +274,15 @@ def run_loop(domain: SearchDomain, data: DomainData, llm: LLM, config: Config = 
         ask(chats["succ"], None)  # Step 1
         ask(chats["goal"], None)
         progress("initial")
+        goal_tested = False  # has the current goal test passed Step 2?
         while True:
-            failure = run_check("goal_tests", instances=goal_units)  # Step 2
-            if failure:
-                feed_back(failure, "goal")
-                continue
+            # Step 2, for each new goal test (a successor failure resumes at Step 3)
+            if not goal_tested:
+                failure = run_check("goal_tests", instances=goal_units)
+                if failure:
+                    feed_back(failure, "goal")
+                    continue
+                goal_tested = True
             # Step 3: "w/o val" replaces only the partial soundness check
             failure = run_check("soundness", instances=examples, partial=config.partial_check)
             if failure:
@@ -307,9 +317,10 @@ def _role(failure: dict) -> str:
 
 
 def reference(domain: SearchDomain, data: DomainData, config: Config = Config()) -> dict:
-    """The hand-written components through the same harness and checks."""
+    """The hand-written components through the same harness, every check on,
+    every solution validated step by step."""
     return evaluate(domain, data, domain.reference_code("succ"), domain.reference_code("goal"),
-                    config, checks=True)
+                    config, checks=True, strict=True)
 
 
 def solve(problem: AutoToSProblem, llm: LLM, config: Config = Config(), *,

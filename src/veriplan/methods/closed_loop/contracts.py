@@ -127,7 +127,7 @@ class Outcome:
     def stages(self) -> dict[str, bool | None]:
         """Each stage's verdict: True passed, False rejected, None did not run."""
         return {"translate": bool(self.plan.steps) and not self.plan.unmapped,
-                "cc": self.cc.passed,
+                "cc": self.cc.passed if self.plan.steps else None,  # nothing to screen
                 "sim": None if self.sim is None else self.sim.executed,
                 "val": None if self.val is None else self.val.validation.steps_reach_goal}
 
