@@ -7,7 +7,7 @@ other packages add environments through the ``veriplan.envs`` entry-point group.
 
 from __future__ import annotations
 
-from veriplan.envs.base import Env, Fact, Observation, QueryResult, StepResult
+from veriplan.envs.base import Env, EnvTask, Fact, Observation, QueryResult, StepResult
 from veriplan.registry import Registry
 
 ENVS: Registry[type] = Registry("environment", {
@@ -21,4 +21,4 @@ def make_env(name: str, **options) -> Env:
     return ENVS.get(name)(**options)
 
 
-__all__ = ["ENVS", "Env", "Fact", "Observation", "QueryResult", "StepResult", "make_env"]
+__all__ = ["ENVS", "Env", "EnvTask", "Fact", "Observation", "QueryResult", "StepResult", "make_env"]

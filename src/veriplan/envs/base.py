@@ -119,3 +119,22 @@ class Env:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+@dataclass(frozen=True)
+class EnvTask:
+    """What an agent method plans for: one episode of an environment (the
+    method makes its own environment with :func:`veriplan.envs.make_env`, so
+    each episode owns its simulator process). ``split`` and ``task_type``
+    describe the task for reports (e.g. "eval", "pick_heat_then_place")."""
+
+    env: str
+    task_id: str
+    split: str = ""
+    task_type: str = ""
+    options: tuple[tuple[str, Any], ...] = ()
+
+    def make(self) -> Env:
+        from veriplan.envs import make_env
+
+        return make_env(self.env, **dict(self.options))
