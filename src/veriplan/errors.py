@@ -85,6 +85,11 @@ class DataError(VeriplanError):
     """A dataset directory or file that is missing or malformed."""
 
 
+class EnvironmentDied(VeriplanError):
+    """An environment's simulator process (TextWorld's Python, ScienceWorld's Java)
+    that ended or stopped answering mid-episode; the episode cannot go on."""
+
+
 class VeriplanWarning(UserWarning):
     """Base class of the warnings veriplan issues."""
 

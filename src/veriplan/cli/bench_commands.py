@@ -24,6 +24,10 @@ def add_parsers(sub) -> None:
     b.add_argument("--matrix", help="a sweep file (TOML): methods x datasets x models x seeds "
                                     "x configs")
     b.add_argument("--data-dir", help="folder holding planbench/ (default: VERIPLAN_DATA)")
+    b.add_argument("--recipes", metavar="PATH", help="SQ-BCP tasks from your RecipeNLG-format "
+                   "CSV (dataset sqbcp_recipes@FILE-STEM, in place of sqbcp_recipes)")
+    b.add_argument("--wikihow", metavar="PATH", help="SQ-BCP tasks from your WikiHow file "
+                   "(JSON lines or the wikiHow CSV; dataset sqbcp_howto@FILE-STEM)")
     b.add_argument("--out", default="veriplan-runs", help="experiment directory (default "
                                                          "veriplan-runs); re-running resumes")
     b.add_argument("--backend", default=DEFAULT_BACKEND, choices=sorted(available()))
@@ -68,6 +72,13 @@ def _plan(args: argparse.Namespace):
 
     if args.matrix:
         return load_matrix(args.matrix)
+    datasets = list(args.dataset or [])
+    for flag, base, factory in (("recipes", "sqbcp_recipes", "recipes_dataset"),
+                                ("wikihow", "sqbcp_howto", "howto_dataset")):
+        path = getattr(args, flag, None)
+        if path:
+            datasets = _own_file(datasets, path, base, factory)
+    args.dataset = datasets
     if not args.method or not args.dataset:
         raise ConfigError("give a METHOD and --dataset, or --matrix sweep.toml")
     config = method_options(args)
@@ -75,6 +86,24 @@ def _plan(args: argparse.Namespace):
                           base_url=args.base_url, cassette=args.cassette, script=args.script)
     return SweepPlan([args.method], list(args.dataset), [spec], [config], list(args.seeds),
                      args.limit)
+
+
+def _own_file(datasets: list[str], path: str, base: str, factory: str) -> list[str]:
+    """Register a user's task file as ``base@stem`` and use it in place of ``base``."""
+    from pathlib import Path
+
+    from veriplan.bench.datasets import register_dataset
+    from veriplan.domains.hidden import datasets as hidden
+
+    file = Path(path).expanduser()
+    if not file.is_file():
+        raise ConfigError(f"--{'recipes' if 'recipes' in base else 'wikihow'} {path}: no such "
+                          "file")
+    name = f"{base}@{file.stem}"
+    make = getattr(hidden, factory)
+    register_dataset(name, lambda root: make(file, name=name))
+    return [name if d == base else d for d in datasets] if base in datasets \
+        else datasets + [name]
 
 
 def _bench(args: argparse.Namespace) -> int:

@@ -30,3 +30,10 @@ def toy_car(request) -> str:
            [("wheels are cut", "wheels"), ("you have wood glue", "wood glue")],
            goal=True, structure="a toy car from a wooden table"),
     ]})
+
+
+def cautious(request) -> str:
+    """Proposes nothing for SQ-BCP; baselines get a plan that names nothing."""
+    if request.schema is not None:
+        return json.dumps({"hypotheses": []})
+    return "Plan:\n1. Think about it.\n2. Serve it."

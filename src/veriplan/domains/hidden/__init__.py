@@ -1,7 +1,8 @@
 """Tasks with hidden preconditions (SQ-BCP's protocol): one task format, the
 k-reveal protocol and one oracle, over three families: hidden-fact PDDL
-(PlanBench problems with initial facts withheld), recipes (RecipeNLG's CSV
-format) and how-to projects (WikiHow's format)."""
+(PlanBench problems with initial facts withheld; :mod:`.pddl_hidden`), recipes
+(RecipeNLG's CSV format; :mod:`.recipes`) and how-to projects (WikiHow's
+format; :mod:`.howto`). :mod:`.datasets` makes them benchmark datasets."""
 
 from veriplan.domains.hidden.task import (
     Answer,
@@ -12,8 +13,9 @@ from veriplan.domains.hidden.task import (
     Violation,
     mentions,
     resource_decider,
+    tokens,
     words,
 )
 
 __all__ = ["Answer", "HiddenTask", "Latent", "Oracle", "Variant", "Violation", "mentions",
-           "resource_decider", "words"]
+           "resource_decider", "tokens", "words"]

@@ -126,11 +126,41 @@ def cached_by_file(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def open_text(path: Path) -> Any:
-    try:
-        return open(path, encoding="utf-8", newline="")
-    except OSError as exc:
-        raise DataError(f"cannot read {path}: {exc.strerror}") from None
+class TextLines:
+    """A file's lines, decoded as UTF-8 one at a time (a bad byte is reported
+    at its line); a context manager, an iterator, and what :mod:`csv` reads."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.line = 0
+        try:
+            self._f = open(path, "rb")  # noqa: SIM115 - closed by __exit__
+        except OSError as exc:
+            raise DataError(f"cannot read {path}: {exc.strerror}") from None
+
+    def __enter__(self) -> TextLines:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._f.close()
+
+    def __iter__(self) -> TextLines:
+        return self
+
+    def __next__(self) -> str:
+        raw = self._f.readline()
+        if not raw:
+            raise StopIteration
+        self.line += 1
+        try:
+            return raw.decode("utf-8-sig" if self.line == 1 else "utf-8")
+        except UnicodeDecodeError as exc:
+            raise TaskFileError(f"not UTF-8 text ({exc.reason} at byte {exc.start} of the "
+                                "line)", file=self.path, line=self.line) from None
+
+
+def open_text(path: Path) -> TextLines:
+    return TextLines(path)
 
 
 # ----- names -----------------------------------------------------------------------------
@@ -226,7 +256,10 @@ def _read_substitutions(path: Path) -> SubstitutionTable:
     seen: dict[tuple[str, frozenset[str]], int] = {}
     with open_text(path) as f:
         reader = csv.reader(f)
-        header = next(reader, None)
+        try:
+            header = next(reader, None)
+        except csv.Error as exc:
+            raise TaskFileError(f"not valid CSV: {exc}", file=path, line=1) from None
         if header is None or tuple(h.strip() for h in header) != _SUB_COLUMNS:
             raise TaskFileError(f"the header must be {','.join(_SUB_COLUMNS)}", file=path,
                                 line=1)
@@ -311,7 +344,7 @@ class PhraseFinder:
 @dataclass(frozen=True)
 class Candidate:
     """A resource a procedure may need: ``name`` (the latent's subject),
-    ``kind`` (ingredient, equipment, tool, material), ``text`` (how the prompt
+    ``kind`` (the latent's kind: resource or equipment), ``text`` (how the prompt
     states that the user has it), ``mentioned`` (a reference step names it)."""
 
     name: str
@@ -358,20 +391,40 @@ def _phrase_pattern(name: str) -> re.Pattern[str] | None:
     return re.compile(r"\b" + r"[\s-]+".join(parts) + r"\b", re.IGNORECASE)
 
 
-def adapt_step(step: str, name: str, substitute: str) -> str:
+def adapt_step(step: str, name: str, substitute: str, keep: Sequence[str] = ()) -> str:
     """``step`` with ``name`` replaced by ``substitute`` ("Cream the butter"
-    -> "Cream the margarine"); a mention it does not rewrite (the name as the
-    step's first word, a verb: "Whisk the eggs") gets the substitute named
-    beside it."""
+    -> "Cream the margarine"), except inside the longer names in ``keep``
+    (things the user has: "paint tray" when "paint" is missing). A mention it
+    does not rewrite (the name as the step's first word, a verb: "Whisk the
+    eggs") gets the substitute named beside it."""
     pat = _phrase_pattern(name)
     if pat is None:
         return step
-    lead = pat.match(step.lstrip())  # "Whisk the eggs": the name as a verb, kept
-    out = pat.sub(lambda m: m.group(0) if lead and m.start() == len(step) - len(
-        step.lstrip()) else substitute, step)
-    if mentions(out, name) and not mentions(out, substitute):
+    spans = [m.span() for k in keep if words(name) < words(k)
+             for m in (_phrase_pattern(k) or re.compile("(?!)")).finditer(step)]
+    start = len(step) - len(step.lstrip())
+
+    def swap(m: re.Match[str]) -> str:
+        if m.start() == start or any(a <= m.start() and m.end() <= b for a, b in spans):
+            return m.group(0)
+        return substitute
+
+    out = pat.sub(swap, step)
+    # "an iron" -> "a hair straightener", not "an hair straightener"
+    out = re.sub(rf"\b([Aa])n? (?={re.escape(substitute)})",
+                 lambda m: m.group(1) + ("n " if substitute[:1].lower() in "aeiou" else " "),
+                 out)
+    if _uses(out, name, keep) and not mentions(out, substitute):
         out = out.rstrip(". ") + f" (use {substitute} instead of {name})."
     return out
+
+
+def _uses(step: str, name: str, keep: Sequence[str]) -> bool:
+    """What the resource decider judges: ``step`` names ``name`` outside the
+    longer names in ``keep``."""
+    probe = HiddenTask("", "", "", (), (Latent("x", "", name, False),), (), (),
+                       resource_decider, tuple(keep))
+    return bool(resource_decider(probe, [step]))
 
 
 def build_resource_task(*, id: str, family: str, goal: str, steps: Sequence[str],
@@ -396,8 +449,7 @@ def build_resource_task(*, id: str, family: str, goal: str, steps: Sequence[str]
     order = {c.name: i for i, c in enumerate(candidates)}
     chosen.sort(key=lambda c: order[c.name])
 
-    # Which do not hold: named ones with a substitute that is not itself
-    # missing (and that is not itself one of the missing).
+    # Which do not hold: resources a step names that have a substitute.
     eligible = [c for c in chosen if c.mentioned and substitutes(c.name)]
     want = min(max_missing, len(eligible), math.ceil(m / 2))
     n_missing = rng.randint(1, want) if want else 0
@@ -405,9 +457,12 @@ def build_resource_task(*, id: str, family: str, goal: str, steps: Sequence[str]
     for c in rng.sample(eligible, len(eligible)):
         if len(missing) == n_missing:
             break
-        gone = {words(n) for n in missing}
-        alts = tuple(s for s in substitutes(c.name) if words(s) not in gone)
-        if not alts or any(words(c.name) in {words(s) for s in missing[n]} for n in missing):
+        key = words(c.name)
+        # A substitute must not need what is missing ("garden soil mixed with
+        # compost" when compost is missing), nor be missing itself.
+        alts = tuple(s for s in substitutes(c.name)
+                     if not any(words(n) <= words(s) for n in missing))
+        if not alts or any(key <= words(s) for v in missing.values() for s in v):
             continue
         missing[c.name] = alts
 
@@ -417,14 +472,14 @@ def build_resource_task(*, id: str, family: str, goal: str, steps: Sequence[str]
         for i, c in enumerate(chosen, 1))
     chosen_names = {c.name for c in chosen}
     known = tuple(c.text for c in candidates if c.name not in chosen_names)
+    resources = dedupe([*(c.name for c in candidates), *(a for v in missing.values()
+                                                          for a in v)])
+    held = [r for r in resources if r not in missing]
     reference = []
     for s in steps:
         for name, alts in missing.items():
-            if mentions(s, name) and not any(mentions(s, a) for a in alts):
-                s = adapt_step(s, name, alts[0])
+            if _uses(s, name, held) and not any(mentions(s, a) for a in alts):
+                s = adapt_step(s, name, alts[0], held)
         reference.append(s)
-    resources = dedupe([*(c.name for c in candidates), *(a for v in missing.values()
-                                                          for a in v)])
-    task = HiddenTask(id, family, goal, known, latent, (CONSTRAINT,), tuple(reference),
+    return HiddenTask(id, family, goal, known, latent, (CONSTRAINT,), tuple(reference),
                       resource_decider, tuple(resources), None, dict(payload or {}))
-    return task

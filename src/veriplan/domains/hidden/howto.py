@@ -102,9 +102,10 @@ def _read_howto(path: Path, limit: int | None, on_error: str) -> ArticleFile:
     rows = 0
     seen: dict[str, int] = {}
     with open_text(path) as f:
-        for line, text in enumerate(f, 1):
+        for text in f:
             if limit is not None and len(articles) >= limit:
                 break
+            line = f.line
             if not text.strip():
                 continue
             rows += 1
@@ -196,7 +197,10 @@ def _read_csv(path: Path, limit: int | None, on_error: str) -> ArticleFile:
     rows = 0
     with open_text(path) as f:
         reader = csv.reader(f)
-        header = next(reader, None)
+        try:
+            header = next(reader, None)
+        except csv.Error as exc:
+            raise TaskFileError(f"not valid CSV: {exc}", file=file, line=1) from None
         cols = {h.strip().lower(): i for i, h in enumerate(header or [])}
         for name in ("headline", "title", "text"):
             if name not in cols:
@@ -277,7 +281,7 @@ def unsuitable(article: Article) -> str | None:
 def goal_of(title: str) -> str:
     t = re.sub(r"^how\s+to\s+", "", title.strip(), flags=re.IGNORECASE)
     t = re.sub(r"\d+$", "", t).strip()  # wikihowAll.csv titles end in a number
-    return t[:1].lower() + t[1:] if t else title
+    return t or title.strip()
 
 
 def article_task(article: Article, variant: int = 0, *, seed: int = 0,

@@ -1,0 +1,180 @@
+"""The baselines of Section 4.3, in the same harness, environments and
+observation interface as AEC (each registered as a method):
+
+- ``aec-direct``: a plan from the task and the current observation, executed
+  without verification; a failed action or a plan that ends short of the goal
+  starts a new round from the observation then (a replanning round);
+- ``aec-react``: ReAct (thought and action per turn) over the environment's
+  admissible commands; each failed action is a replanning round;
+- ``wkm``: AEC's loop where every unresolved precondition is predicted and the
+  predictions are taken as facts (pruning, and the commitment check reads
+  them): no grounding beyond what the agent observes by acting;
+- ``query-only``: every missing precondition is grounded by query before
+  committing (no predictor).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from veriplan.envs.base import Env
+from veriplan.methods.aec import hypotheses as hyp
+from veriplan.methods.aec.config import AgentConfig, PredictorConfig, QueryOnlyConfig
+from veriplan.methods.aec.controller import Policy
+from veriplan.methods.aec.episode import Agent, Outcome, admissible, failed, guard
+from veriplan.methods.aec.prompting import render
+from veriplan.methods.aec.state import Hypothesis
+from veriplan.methods.aec.verifier import Verdict
+from veriplan.methods.records import Event, Observer
+from veriplan.methods.result import SolveResult
+
+PROBLEM = "env"
+_FIELD = re.compile(r"^\W*(thought|action)\s*[:：]\s*(.*)$", re.I)
+
+
+class DirectAgent(Agent):
+    def _episode(self, env: Env) -> Outcome:
+        cfg = self.config
+        self.last_text = self.start(env).text
+        feedback: list[str] = []
+        while True:
+            if env.steps_left <= 0:
+                return self.end(False, "step_budget", "the step budget is spent")
+            self.tally.rounds += 1
+            prompt = render("direct.j2", task=env.task_description, observation=self.last_text,
+                            feedback=feedback, actions_help=self.model.actions_help,
+                            admissible=admissible(env))
+            value, error = hyp.ask_json(self.run.llm, self.log, "plan", prompt,
+                                        hyp.ACTIONS_SCHEMA, name="plan",
+                                        temperature=cfg.temperature, max_tokens=cfg.max_tokens,
+                                        seed=cfg.seed + self.tally.rounds - 1)
+            actions = _actions(value)
+            entry = self.log[-1]
+            entry.ok, entry.plan = bool(actions), list(actions)
+            entry.verdict = (f"{len(actions)} action(s)" if actions else
+                             f"not a plan ({error or 'no list of actions'}): counted")
+            if not actions:
+                self.tally.unreadable += 1
+                reason = "the model gave no readable plan"
+            else:
+                self.tally.commits += 1
+                reason, result = self.execute(Hypothesis(tuple(actions), {}), Verdict(True),
+                                              watch=False)
+                if result is not None:
+                    return result
+            feedback = (feedback + [reason])[-5:]
+            if self.tally.replans >= cfg.max_replans:
+                return self.end(False, "replan_cap", f"{reason} (replanning cap "
+                                f"{cfg.max_replans} reached)")
+            self.tally.replans += 1
+            self.emit(Event("replan", reason))
+
+
+def _actions(value: Any) -> list[str]:
+    items = value.get("actions") if isinstance(value, dict) else value
+    if not isinstance(items, list):
+        return []
+    return [" ".join(a.split()) for a in items if isinstance(a, str) and a.strip()]
+
+
+def read_turn(text: str) -> dict[str, str]:
+    """The first Thought and Action lines of an answer."""
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        m = _FIELD.match(line)
+        if m and m.group(1).lower() not in out:
+            out[m.group(1).lower()] = m.group(2).strip()
+    return out
+
+
+class ReactAgent(Agent):
+    HISTORY = 8  # turns shown in the prompt
+
+    def _episode(self, env: Env) -> Outcome:
+        cfg = self.config
+        first = self.start(env).text
+        history: list[dict[str, str]] = []
+        turns = 0
+        while env.steps_left > 0 and turns < 2 * env.max_steps:
+            turns += 1
+            self.tally.rounds += 1
+            prompt = render("react.j2", task=env.task_description,
+                            actions_help=self.model.actions_help,
+                            history=history[-self.HISTORY:], first=first,
+                            admissible=admissible(env))
+            answer = hyp.ask_text(self.run.llm, self.log, "turn", prompt,
+                                  temperature=cfg.temperature,
+                                  max_tokens=min(cfg.max_tokens, 200), seed=cfg.seed + turns - 1)
+            turn = read_turn(answer)
+            action = " ".join(turn.get("action", "").split())
+            entry = self.log[-1]
+            if not action:
+                self.tally.unreadable += 1
+                entry.ok, entry.verdict = False, "no Action line: counted, the episode goes on"
+                history.append({"thought": turn.get("thought", ""), "action": "(none)",
+                                "observation": "Give one command on an 'Action:' line."})
+                continue
+            result = guard(env.step, action)
+            self.trajectory.append(action)
+            bad = failed(result, self.model)
+            self.ground(result.observation.facts, "execution", ())
+            entry.ok, entry.plan = not bad, [action]
+            entry.verdict = "failed" if bad else "done"
+            self.emit(Event("execute", f"{action} -> {result.observation.text[:120]}",
+                            ok=not bad))
+            history.append({"thought": turn.get("thought", ""), "action": action,
+                            "observation": result.observation.text.strip()})
+            if result.info.get("won"):
+                return self.end(True, None, "won", result.info.get("score"))
+            if bad:  # a failed action makes ReAct revise its plan: a replanning round
+                self.tally.failed_actions += 1
+                self.tally.replans = min(cfg.max_replans, self.tally.replans + 1)
+            if result.done:
+                break
+        if env.steps_left <= 0:
+            return self.end(False, "step_budget", "the step budget is spent")
+        return self.end(False, "not_won", "the episode ended without completing the task")
+
+
+def direct(problem: Any, llm: Any, config: AgentConfig = AgentConfig(), *,
+           observer: Observer | None = None) -> SolveResult:
+    return DirectAgent("aec-direct", problem, llm, config, Policy(verification=False),
+                       observer).solve()
+
+
+def react(problem: Any, llm: Any, config: AgentConfig = AgentConfig(), *,
+          observer: Observer | None = None) -> SolveResult:
+    return ReactAgent("aec-react", problem, llm, config, Policy(verification=False),
+                      observer).solve()
+
+
+WKM_POLICY = Policy(gating="simulate", verification=True, ground_commit=True,
+                    beliefs_as_facts=True)
+QUERY_ONLY_POLICY = Policy(gating="query", verification=True, ground_commit=True)
+
+
+def wkm(problem: Any, llm: Any, config: PredictorConfig = PredictorConfig(), *,
+        observer: Observer | None = None, predictor: Any = None) -> SolveResult:
+    return Agent("wkm", problem, llm, config, WKM_POLICY, observer, predictor=predictor).solve()
+
+
+def query_only(problem: Any, llm: Any, config: QueryOnlyConfig = QueryOnlyConfig(), *,
+               observer: Observer | None = None) -> SolveResult:
+    return Agent("query-only", problem, llm, config, QUERY_ONLY_POLICY, observer).solve()
+
+
+def _spec(name: str, fn: Any, config_cls: type):
+    from veriplan.methods import MethodSpec
+
+    return MethodSpec(name, fn, config_cls, PROBLEM)
+
+
+DIRECT = _spec("aec-direct", direct, AgentConfig)
+REACT = _spec("aec-react", react, AgentConfig)
+WKM = _spec("wkm", wkm, PredictorConfig)
+QUERY_ONLY = _spec("query-only", query_only, QueryOnlyConfig)
+
+__all__ = ["DIRECT", "DirectAgent", "QUERY_ONLY", "REACT", "ReactAgent", "WKM", "direct",
+           "query_only", "react", "read_turn", "wkm"]
+

@@ -1,0 +1,266 @@
+"""Algorithm 1 (uncertainty-guided epistemic control), one planning round:
+
+    while |U| > 0 and q_budget > 0 and |H| > 0:
+        p* <- SELECTPRECONDITION(U, H)
+        (mu, sigma) <- M(w, p*)
+        if |mu - 0.5| < epsilon or sigma > tau: QUERY(p*), ground, prune H by v
+        else: record (p*, v_hat, sigma) in w_hat, prune H by v_hat
+    h* <- argmax SCORE(h); commit only if V(h*, w, w*)
+
+The predictor is given the grounded store and the predicate, nothing else; V is
+given the grounded facts. The belief store is read here only, to leave
+simulated predicates out of U and to prune.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from veriplan.methods.aec.domain import ActionModel, FactState, Goal, Key, show
+from veriplan.methods.aec.predictor import Prediction, Predictor
+from veriplan.methods.aec.state import BeliefStore, GroundedStore, Hypothesis, best, consistent
+from veriplan.methods.aec.verifier import Verdict, ungrounded, verify
+from veriplan.methods.records import Event, Observer, quiet
+
+QUERY_AMBIGUOUS, QUERY_UNCERTAIN, QUERY, SIMULATE = ("query:ambiguous", "query:uncertain",
+                                                     "query", "simulate")
+
+
+@dataclass(frozen=True)
+class Policy:
+    """How a round decides and commits. AEC: ``gating="aec"``; its ablations
+    turn off ``verification`` or gating (``"simulate"``: every p* is simulated);
+    Query-Only: ``"query"`` (no predictions); WKM: ``"simulate"`` with
+    ``beliefs_as_facts`` (its verifier reads w and w_hat: the leak AEC forbids)."""
+
+    gating: str = "aec"
+    verification: bool = True
+    ground_commit: bool = True
+    beliefs_as_facts: bool = False
+
+
+@dataclass(frozen=True)
+class Answer:
+    """QUERY(p): the value grounded (None: still unknown) and whether the
+    episode's step budget is spent."""
+
+    value: bool | None
+    exhausted: bool = False
+
+
+@dataclass
+class Decision:
+    key: Key
+    kind: str
+    mu: float | None = None
+    sigma: float | None = None
+    value: bool | None = None
+    before: int = 0
+    after: int = 0
+    phase: str = "loop"  # or "commit": grounding h*'s preconditions before V
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"p": show(self.key), "kind": self.kind, "phase": self.phase,
+                "mu": None if self.mu is None else round(self.mu, 4),
+                "sigma": None if self.sigma is None else round(self.sigma, 4),
+                "value": self.value, "H": [self.before, self.after]}
+
+
+@dataclass
+class Round:
+    """What one run of Algorithm 1 did."""
+
+    stop: str = ""
+    decisions: list[Decision] = field(default_factory=list)
+    discarded: int = 0  # by evidence override
+    chosen: Hypothesis | None = None
+    verdict: Verdict | None = None
+
+
+class Controller:
+    def __init__(self, hypotheses: list[Hypothesis], w: GroundedStore,
+                 predictor: Predictor | None, query: Callable[[Key], Answer], policy: Policy,
+                 *, epsilon: float, tau: float, max_queries: int,
+                 actions: ActionModel | None, goal: Goal | None, emit: Observer = quiet,
+                 on_prediction: Callable[[Key, Prediction], None] | None = None) -> None:
+        self.H = list(hypotheses)
+        self.w = w
+        self.beliefs = BeliefStore()
+        self.predictor = predictor
+        self.query = query
+        self.policy = policy
+        self.epsilon, self.tau = epsilon, tau
+        self.q_budget = max_queries
+        self.actions, self.goal = actions, goal
+        self.emit = emit
+        self.on_prediction = on_prediction
+        self.unanswerable: set[Key] = set()
+        self.exhausted = False
+        self.round = Round()
+
+    # ----- U, SELECTPRECONDITION, gating, pruning ----------------------------------------
+    def unresolved(self) -> dict[Key, list[int]]:
+        """U = union over H of U(w, w_hat, h) (Eq. 1), each p with how many
+        hypotheses expect it true and false. A predicate entailed by the rules
+        from w counts as resolved, and one a query could not settle is left out."""
+        counts: dict[Key, list[int]] = {}
+        skip: set[Key] = set()
+        known = self.w.known
+        for h in self.H:
+            for k, e in h.pre.items():
+                c = counts.get(k)
+                if c is None:
+                    if k in skip:
+                        continue
+                    if k in self.beliefs or k in self.unanswerable or known(k)[0] is not None:
+                        skip.add(k)
+                        continue
+                    c = counts[k] = [0, 0]
+                c[0 if e else 1] += 1
+        return counts
+
+    @staticmethod
+    def select(unresolved: dict[Key, list[int]]) -> Key:
+        """The p that splits H most evenly by expected value (most hypotheses
+        on the smaller side; then the most hypotheses that name it; then the
+        first seen)."""
+        return max(unresolved.items(), key=lambda kv: (min(kv[1]), kv[1][0] + kv[1][1]))[0]
+
+    def gate(self, pred: Prediction) -> str:
+        if self.policy.gating == "simulate":
+            return SIMULATE
+        if abs(pred.mu - 0.5) < self.epsilon:
+            return QUERY_AMBIGUOUS
+        if pred.sigma > self.tau:
+            return QUERY_UNCERTAIN
+        return SIMULATE
+
+    def prune(self, key: Key, value: bool) -> None:
+        """H <- {h : h.expected(p) = v}; a hypothesis without p in Pre(h) stays."""
+        self.H = [h for h in self.H if h.pre.get(key, value) == value]
+
+    def override(self) -> None:
+        """B.4's evidence override: hypotheses that grounded facts contradict go."""
+        before = len(self.H)
+        self.H = [h for h in self.H if consistent(h, self.w)]
+        self.round.discarded += before - len(self.H)
+
+    # ----- one decision ----------------------------------------------------------------------
+    def _query(self, key: Key, kind: str, decision: Decision) -> None:
+        answer = self.query(key)
+        self.q_budget -= 1
+        self.exhausted = answer.exhausted
+        decision.value = answer.value
+        if answer.value is None:
+            self.unanswerable.add(key)
+        else:
+            self.prune(key, answer.value)
+        self.override()
+        decision.after = len(self.H)
+        self.emit(Event("query", f"{show(key)} -> {answer.value} ({kind}); |H| "
+                        f"{decision.before} -> {decision.after}"))
+
+    def _simulate(self, key: Key, pred: Prediction, decision: Decision) -> None:
+        v = pred.mu >= 0.5
+        self.beliefs.record(key, v, pred.sigma)
+        self.prune(key, v)
+        decision.kind, decision.value, decision.after = SIMULATE, v, len(self.H)
+        self.emit(Event("simulate", f"{show(key)} believed {v} (mu {pred.mu:.2f}, sigma "
+                        f"{pred.sigma:.2f}); |H| {decision.before} -> {decision.after}"))
+
+    def predict(self, key: Key, decision: Decision) -> Prediction:
+        assert self.predictor is not None
+        pred = self.predictor.predict(self.w, key)  # M(w, p*): the grounded store only
+        if self.on_prediction is not None:
+            self.on_prediction(key, pred)
+        decision.mu, decision.sigma = pred.mu, pred.sigma
+        return pred
+
+    def decide(self, key: Key) -> Decision:
+        decision = Decision(key, QUERY, before=len(self.H))
+        if self.policy.gating == "query" or self.predictor is None:
+            self._query(key, QUERY, decision)
+            return decision
+        pred = self.predict(key, decision)
+        kind = self.gate(pred)
+        if kind == SIMULATE:
+            self._simulate(key, pred, decision)
+        else:
+            decision.kind = kind
+            self._query(key, kind, decision)
+        return decision
+
+    # ----- the loop and the commitment ----------------------------------------------------------
+    def run(self) -> str:
+        """Lines 4-25; returns why the loop stopped."""
+        self.override()
+        while True:
+            if self.exhausted:
+                stop = "step budget spent"
+                break
+            if not self.H:
+                stop = "H is empty"
+                break
+            if self.q_budget <= 0:
+                stop = "query budget spent"
+                break
+            unresolved = self.unresolved()
+            if not unresolved:
+                stop = "U is empty"
+                break
+            self.round.decisions.append(self.decide(self.select(unresolved)))
+        self.round.stop = stop
+        return stop
+
+    def ground_commit(self) -> None:
+        """Query the best hypothesis's still-ungrounded requirements (those only
+        believed, or unknown at a step) within the query budget; when a query
+        discards it, the next best is taken. (WKM predicts them instead, and
+        takes the predictions as facts.)"""
+        leak = self.policy.beliefs_as_facts
+        while self.H and self.q_budget > 0 and not self.exhausted:
+            h = best(self.H)
+            assert h is not None
+            needs = [k for k in ungrounded(h, self.facts_for_verifier(), self.w.rules,
+                                           self.actions)
+                     if k not in self.unanswerable and not (leak and k in self.beliefs)]
+            if not needs:
+                return
+            decision = Decision(needs[0], QUERY, before=len(self.H), phase="commit")
+            if leak and self.predictor is not None:
+                self._simulate(needs[0], self.predict(needs[0], decision), decision)
+            else:
+                self._query(needs[0], QUERY, decision)
+            self.round.decisions.append(decision)
+
+    def facts_for_verifier(self) -> FactState:
+        if not self.policy.beliefs_as_facts:
+            return self.w.state
+        merged = self.w.state.copy()  # WKM only: predictions used as truth
+        for k, (v, _) in self.beliefs.entries.items():
+            if merged.get(k) is None:
+                merged.set(k, v)
+        return merged
+
+    def commit(self) -> tuple[Hypothesis | None, Verdict]:
+        """Lines 26-31: h* = argmax SCORE(h), committed only if V(h*, w, w*)."""
+        if self.policy.verification and self.policy.ground_commit:
+            self.ground_commit()
+        h = best(self.H)
+        if h is None:
+            verdict = Verdict(False, "no hypothesis is left (H is empty)")
+        elif not self.policy.verification:
+            verdict = Verdict(True, "committed without verification")
+        else:
+            verdict = verify(h, self.facts_for_verifier(), self.w.rules, self.actions,
+                             self.goal)
+        self.round.chosen, self.round.verdict = h, verdict
+        self.emit(Event("verify", verdict.reason or "V accepts h*", ok=verdict.ok,
+                        plan=tuple(h.actions) if h else ()))
+        return h, verdict
+
+
+__all__ = ["Answer", "Controller", "Decision", "Policy", "QUERY", "QUERY_AMBIGUOUS",
+           "QUERY_UNCERTAIN", "Round", "SIMULATE"]

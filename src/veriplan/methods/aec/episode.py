@@ -1,0 +1,475 @@
+"""One agent on one task: episodes of planning rounds (Algorithm 1), the
+execution monitor of B.3, the verifier repair of B.4, and failure-driven
+refinement across iterations (Figure 3). AEC, its ablations, WKM and
+Query-Only differ only in their :class:`~veriplan.methods.aec.controller.Policy`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from veriplan.envs.base import Env, EnvTask, Fact, Observation, StepResult
+from veriplan.errors import ConfigError
+from veriplan.methods.aec import hypotheses as hyp
+from veriplan.methods.aec.config import AgentConfig, Config, PredictorConfig
+from veriplan.methods.aec.controller import Answer, Controller, Policy
+from veriplan.methods.aec.domain import EnvModel, Goal, Key, env_model, key_of, show
+from veriplan.methods.aec.predictor import (
+    Calibration,
+    EnsemblePredictor,
+    Prediction,
+    Predictor,
+    load_calibration,
+)
+from veriplan.methods.aec.prompting import render
+from veriplan.methods.aec.repair import Counterexample, Refinement, RuleBook
+from veriplan.methods.aec.state import GroundedStore, Hypothesis
+from veriplan.methods.aec.verifier import Verdict, apply_plan, is_noop
+from veriplan.methods.records import Entry, Event, Observer, quiet
+from veriplan.methods.result import Run, SolveResult
+
+ADMISSIBLE_SHOWN = 60  # commands listed in a prompt (ScienceWorld has thousands)
+
+
+class EnvFailure(Exception):
+    """The environment itself failed (its process died, its engine raised)."""
+
+
+def guard(fn: Callable[..., Any], *args: Any) -> Any:
+    """Call the environment; anything it raises other than a bad request
+    (:class:`ConfigError`: an unknown task id) is an :class:`EnvFailure`."""
+    try:
+        return fn(*args)
+    except ConfigError:
+        raise
+    except Exception as exc:  # the simulator's own errors, of any type
+        raise EnvFailure(f"{type(exc).__name__}: {exc}") from exc
+
+
+def as_task(problem: Any) -> EnvTask:
+    if not isinstance(problem, EnvTask):
+        raise ConfigError(f"the AEC agents act in an environment: give an EnvTask, not "
+                          f"{type(problem).__name__}")
+    return problem
+
+
+def admissible(env: Env) -> list[str]:
+    try:
+        return list(guard(env.valid_actions))[:ADMISSIBLE_SHOWN]
+    except NotImplementedError:
+        return []
+
+
+def failed(result: StepResult, model: EnvModel, expected: Iterable[Fact] = ()) -> bool:
+    """An action failed: the environment said so in one of its failure texts,
+    or the observation contradicts an effect the action model expected."""
+    text = result.observation.text.strip()
+    if any(text.startswith(t) for t in model.failure_texts):
+        return True
+    seen = {key_of(f): f.value for f in result.observation.facts}
+    return any(seen.get(key_of(f), f.value) != f.value for f in expected)
+
+
+@dataclass
+class Tally:
+    """Counts over one episode."""
+
+    rounds: int = 0
+    replans: int = 0
+    queries: int = 0
+    query_steps: int = 0
+    unanswerable: int = 0
+    simulations: int = 0
+    predictions: int = 0
+    commits: int = 0
+    rejections: int = 0
+    discarded: int = 0
+    unreadable: int = 0
+    hypotheses: int = 0
+    failed_actions: int = 0
+    contradictions: int = 0
+    skipped: int = 0  # no-op steps of committed plans
+
+
+@dataclass
+class Outcome:
+    won: bool
+    failure: str | None
+    reason: str
+    steps: int
+    tally: Tally
+    trajectory: list[str] = field(default_factory=list)
+    counterexamples: list[Counterexample] = field(default_factory=list)
+    disabled: list[str] = field(default_factory=list)
+    samples: list[tuple[float, bool]] = field(default_factory=list)
+    decisions: list[dict[str, Any]] = field(default_factory=list)
+    score: float | None = None
+
+
+class Agent:
+    """Runs ``iterations`` episodes of one task until one is won."""
+
+    def __init__(self, name: str, problem: Any, llm: Any, config: AgentConfig, policy: Policy,
+                 observer: Observer | None = None, *,
+                 predictor: Predictor | None = None) -> None:
+        self.name = name
+        self.task = as_task(problem)
+        self.run = Run(name, llm)
+        self.config = config
+        self.policy = policy
+        self.emit = observer or quiet
+        self.model = env_model(self.task.env)
+        self.log: list[Entry] = []
+        self.refinement = Refinement()
+        self.given_predictor = predictor
+        self.calibration = Calibration()
+        self.tau, self.tau_source = getattr(config, "tau", 0.0), "config"
+        if isinstance(config, PredictorConfig):
+            self.calibration = load_calibration(config.calibration)
+        if isinstance(config, Config) and config.tau_file:
+            from veriplan.methods.aec.tau import load_tau
+
+            self.tau, self.tau_source = load_tau(config.tau_file)
+
+    # ----- the whole run ---------------------------------------------------------------------
+    def solve(self) -> SolveResult:
+        if self.policy.verification and self.model.actions is None:
+            return self.finish([], failure="no_action_model", diagnosis=(
+                f"no symbolic action model for environment {self.task.env!r}: AEC's verifier "
+                "cannot apply a plan (see veriplan.methods.aec.envmodels)"))
+        outcomes: list[Outcome] = []
+        try:
+            env = guard(self.task.make)
+        except EnvFailure as exc:
+            return self.finish([], failure="env_error", diagnosis=str(exc))
+        try:
+            if self.config.max_steps:
+                env.max_steps = self.config.max_steps
+            for iteration in range(self.config.iterations):
+                self.emit(Event("iteration", f"iteration {iteration}"))
+                outcome = self.episode(env)
+                outcomes.append(outcome)
+                if outcome.won or outcome.failure == "env_error":
+                    break
+                self.refine(outcome)
+        finally:
+            with contextlib.suppress(Exception):  # a dead simulator may not close cleanly
+                env.close()
+        last = outcomes[-1]
+        return self.finish(outcomes, failure=last.failure, diagnosis=last.reason)
+
+    def refine(self, outcome: Outcome) -> None:
+        """Figure 3: the failed episode's counterexamples tighten the rules and
+        its labelled predictions update the calibration, for the next pass."""
+        self.refinement.absorb(self.rules, outcome.samples)
+        self.calibration = self.calibration.updated(
+            outcome.samples, name=self.calibration.name.removesuffix("+refined") + "+refined")
+
+    # ----- one episode ---------------------------------------------------------------------
+    def episode(self, env: Env) -> Outcome:
+        self.env = env
+        try:
+            return self._episode(env)
+        except EnvFailure as exc:
+            return self.end(False, "env_error", f"the environment failed: {exc}")
+
+    def start(self, env: Env) -> Observation:
+        """A fresh episode: counts, the rule book (with what refinement carried
+        over), an empty w, the reset, and w0 from the first observation."""
+        cfg = self.config
+        self.tally = Tally()
+        self.trajectory: list[str] = []
+        self.samples: list[tuple[float, bool]] = []
+        self.pending: dict[Key, list[Prediction]] = {}
+        self.decisions: list[dict[str, Any]] = []
+        self.rules = RuleBook(self.model.rules, cfg.rule_disable_after,
+                              self.refinement.disabled, self.refinement.counts)
+        self.w = GroundedStore(self.rules)
+        obs = guard(env.reset, self.task.task_id, cfg.seed)
+        self.ground(obs.facts, "observation", ())
+        return obs
+
+    def _episode(self, env: Env) -> Outcome:
+        cfg = self.config
+        self.start(env)
+        goal = self.model.goal_for(env.task_description)
+        predictor = self.predictor(env)
+        feedback: list[str] = []
+        while True:
+            if env.steps_left <= 0:
+                return self.end(False, "step_budget", "the step budget is spent")
+            self.tally.rounds += 1
+            hs = self.propose(env, feedback)
+            if not hs:
+                reason = "the model gave no readable plan"
+            else:
+                reason, result = self.plan_and_act(hs, predictor, goal)
+                if result is not None:
+                    return result
+            feedback = (feedback + [reason])[-5:]
+            if self.tally.replans >= cfg.max_replans:
+                return self.end(False, "replan_cap", f"{reason} (replanning cap "
+                                f"{cfg.max_replans} reached)")
+            self.tally.replans += 1
+            self.emit(Event("replan", reason))
+
+    def plan_and_act(self, hs: list[Hypothesis], predictor: Predictor | None, goal: Goal | None
+                     ) -> tuple[str, Outcome | None]:
+        cfg = self.config
+        ctl = Controller(hs, self.w, predictor, self.query, self.policy,
+                         epsilon=getattr(cfg, "epsilon", 0.0), tau=self.tau,
+                         max_queries=getattr(cfg, "max_queries", 1 << 30),
+                         actions=self.model.actions, goal=goal, emit=self.emit,
+                         on_prediction=self.predicted)
+        ctl.run()
+        h, verdict = ctl.commit()
+        r = ctl.round
+        self.tally.discarded += r.discarded
+        self.decisions += [d.to_dict() for d in r.decisions]
+        self.tally.simulations += sum(d.kind == "simulate" for d in r.decisions)
+        self.log.append(Entry(None, "verify", response=" | ".join(h.actions) if h else "",
+                              ok=verdict.ok, verdict=verdict.reason or "V accepts h*",
+                              data={"stop": r.stop, "verdict": verdict.to_dict(),
+                                    "beliefs": ctl.beliefs.to_dict(),
+                                    "hypotheses": [x.to_dict() for x in ctl.H][:10]}))
+        if ctl.exhausted or self.env.steps_left <= 0:
+            return "", self.end(False, "step_budget", "the step budget is spent")
+        if h is None or not verdict.ok:
+            self.tally.rejections += 1
+            return f"no plan was verified: {verdict.reason}", None
+        self.tally.commits += 1
+        return self.execute(h, verdict)
+
+    # ----- grounding -------------------------------------------------------------------------
+    def ground(self, facts: Iterable[Fact], source: str, touched: Iterable[Key]) -> None:
+        """Every write to w goes through here: the store's update, then B.4's
+        counterexamples, then labels for earlier predictions."""
+        facts = list(facts)
+        for ce in self.w.ground(facts, source, self.env.steps, touched):
+            self.counterexample(ce)
+        for f in facts:
+            for pred in self.pending.pop(key_of(f), ()):
+                self.samples.append((pred.raw, (pred.mu >= 0.5) == f.value))
+
+    def counterexample(self, ce: Counterexample) -> None:
+        if self.rules.counterexample(ce):
+            self.emit(Event("rule_disabled", f"rule {ce.rule} disabled after "
+                            f"{self.rules.counts[ce.rule]} counterexamples"))
+        self.log.append(Entry(None, "counterexample", ok=False, verdict=(
+            f"rule {ce.rule} entailed {show(ce.key, ce.entailed)}; grounded "
+            f"{show(ce.key, ce.observed)} ({ce.source})")))
+
+    def predicted(self, key: Key, pred: Prediction) -> None:
+        self.tally.predictions += 1
+        self.pending.setdefault(key, []).append(pred)
+
+    def touched_by(self, actions: Iterable[str]) -> set[Key]:
+        model = self.model.actions
+        if model is None:
+            return set()
+        return {key_of(f) for a in actions for f in model.effects(a, self.w.state)}
+
+    def query(self, key: Key) -> Answer:
+        """QUERY(p): the environment's macro-action; its steps come out of the
+        episode's budget and everything it reveals is grounded (Eq. 2)."""
+        env = self.env
+        if env.steps_left <= 0:
+            return Answer(None, True)
+        q = guard(env.query, key[0], *key[1])
+        self.tally.queries += 1
+        self.tally.query_steps += q.steps
+        self.trajectory += list(q.actions)
+        values: dict[Key, set[bool]] = {}
+        for f in q.facts:
+            values.setdefault(key_of(f), set()).add(f.value)
+        # A predicate seen both ways during the macro changed on the way: which came
+        # last is not known from the set, so it is not grounded (the queried one is).
+        facts = [Fact(k[0], k[1], next(iter(v))) for k, v in values.items()
+                 if len(v) == 1 and k != key]
+        if q.value is not None:
+            facts.append(Fact(key[0], key[1], q.value))
+        else:
+            self.tally.unanswerable += 1
+        self.ground(facts, "query", self.touched_by(q.actions))
+        self.log.append(Entry(None, "query", show(key), f"{q.value}", ok=q.value is not None,
+                              verdict=f"{q.steps} step(s): {', '.join(q.actions) or 'none'}",
+                              data={"facts": [str(f) for f in sorted(q.facts, key=str)]}))
+        return Answer(q.value, env.steps_left <= 0)
+
+    # ----- hypotheses and prediction ------------------------------------------------------------
+    def propose(self, env: Env, feedback: list[str]) -> list[Hypothesis]:
+        cfg = self.config
+        prompt = render("generate.j2", task=env.task_description, facts=self.w.describe(),
+                        feedback=feedback, actions_help=self.model.actions_help,
+                        admissible=admissible(env), k=cfg.hypotheses,
+                        predicates=sorted(self.model.predicates) or ["(any)"])
+        value, error = hyp.ask_json(self.run.llm, self.log, "hypotheses", prompt,
+                                    hyp.plans_schema(cfg.hypotheses), name="plans",
+                                    temperature=cfg.temperature, max_tokens=cfg.max_tokens,
+                                    seed=cfg.seed + self.tally.rounds - 1)
+        proposals, bad = hyp.read_plans(value, cfg.hypotheses, self.model.predicates) \
+            if value is not None else ([], [error or "no JSON in the answer"])
+        self.tally.unreadable += len(bad)
+        hs = hyp.build(proposals, self.w, self.rules, self.model, self.tally.hypotheses)
+        self.tally.hypotheses += len(hs)
+        entry = self.log[-1]
+        entry.ok = bool(hs)
+        entry.plan = list(hs[0].actions) if hs else []
+        entry.verdict = f"{len(hs)} plan(s) read" + (f"; not read: {'; '.join(bad)}"
+                                                     if bad else "")
+        entry.data = {"hypotheses": [h.to_dict() for h in hs]}
+        self.emit(Event("hypotheses", entry.verdict, ok=bool(hs)))
+        return hs
+
+    def predictor(self, env: Env) -> Predictor | None:
+        if self.policy.gating == "query":
+            return None
+        if self.given_predictor is not None:
+            return self.given_predictor
+        cfg = self.config
+        assert isinstance(cfg, PredictorConfig)
+        return EnsemblePredictor(self.run.llm, task=env.task_description,
+                                 describe=self.model.describe, members=cfg.ensemble,
+                                 temperature=cfg.predictor_temperature, seed=cfg.seed,
+                                 calibration=self.calibration, log=self.log, emit=self.emit)
+
+    # ----- execution monitor (B.3) ------------------------------------------------------------
+    def execute(self, h: Hypothesis, verdict: Verdict, *, watch: bool = True
+                ) -> tuple[str, Outcome | None]:
+        """Run the committed plan step by step. Replanning is triggered when an
+        action fails or (``watch``) when an observation contradicts a grounded
+        precondition of the rest of the plan."""
+        env, model = self.env, self.model.actions
+        relied: dict[int, list[tuple[Key, bool, str]]] = {}
+        for i, k, v, rule in verdict.relied:
+            relied.setdefault(max(i, 0), []).append((k, v, rule))
+        self.emit(Event("commit", " | ".join(h.actions), plan=tuple(h.actions)))
+        for i, action in enumerate(h.actions):
+            if env.steps_left <= 0:
+                return "", self.end(False, "step_budget", "the step budget is spent")
+            expected: list[Fact] = []
+            if model is not None:
+                if model.preconditions(action, self.w.state) is not None:
+                    expected = list(model.effects(action, self.w.state))
+                if is_noop(expected, self.w.state, self.rules):
+                    self.tally.skipped += 1
+                    continue
+            for k, v, rule in relied.get(i, ()):
+                g = self.w.value(k)
+                if g is not None and g != v:  # grounded evidence against an entailment V used
+                    self.counterexample(Counterexample(rule, k, v, g, "monitor", env.steps))
+                    self.tally.contradictions += 1
+                    return (f"before step {i + 1} ({action}): {show(k, g)} was grounded, but "
+                            f"the verifier took {show(k, v)} from rule {rule}"), None
+            result = guard(env.step, action)
+            self.trajectory.append(action)
+            self.last_text = result.observation.text
+            bad = failed(result, self.model, expected)
+            self.ground(result.observation.facts, "execution",
+                        () if bad else {key_of(f) for f in expected})
+            self.log.append(Entry(None, "act", action, result.observation.text, ok=not bad,
+                                  verdict="failed" if bad else "done"))
+            self.emit(Event("execute", f"{action} -> {result.observation.text[:120]}",
+                            ok=not bad))
+            if result.info.get("won"):
+                return "", self.end(True, None, "won", result.info.get("score"))
+            if bad:
+                self.tally.failed_actions += 1
+                for k, v, rule in relied.get(i, ()):  # the step's only ungrounded inputs
+                    self.counterexample(Counterexample(rule, k, v, not v, "failed_action",
+                                                       env.steps))
+                return (f"step {i + 1} ({action}) failed: "
+                        f"{result.observation.text.strip()[:160]}"), None
+            if result.done:
+                return "", self.end(False, "step_budget" if env.steps_left <= 0 else "done",
+                                    "the episode ended without completing the task",
+                                    result.info.get("score"))
+            rest = h.actions[i + 1:]
+            if watch and model is not None and rest:
+                app = apply_plan(rest, self.w.state, self.rules, model)
+                against = [(j, f) for j, f, from_w in app.contradicted if from_w]
+                if against:
+                    j, f = against[0]
+                    self.tally.contradictions += 1
+                    return (f"after step {i + 1} ({action}) the observation contradicts "
+                            f"{show(key_of(f), f.value)}, which step {i + j + 2} "
+                            f"({rest[j]}) needs"), None
+        return "the plan ended without completing the task", None
+
+    # ----- results --------------------------------------------------------------------------------
+    def end(self, won: bool, failure: str | None, reason: str, score: Any = None) -> Outcome:
+        self.emit(Event("stop", reason, ok=won))
+        return Outcome(won, failure, reason, self.env.steps, self.tally, list(self.trajectory),
+                       list(self.rules.log), list(self.rules.disabled_now), list(self.samples),
+                       list(self.decisions), score)
+
+    def finish(self, outcomes: list[Outcome], *, failure: str | None, diagnosis: str
+               ) -> SolveResult:
+        return finish(self, outcomes, failure, diagnosis)
+
+
+def _won_by(outcomes: list[Outcome], iterations: int) -> list[bool]:
+    out, won = [], False
+    for i in range(iterations):
+        won = won or (i < len(outcomes) and outcomes[i].won)
+        out.append(won)
+    return out
+
+
+def finish(agent: Agent, outcomes: list[Outcome], failure: str | None, diagnosis: str
+           ) -> SolveResult:
+    """The SolveResult of a run: ``verified`` is the environment's verdict that
+    the task was done (a won episode), and every number the report reads."""
+    cfg = agent.config
+    won = bool(outcomes) and outcomes[-1].won
+    last = outcomes[-1] if outcomes else None
+    t = last.tally if last else Tally()
+    totals = {f.name: sum(getattr(o.tally, f.name) for o in outcomes)
+              for f in dataclasses.fields(Tally)}
+    usage = agent.run.usage()
+    metrics: dict[str, Any] = {
+        "won": won, "env": agent.task.env, "task_id": agent.task.task_id,
+        "task_type": agent.task.task_type, "split": agent.task.split,
+        "iteration": len(outcomes) - 1 if outcomes else 0, "iterations": cfg.iterations,
+        "success_by_iteration": _won_by(outcomes, cfg.iterations),
+        "replans": t.replans, "replan_cap": cfg.max_replans,
+        # Section 4.2: a task not completed counts the cap.
+        "replanning_rounds": t.replans if won else cfg.max_replans,
+        "queries": t.queries, "query_steps": t.query_steps, "unanswerable": t.unanswerable,
+        "env_steps": last.steps if last else 0, "simulations": t.simulations,
+        "predictions": t.predictions, "commits": t.commits, "rejections": t.rejections,
+        "discarded": t.discarded, "unreadable": t.unreadable, "hypotheses": t.hypotheses,
+        "failed_actions": t.failed_actions, "contradictions": t.contradictions,
+        "skipped": t.skipped, "rounds": t.rounds,
+        "rule_disables": sum(len(o.disabled) for o in outcomes),
+        "disabled_rules": sorted({r for o in outcomes for r in o.disabled}),
+        "counterexamples": [c.to_dict() for o in outcomes for c in o.counterexamples][:50],
+        "llm_calls": usage["calls"], "tokens": usage["tokens"],
+        "per_iteration": [{"won": o.won, "failure": o.failure, "replans": o.tally.replans,
+                           "queries": o.tally.queries, "env_steps": o.steps}
+                          for o in outcomes],
+        "totals": totals, "decisions": last.decisions[:200] if last else [],
+        "policy": dataclasses.asdict(agent.policy),
+    }
+    if last is not None and last.score is not None:
+        metrics["score"] = last.score
+    if isinstance(cfg, PredictorConfig):
+        metrics["calibration"] = cfg.calibration
+        metrics["calibration_samples"] = len([s for o in outcomes for s in o.samples])
+    if isinstance(cfg, Config):
+        metrics.update(tau=agent.tau, tau_source=agent.tau_source, epsilon=cfg.epsilon,
+                       max_queries=cfg.max_queries)
+    return agent.run.result(
+        verified=won, plan=list(last.trajectory) if last else [],
+        attempts=max(1, t.rounds), failure=None if won else (failure or "not_won"),
+        metrics=metrics, transcript=agent.log, last_diagnosis="" if won else diagnosis,
+        solved_by="llm" if won else None,
+        verified_scope="episode: the environment reported the task done")
+
+
+__all__ = ["Agent", "EnvFailure", "Outcome", "Tally", "admissible", "as_task", "failed",
+           "finish", "guard"]

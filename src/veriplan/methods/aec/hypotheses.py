@@ -1,0 +1,143 @@
+"""GENERATEHYPOTHESES (appendix B.1): the model proposes candidate plans as
+JSON (a schema per request: llama.cpp's grammar, OpenAI's ``response_format``
+or an Anthropic tool), each with its actions, the preconditions it relies on
+with their expected values, and a score. Items are read one by one: an item
+that is not a plan is counted and the others are kept. Pre(h) is completed
+from the action model (:func:`veriplan.methods.aec.verifier.derive`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from veriplan.llm.parsing import parse_structured
+from veriplan.llm.types import LLMRequest, Message
+from veriplan.methods.aec.domain import EnvModel, Key
+from veriplan.methods.aec.repair import RuleBook
+from veriplan.methods.aec.state import GroundedStore, Hypothesis
+from veriplan.methods.aec.verifier import derive
+from veriplan.methods.records import Entry
+
+SYSTEM = ("You plan for an agent in a text environment. Facts that were not observed are "
+          "unknown: never state them as observed. Answer only with JSON in the requested form.")
+
+PRECONDITION = {"type": "object", "required": ["predicate", "args", "value"], "properties": {
+    "predicate": {"type": "string"}, "args": {"type": "array", "items": {"type": "string"}},
+    "value": {"type": "boolean"}}}
+PLAN = {"type": "object", "required": ["actions"], "properties": {
+    "actions": {"type": "array", "items": {"type": "string"}},
+    "preconditions": {"type": "array", "items": PRECONDITION},
+    "score": {"type": "number"}}}
+
+
+def plans_schema(k: int) -> dict[str, Any]:
+    return {"type": "object", "required": ["plans"],
+            "properties": {"plans": {"type": "array", "items": PLAN, "maxItems": k}}}
+
+
+ACTIONS_SCHEMA = {"type": "object", "required": ["actions"],
+                  "properties": {"actions": {"type": "array", "items": {"type": "string"}}}}
+
+
+class NotAPlan(ValueError):
+    """An answer item that is not a plan (counted; the episode goes on)."""
+
+
+@dataclass(frozen=True)
+class Proposal:
+    actions: tuple[str, ...]
+    stated: dict[Key, bool]
+    score: float
+    dropped: int = 0  # preconditions outside the vocabulary
+
+
+def _clean(text: Any) -> str:
+    return " ".join(str(text).split())
+
+
+def read_plan(item: Any, vocabulary: Mapping[str, int]) -> Proposal:
+    if not isinstance(item, Mapping):
+        raise NotAPlan("a plan is not an object")
+    raw = item.get("actions")
+    if not isinstance(raw, list) or not raw:
+        raise NotAPlan("a plan has no list of actions")
+    actions = tuple(_clean(a) for a in raw if isinstance(a, str) and a.strip())
+    if len(actions) != len(raw):
+        raise NotAPlan("an action is not a non-empty string")
+    stated: dict[Key, bool] = {}
+    dropped = 0
+    for p in item.get("preconditions") or []:
+        if not isinstance(p, Mapping) or not isinstance(p.get("predicate"), str) or \
+                not isinstance(p.get("args"), list) or not isinstance(p.get("value"), bool):
+            dropped += 1
+            continue
+        pred = _clean(p["predicate"]).lower()
+        args = tuple(_clean(a) for a in p["args"])
+        if vocabulary and vocabulary.get(pred) != len(args):
+            dropped += 1  # not a predicate the grounder (and the queries) can ever settle
+            continue
+        stated[(pred, args)] = p["value"]
+    score = item.get("score", 0.5)
+    if isinstance(score, bool) or not isinstance(score, int | float):
+        score = 0.5
+    return Proposal(actions, stated, min(1.0, max(0.0, float(score))), dropped)
+
+
+def read_plans(value: Any, k: int, vocabulary: Mapping[str, int]
+               ) -> tuple[list[Proposal], list[str]]:
+    """The plans of an answer (at most ``k``) and why items were not read."""
+    items = value.get("plans") if isinstance(value, Mapping) else value
+    if isinstance(items, Mapping):
+        items = [items]
+    if not isinstance(items, list):
+        return [], ["the answer holds no list of plans"]
+    out, bad = [], []
+    for item in items[:k]:
+        try:
+            out.append(read_plan(item, vocabulary))
+        except NotAPlan as exc:
+            bad.append(str(exc))
+    return out, bad
+
+
+def build(proposals: Sequence[Proposal], w: GroundedStore, rules: RuleBook, model: EnvModel,
+          start: int = 0) -> list[Hypothesis]:
+    """Hypotheses with Pre(h) completed from the action model, from w."""
+    out = []
+    for i, p in enumerate(proposals):
+        pre, notes = derive(p.actions, w.state, rules, model.actions, p.stated)
+        out.append(Hypothesis(p.actions, pre, p.score, start + i,
+                              frozenset(k for k in p.stated if k in pre), notes))
+    return out
+
+
+def ask_json(llm, log: list[Entry], role: str, prompt: str, schema: dict[str, Any], *,
+             name: str, temperature: float, max_tokens: int, seed: int) -> tuple[Any, str | None]:
+    """One structured request; the call goes to ``log``. Returns the JSON value
+    (read item by item when the whole does not fit the schema) and the error."""
+    request = LLMRequest((Message("system", SYSTEM), Message("user", prompt)),
+                         temperature=temperature, max_tokens=max_tokens, seed=seed,
+                         schema=schema, schema_name=name)
+    response = llm.complete(request)
+    value, error = parse_structured(response.text, schema)
+    if value is None:
+        value, _ = parse_structured(response.text, {})
+    calls = sum(e.call is not None for e in log)
+    log.append(Entry(calls + 1, role, prompt, response.text, response.cached))
+    return value, error
+
+
+def ask_text(llm, log: list[Entry], role: str, prompt: str, *, temperature: float,
+             max_tokens: int, seed: int) -> str:
+    """One plain-text request (ReAct's turns); the call goes to ``log``."""
+    request = LLMRequest((Message("user", prompt),), temperature=temperature,
+                         max_tokens=max_tokens, seed=seed)
+    response = llm.complete(request)
+    calls = sum(e.call is not None for e in log)
+    log.append(Entry(calls + 1, role, prompt, response.text, response.cached))
+    return response.text
+
+
+__all__ = ["ACTIONS_SCHEMA", "NotAPlan", "Proposal", "ask_json", "ask_text", "build",
+           "plans_schema", "read_plan", "read_plans"]

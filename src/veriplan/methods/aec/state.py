@@ -1,0 +1,167 @@
+"""The epistemic state s = (w, w_hat, H) of Definition 3.1.
+
+- :class:`GroundedStore` (w): written only by :meth:`GroundedStore.ground`,
+  which the agent calls with the grounder's facts of an observation, a query
+  macro-action's answer and every side fact it revealed (Eq. 2), and execution
+  feedback. Unobserved predicates are unknown, never false.
+- :class:`BeliefStore` (w_hat): (p, v_hat, sigma) from simulation; read only by
+  the controller's pruning. Nothing that predicts or verifies is given it.
+- :class:`Hypothesis`: a candidate plan with Pre(h) and h.expected(p).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from veriplan.envs.base import Fact
+from veriplan.methods.aec.domain import FactState, Key, key_of, show
+from veriplan.methods.aec.repair import Counterexample, RuleBook, retract_conflicts
+
+
+class GroundedStore:
+    """w: grounded predicate assignments with where each came from."""
+
+    def __init__(self, rules: RuleBook) -> None:
+        self.state = FactState()
+        self.rules = rules
+        self.version = 0
+        self.provenance: dict[Key, tuple[str, int]] = {}  # key -> (source, env step)
+        self._cache: dict[Key, tuple[bool | None, str | None]] = {}
+        self._stamp = (-1, -1)
+
+    def value(self, key: Key) -> bool | None:
+        """The grounded value of ``key`` (None: not in dom(w))."""
+        return self.state.get(key)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.state
+
+    def __len__(self) -> int:
+        return len(self.state)
+
+    def known(self, key: Key) -> tuple[bool | None, str | None]:
+        """(value, rule): grounded (rule None), else entailed by an enabled
+        rule from w (w |= p), else (None, None)."""
+        v = self.state.get(key)
+        if v is not None:
+            return v, None
+        stamp = (self.version, self.rules.version)
+        if stamp != self._stamp:
+            self._cache.clear()
+            self._stamp = stamp
+        hit = self._cache.get(key)
+        if hit is None:
+            e = self.rules.entails(self.state, key)
+            hit = (e[0], e[1]) if e is not None else (None, None)
+            self._cache[key] = hit
+        return hit
+
+    def ground(self, facts: Iterable[Fact], source: str, step: int,
+               touched: Iterable[Key] = ()) -> list[Counterexample]:
+        """Add grounded facts (newer evidence replaces older; facts it
+        contradicts under the rules are removed). ``touched``: keys an executed
+        action may have changed, forgotten first. Returns the counterexamples
+        to the rules that this evidence is (a rule's entailment from facts
+        grounded at this same step that the new facts contradict)."""
+        facts = list(dict.fromkeys(facts))
+        for k in touched:
+            self.state.forget(k)
+            self.provenance.pop(k, None)
+        fresh = [f for f in facts if self.state.get(key_of(f)) is None]
+        for f in facts:
+            self.state.set(key_of(f), f.value)
+            self.provenance[key_of(f)] = (source, step)
+        for k in retract_conflicts(self.state, facts, self.rules):
+            self.provenance.pop(k, None)
+        self.version += 1
+        return self._counterexamples(fresh, source, step)
+
+    def _counterexamples(self, fresh: list[Fact], source: str, step: int
+                         ) -> list[Counterexample]:
+        if not fresh:
+            return []
+        now = FactState(Fact(k[0], k[1], v) for k, v in
+                        ((k, self.state.get(k)) for k, (_, s) in self.provenance.items()
+                         if s == step) if v is not None)
+        out = []
+        for f in fresh:
+            k = key_of(f)
+            now.forget(k)
+            e = self.rules.entails(now, k)
+            now.set(k, f.value)
+            if e is not None and e[0] != f.value:
+                out.append(Counterexample(e[1], k, e[0], f.value, source, step))
+        return out
+
+    def facts(self) -> list[Fact]:
+        return sorted(self.state.facts(), key=lambda f: (f.pred, f.args))
+
+    def describe(self) -> list[str]:
+        """The grounded facts as prompt lines (sorted: the same w, the same text)."""
+        return [show(key_of(f), f.value) for f in self.facts()]
+
+
+class BeliefStore:
+    """w_hat: (p, v_hat, sigma) for simulated predicates."""
+
+    def __init__(self) -> None:
+        self.entries: dict[Key, tuple[bool, float]] = {}
+
+    def record(self, key: Key, value: bool, sigma: float) -> None:
+        self.entries[key] = (value, sigma)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.entries
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {show(k): {"value": v, "sigma": round(s, 4)} for k, (v, s) in self.entries.items()}
+
+
+@dataclass
+class Hypothesis:
+    """A candidate plan: its actions, Pre(h) with h.expected(p), and SCORE(h).
+    ``stated``: the preconditions the model annotated; the others were derived
+    from the action model (what a step needs that no earlier step brings about)."""
+
+    actions: tuple[str, ...]
+    pre: dict[Key, bool]
+    score: float = 0.5
+    index: int = 0
+    stated: frozenset[Key] = frozenset()
+    notes: list[str] = field(default_factory=list)
+
+    def expected(self, key: Key) -> bool | None:
+        return self.pre.get(key)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"index": self.index, "actions": list(self.actions), "score": self.score,
+                "pre": [{"p": show(k), "expected": v, "stated": k in self.stated}
+                        for k, v in self.pre.items()], "notes": list(self.notes)}
+
+
+def best(hypotheses: list[Hypothesis]) -> Hypothesis | None:
+    """argmax SCORE(h), the earliest on ties."""
+    if not hypotheses:
+        return None
+    return max(hypotheses, key=lambda h: (h.score, -h.index))
+
+
+def consistent(h: Hypothesis, w: GroundedStore) -> bool:
+    """No precondition of ``h`` is contradicted by w (grounded or entailed)."""
+    for k, e in h.pre.items():
+        v, _ = w.known(k)
+        if v is not None and v != e:
+            return False
+    return True
+
+
+def as_facts(values: Mapping[Key, bool]) -> list[Fact]:
+    return [Fact(k[0], k[1], v) for k, v in values.items()]
+
+
+__all__ = ["BeliefStore", "GroundedStore", "Hypothesis", "as_facts", "best", "consistent"]

@@ -1,0 +1,151 @@
+"""Hidden-fact PDDL: withheld facts, decoys, the validator as decider."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import BLOCKS_DOMAIN
+from veriplan.core.atom import Atom
+from veriplan.domains.hidden import Oracle
+from veriplan.domains.hidden.pddl_hidden import (
+    decoy_facts,
+    hidden_task,
+    pddl_hidden_tasks,
+    reference_plan,
+    supporting_facts,
+    true_task,
+    type_predicates,
+)
+from veriplan.errors import ConfigError, DataError
+from veriplan.planio import PlanBenchConfig
+
+# c on a; a and b on the table; goal: a on b.
+PROBLEM = """(define (problem p3) (:domain bw) (:objects a b c)
+  (:init (on c a) (ontable a) (ontable b) (clear c) (clear b) (handempty))
+  (:goal (on a b)))"""
+
+
+@pytest.fixture
+def small(tmp_path: Path) -> tuple[Path, Path]:
+    d, p = tmp_path / "domain.pddl", tmp_path / "p3.pddl"
+    d.write_text(BLOCKS_DOMAIN, encoding="utf-8")
+    p.write_text(PROBLEM, encoding="utf-8")
+    return d, p
+
+
+def test_supporting_facts_are_read_before_any_step_adds_them(small):
+    task = true_task(*map(str, small))
+    plan = reference_plan(task)
+    assert [str(s) for s in plan] == ["(unstack c a)", "(put-down c)", "(pick-up a)",
+                                      "(stack a b)"]
+    facts = {str(a) for a in supporting_facts(task, plan)}
+    # (clear a) and (handempty) after step 1 are added by the plan itself.
+    assert facts == {"(on c a)", "(clear c)", "(handempty)", "(ontable a)", "(clear b)"}
+
+
+def test_the_task_withholds_them_and_adds_false_decoys(small):
+    t = hidden_task(*small)
+    withheld = {p.subject for p in t.latent if p.holds}
+    assert withheld == {"(on c a)", "(clear c)", "(handempty)", "(ontable a)", "(clear b)"}
+    assert not withheld & set(t.known) and set(t.known) == {"(ontable b)"}
+    decoys = [p for p in t.latent if not p.holds]
+    assert 1 <= len(decoys) <= 2
+    init = {str(a) for a in true_task(*map(str, small)).problem.init}
+    assert all(p.subject not in init for p in decoys)
+    assert t.constraints == ("every action's preconditions must hold",)
+    assert t.goal == "reach a state where (on a b)"
+    assert t.payload["visible_task"].problem.init == (Atom("ontable", ("b",)),)
+    assert hidden_task(*small).latent == t.latent  # deterministic
+    assert len([p for p in hidden_task(*small, cap=2).latent if p.holds]) == 2
+    with pytest.raises(ConfigError):
+        hidden_task(*small, cap=0)
+
+
+def test_decider_reference_passes_assumptions_of_false_facts_break(small):
+    t = hidden_task(*small)
+    assert t.decide(list(t.reference)) == []
+    # A guesser who assumes a is clear (it is covered by c) picks it up at once.
+    v = t.decide(["(pick-up a)", "(stack a b)"])
+    assert [(x.step, x.what) for x in v] == [(1, "(clear a)")]
+    assert "true problem" in v[0].why
+    v = t.decide(["(unstack c a)", "(put-down c)"])
+    assert [(x.step, x.what) for x in v] == [(None, "goal")]
+    v = t.decide(["(unstack c a)", "(fly c)", "(put-down c)", "(pick-up a)", "(stack a b)"])
+    assert v[0].step == 2
+
+
+def test_decoys_swap_one_argument_for_an_object_of_the_same_kind(small):
+    task = true_task(*map(str, small))
+    out = {str(a) for a in decoy_facts(task, [Atom("on", ("c", "a"))])}
+    assert out == {"(on b a)", "(on c b)"}
+
+
+@pytest.fixture(scope="module")
+def planbench_tasks(planbench: Path):
+    return pddl_hidden_tasks(planbench, domains=("blocksworld",))
+
+
+def test_at_least_200_tasks_on_planbench_blocksworld(planbench_tasks):
+    ts = planbench_tasks
+    assert len(ts) >= 200 and ts.skipped == ()
+    for t in ts:
+        assert 1 <= sum(p.holds for p in t.latent) <= 6
+        assert all(p.kind == "fact" and p.subject.startswith("(") for p in t.latent)
+        assert t.decide(list(t.reference)) == [], t.id
+    assert sum(not p.holds for t in ts for p in t.latent) > len(ts)
+
+
+def test_a_plan_assuming_a_decoy_breaks(planbench_tasks):
+    """For each task with a decoy, an action whose preconditions hold once the
+    decoy is assumed (and the visible facts and withheld truths hold) fails
+    on the true problem at that step."""
+    checked = 0
+    for t in list(planbench_tasks)[:60]:
+        real = true_task(t.payload["domain"], t.payload["problem"])
+        for p in (p for p in t.latent if not p.holds):
+            name, *args = p.subject.strip("()").split()
+            imagined = real.init | (1 << real.facts.bit(Atom(name, tuple(args))))
+            op = next((op for op in real.ground()
+                       if op.applicable(imagined) and not op.applicable(real.init)), None)
+            if op is None:
+                continue
+            v = t.decide([str(op)])
+            assert v and v[0].step == 1 and p.subject in v[0].what, (t.id, str(op))
+            checked += 1
+    assert checked >= 20
+
+
+def test_planbench_words_and_questions(planbench_tasks):
+    t = next(t for t in planbench_tasks if t.id == "blocksworld/instance-1")
+    cfg_words = ["unstack the blue block from on top of the orange block",
+                 "stack the blue block on top of the red block", "pick up the orange block",
+                 "stack the orange block on top of the blue block"]
+    assert [str(s) for s in t.reference] == ["(unstack b c)", "(stack b a)", "(pick-up c)",
+                                             "(stack c b)"]
+    assert t.decide(cfg_words) == []
+    assert [x.what for x in t.decide(["dance the blue block"])][0] == "unread"
+    o = Oracle(t)
+    fact = next(p for p in t.latent if p.holds)
+    assert o.ask(f"Is {fact.subject} true?").status == "yes"
+    assert o.ask(f"Is it so that {fact.text}?").status == "yes"
+    assert o.ask("Is the sky blue?").status == "unknown"
+
+
+def test_logistics_tasks_never_withhold_types(planbench: Path):
+    ts = pddl_hidden_tasks(planbench, domains=("logistics",), limit=8)
+    assert len(ts) == 8
+    p = ts.tasks[0].payload
+    task = true_task(p["domain"], p["problem"])
+    types = type_predicates(task, PlanBenchConfig.from_yaml(p["config"]))
+    assert set(types) == {"truck", "airplane", "city", "location", "obj"}  # airport: a fact
+    for t in ts:
+        assert t.decide(list(t.reference)) == []
+        assert all(p.subject.split()[0].strip("(") not in types for p in t.latent)
+        assert any(a.startswith("(truck") for a in t.known)
+
+
+def test_missing_planbench_folder(tmp_path):
+    with pytest.raises(DataError, match="planbench"):
+        pddl_hidden_tasks(tmp_path)
