@@ -5,6 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from veriplan.errors import ConfigError, EnvironmentDied
+
+__all__ = ["BudgetExhausted", "Env", "EnvTask", "EnvironmentDied", "Fact", "Observation",
+           "QueryResult", "StepResult", "UnknownTaskError"]
+
+
+class UnknownTaskError(ConfigError):
+    """A task or game id the environment does not have (the message names the
+    id and how to list the valid ones)."""
+
 
 @dataclass(frozen=True)
 class Fact:
@@ -56,7 +66,14 @@ class Env:
     """``reset(task_id, seed)``, ``step(action)``, ``valid_actions()``,
     ``task_description``, a step budget (``max_steps``; the episode is done when it
     is spent), and ``query(pred, *args)``. Subclasses implement ``_reset``,
-    ``_step``, ``valid_actions``, ``ground`` and ``query``."""
+    ``_step``, ``valid_actions``, ``ground`` and ``query``.
+
+    ``grounded`` is the episode's grounded store so far: every fact the
+    observations (and query answers) grounded, kept current after each step by
+    :func:`veriplan.envs.actions.advance` (facts an action may have changed are
+    dropped unless the observation shows what it did). A simulator process that
+    dies raises :class:`~veriplan.errors.EnvironmentDied`; an unknown task id is
+    an :class:`UnknownTaskError`."""
 
     name = "env"
 
@@ -66,15 +83,19 @@ class Env:
         self.task_id: str | None = None
         self.task_description = ""
         self.won = False
+        self.grounded: frozenset[Fact] = frozenset()
 
     @property
     def steps_left(self) -> int:
         return self.max_steps - self.steps
 
     def reset(self, task_id: str, seed: int = 0) -> Observation:
-        self.steps, self.won, self.task_id = 0, False, task_id
+        self.steps, self.won, self.task_id = 0, False, None
         text = self._reset(task_id, seed)
-        return Observation(text, frozenset(self.ground(text)))
+        self.task_id = task_id
+        obs = Observation(text, frozenset(self.ground(text)))
+        self.grounded = obs.facts
+        return obs
 
     def step(self, action: str) -> StepResult:
         if self.task_id is None:
@@ -87,8 +108,17 @@ class Env:
         self.won = self.won or bool(info.get("won"))
         done = done or self.steps >= self.max_steps
         info = {**info, "steps": self.steps, "won": self.won}
-        return StepResult(Observation(text, frozenset(self.ground(text, action))), reward, done,
-                          info)
+        obs = Observation(text, frozenset(self.ground(text, action)))
+        self._remember(action, obs)
+        return StepResult(obs, reward, done, info)
+
+    def _remember(self, action: str, obs: Observation) -> None:
+        from veriplan.envs.actions import ACTIONS, advance
+
+        if self.name in ACTIONS:
+            self.grounded = advance(self.name, self.grounded, action, obs)
+        else:
+            self.grounded = self.grounded | obs.facts
 
     # ----- for subclasses ---------------------------------------------------------------
     def _reset(self, task_id: str, seed: int) -> str:

@@ -4,13 +4,19 @@ Java over loopback). Tasks are ``task-name:variation``.
 Splits: ScienceWorld divides each task's variations into train, dev and test.
 Following the setting of the WKM/AEC papers' ScienceWorld results (seen and
 unseen variations of the same 30 tasks), ``seen`` is ScienceWorld's dev
-variations and ``unseen`` its test variations; ``train`` is train.
+variations and ``unseen`` its test variations; ``train`` is train. The split
+table (:data:`VARIATIONS`, read from 1.2.3's engine; a test compares it) lets
+task ids be listed and checked without starting Java.
 
 The grounder asserts only what a text says in so many words: the room the
 agent is in ("This room is called the kitchen."), the objects listed at the
-top level of a room, and whether a named container or door is open or closed
-(from a look, or from "The fridge is now open." after opening it). Everything
-else (what is inside what, temperatures, ...) is left unknown.
+top level of a room, what the inventory holds, and whether a named container
+or door of the room is open or closed (from a look, or from "The fridge is now
+open." after opening it). Facts about containers and doors name the room they
+were seen in, ``(open X ROOM)``: a door is named from its room ("door to
+kitchen" from the hallway and from outside are two doors), and a name several
+containers of a room share (the kitchen's two drawers) is never asserted.
+Everything else (what is inside what, temperatures, ...) is left unknown.
 """
 
 from __future__ import annotations
@@ -20,8 +26,8 @@ import re
 import shutil
 import threading
 
-from veriplan.envs.base import Env, Fact, QueryResult
-from veriplan.errors import ConfigError, VeriplanError
+from veriplan.envs.base import Env, Fact, QueryResult, UnknownTaskError
+from veriplan.errors import ConfigError, EnvironmentDied, VeriplanError
 
 JAVA_HINT = ("ScienceWorld needs Java (17 works): install it with "
              "'apt-get install default-jre-headless' (Debian/Ubuntu) or from adoptium.net, "
@@ -32,6 +38,73 @@ _DOOR = re.compile(r"A door to the ([\w ]+?) \(that is (open|closed)\)")
 _CONTAINER = re.compile(r"The ([\w ]+?) door is (open|closed)")
 _NOW = re.compile(r"^The ([\w ]+?) is now (open|closed)\.")
 _MOVED = re.compile(r"^You move to the ([\w ]+?)\.")
+_TO = re.compile(r"^You move the ([\w ]+?) to the ([\w ]+?)\.")
+_INVENTORY = "In your inventory, you see:"
+
+# task -> (variations, train variations, seen variations) in scienceworld 1.2.3: train
+# is 0..train-1, seen (dev) the next ``seen``, unseen (test) the rest.
+VARIATIONS: dict[str, tuple[int, int, int]] = {
+    "boil": (30, 14, 7),
+    "change-the-state-of-matter-of": (30, 14, 7),
+    "chemistry-mix": (32, 16, 8),
+    "chemistry-mix-paint-secondary-color": (36, 18, 9),
+    "chemistry-mix-paint-tertiary-color": (36, 18, 9),
+    "find-animal": (300, 150, 75),
+    "find-living-thing": (300, 150, 75),
+    "find-non-living-thing": (300, 150, 75),
+    "find-plant": (300, 150, 75),
+    "freeze": (30, 14, 7),
+    "grow-fruit": (126, 62, 31),
+    "grow-plant": (126, 62, 31),
+    "identify-life-stages-1": (14, 6, 3),
+    "identify-life-stages-2": (10, 4, 2),
+    "inclined-plane-determine-angle": (168, 84, 42),
+    "inclined-plane-friction-named-surfaces": (1386, 692, 346),
+    "inclined-plane-friction-unnamed-surfaces": (162, 80, 40),
+    "lifespan-longest-lived": (125, 62, 31),
+    "lifespan-longest-lived-then-shortest-lived": (125, 62, 31),
+    "lifespan-shortest-lived": (125, 62, 31),
+    "measure-melting-point-known-substance": (436, 218, 109),
+    "measure-melting-point-unknown-substance": (300, 150, 75),
+    "melt": (30, 14, 7),
+    "mendelian-genetics-known-plant": (120, 60, 30),
+    "mendelian-genetics-unknown-plant": (480, 240, 120),
+    "power-component": (20, 10, 5),
+    "power-component-renewable-vs-nonrenewable-energy": (20, 10, 5),
+    "test-conductivity": (900, 450, 225),
+    "test-conductivity-of-unknown-substances": (600, 300, 150),
+    "use-thermometer": (540, 270, 135),
+}
+SPLITS = ("train", "seen", "unseen")
+
+
+def variations(task: str, split: str) -> range:
+    """The variation numbers of ``task`` in ``split`` (no Java needed)."""
+    if split not in SPLITS:
+        raise ConfigError(f"unknown ScienceWorld split {split!r}: use train, seen or unseen")
+    total, train, seen = VARIATIONS[task]
+    return {"train": range(0, train), "seen": range(train, train + seen),
+            "unseen": range(train + seen, total)}[split]
+
+
+def split_ids(split: str) -> list[str]:
+    """Task ids of a split, task by task (no Java needed)."""
+    return [f"{task}:{v}" for task in VARIATIONS for v in variations(task, split)]
+
+
+def check_task_id(task_id: str) -> tuple[str, int]:
+    """(task, variation) of a valid id, else an :class:`UnknownTaskError`."""
+    task, _, var = task_id.rpartition(":")
+    hint = ("list the valid ids with veriplan.envs.scienceworld.split_ids('unseen') (or "
+            "'seen', 'train'), or the instances of the scienceworld_seen / "
+            "scienceworld_unseen datasets")
+    if task not in VARIATIONS or not var.isdigit():
+        raise UnknownTaskError(f"unknown ScienceWorld task {task_id!r}: use TASK:VARIATION with "
+                               f"TASK one of {', '.join(VARIATIONS)}; {hint}")
+    if int(var) >= VARIATIONS[task][0]:
+        raise UnknownTaskError(f"unknown ScienceWorld task {task_id!r}: {task} has variations "
+                               f"0..{VARIATIONS[task][0] - 1}; {hint}")
+    return task, int(var)
 
 
 def _name(line: str) -> str | None:

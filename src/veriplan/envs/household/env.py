@@ -4,6 +4,7 @@ object, so parallel episodes share nothing."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -15,7 +16,7 @@ from veriplan.envs.base import Env, Fact, QueryResult
 from veriplan.envs.household import grounder
 from veriplan.envs.household.games import load_game
 from veriplan.envs.household.generator import Game, alfworld_data, game_domain
-from veriplan.errors import VeriplanError
+from veriplan.errors import EnvironmentDied, VeriplanError
 
 SERVER = Path(__file__).with_name("tw_server.py")
 SETUP_HINT = ("create it with 'make textworld' (or: python3 -m venv .venv-textworld && "
@@ -64,16 +65,26 @@ class Household(Env):
 
     def _ask(self, msg: dict) -> dict:
         with self._lock:
-            self._proc.stdin.write(json.dumps(msg) + "\n")
-            self._proc.stdin.flush()
-            line = self._proc.stdout.readline()
+            try:
+                self._proc.stdin.write(json.dumps(msg) + "\n")
+                self._proc.stdin.flush()
+                line = self._proc.stdout.readline()
+            except (OSError, ValueError) as e:  # broken pipe; closed file
+                raise self._died(f"{type(e).__name__}: {e}") from e
         if not line:
-            raise VeriplanError("the TextWorld process ended unexpectedly")
+            raise self._died("it closed its output")
         out = json.loads(line)
         if "error" in out:
             raise VeriplanError(f"TextWorld: {out['error']}")
         self._state = out
         return out
+
+    def _died(self, how: str) -> EnvironmentDied:
+        code = self._proc.poll()
+        status = f"exit status {code}" if code is not None else "still running"
+        return EnvironmentDied(f"the TextWorld process (pid {self._proc.pid}) of the household "
+                               f"game {self.task_id or (self.game and self.game.id)!r} stopped "
+                               f"answering: {how} ({status})")
 
     # ----- the interface ----------------------------------------------------------
     def _reset(self, task_id: str, seed: int) -> str:
@@ -93,7 +104,10 @@ class Household(Env):
         return out["feedback"]
 
     def _step(self, action: str) -> tuple[str, float, bool, dict]:
-        out = self._ask({"op": "step", "command": action})
+        from veriplan.envs.actions import ACTIONS
+
+        # ALFWorld's "put X in/on R" is this grammar's "move X to R"
+        out = self._ask({"op": "step", "command": ACTIONS["household"].command(action)})
         won = out["won"]
         return out["feedback"], float(won), bool(won), {"won": won}
 
@@ -113,10 +127,16 @@ class Household(Env):
         return grounder.ground(text)
 
     def true_facts(self) -> set[Fact]:
+        """TextWorld's PDDL state in the grounder's vocabulary, with the
+        type-level facts (kind, openable, abilities, cancontain) of every name."""
         raw = [(n.lower(), [display(a) for a in args]) for n, args in self._state["facts"]]
         at = {args[1] for n, args in raw if n == "atlocation"}
         loc_of = {args[0]: args[1] for n, args in raw if n == "receptacleatlocation"}
         facts = {Fact("at", ("agent", r)) for r, loc in loc_of.items() if loc in at}
+        if not any(n == "holdsany" for n, _ in raw):
+            facts.add(Fact("handempty", ("agent",)))
+        kind: dict[str, str] = {}
+        contains: set[tuple[str, str]] = set()
         for n, args in raw:
             if n == "inreceptacle":
                 facts.add(Fact("in", (args[0], args[1])))
@@ -127,9 +147,25 @@ class Household(Env):
             elif n in ("ishot", "iscool", "isclean", "istoggled"):
                 facts.add(Fact({"ishot": "hot", "iscool": "cool", "isclean": "clean",
                                 "istoggled": "toggled"}[n], (args[0],)))
+            elif n in ("openable", "pickupable", "heatable", "coolable", "cleanable",
+                       "toggleable"):
+                facts.add(Fact(n, (args[0],)))
+            elif n in ("objecttype", "receptacletype"):
+                kind[args[0]] = args[1].lower().removesuffix("type")
+            elif n == "cancontain":
+                contains.add((args[0].lower().removesuffix("type"),
+                              args[1].lower().removesuffix("type")))
+        facts |= {Fact("kind", (x, k)) for x, k in kind.items()}
+        receptacles = set(loc_of)
+        for r in receptacles:
+            for o in set(kind) - receptacles:
+                if (kind.get(r), kind[o]) in contains:
+                    facts.add(Fact("cancontain", (r, o)))
         return facts
 
     def contradicted(self, facts) -> list[Fact]:
+        """Asserted facts the PDDL state contradicts (it is complete: a fact it
+        lacks is false)."""
         truth = self.true_facts()
         out = []
         for f in facts:
@@ -139,40 +175,108 @@ class Household(Env):
         return out
 
     def query(self, pred: str, *args: str) -> QueryResult:
-        """``open R`` / ``in O R``: go to R, open it when it is closed (and the
-        question is about its contents), then read the answer. Each command is a
-        real step from the episode's budget."""
-        if pred not in ("open", "in") or not args:
-            return QueryResult(None, frozenset(), 0)
-        target = args[-1]
+        """A query macro-action: a few real steps (from the episode's budget)
+        that make the game's text say whether ``pred(args)`` holds. The answer
+        is what the text supports, else None (unknown):
+
+        - ``open R``, ``openable R``: go to R (or examine it when already there);
+          a receptacle that cannot be opened has no open state (None);
+        - ``in O R``: go to R, open it when closed, read its complete listing;
+        - ``at agent R``: look; ``holds agent O``, ``handempty agent``: inventory;
+        - ``hot O``, ``cool O``, ``clean O``, ``toggled O``: examine O, first going
+          to (and opening) the receptacle O was last seen in when O is not at hand.
+
+        Other predicates (the type-level ones: see :mod:`veriplan.envs.rules`) are
+        not queryable (None, no steps). ``facts`` holds everything grounded on the
+        way, the answer included."""
+        args = tuple(a.strip() for a in args)
+        if pred in ("at", "holds") and len(args) == 1:
+            args = ("agent", *args)
+        if pred == "handempty" and not args:
+            args = ("agent",)
+        asked = Fact(pred, args)
         actions: list[str] = []
         facts: set[Fact] = set()
+        texts: list[str] = []
 
         def do(cmd: str) -> None:
             actions.append(cmd)
-            facts.update(self.step(cmd).observation.facts)
+            obs = self.step(cmd).observation
+            texts.append(obs.text)
+            facts.update(obs.facts)
 
-        if f"go to {target}" in self.valid_actions():
-            do(f"go to {target}")
-        if pred == "in" and Fact("open", (target,), False) in facts and \
-                f"open {target}" in self.valid_actions():
-            do(f"open {target}")
-        if pred == "open":
-            known = [f.value for f in facts if f.pred == "open" and f.args == (target,)]
-            value = known[-1] if known else (True if actions else None)
+        def can(cmd: str) -> bool:
+            return cmd in self.valid_actions() and self.steps < self.max_steps
+
+        def visit(r: str, look_inside: bool) -> None:
+            if Fact("at", ("agent", r)) in self.grounded and can(f"examine {r}"):
+                do(f"examine {r}")
+            elif can(f"go to {r}"):
+                do(f"go to {r}")
+            elif can(f"examine {r}"):
+                do(f"examine {r}")
+            else:
+                return
+            if look_inside and Fact("open", (r,), False) in facts and can(f"open {r}"):
+                do(f"open {r}")
+
+        value: bool | None = None
+        if pred in ("open", "openable") and len(args) == 1:
+            visit(args[0], look_inside=False)
+            value = _last(facts, asked)
+        elif pred == "in" and len(args) == 2:
+            visit(args[1], look_inside=True)
+            listed = [grounder.listings(t).get(args[1]) for t in texts]
+            listed = [x for x in listed if x is not None]
+            value = args[0] in listed[-1] if listed else None
+        elif pred == "at" and len(args) == 2 and args[0] == "agent":
+            if can("look"):
+                do("look")
+                here = grounder.facing(texts[-1])
+                value = None if here is None else here == args[1]
+        elif pred in ("holds", "handempty") and args and args[0] == "agent":
+            if can("inventory"):
+                do("inventory")
+                held = grounder.carrying(texts[-1])
+                if held is not None:
+                    value = (args[1] in held) if pred == "holds" and len(args) == 2 else \
+                        (not held if pred == "handempty" and len(args) == 1 else None)
+        elif pred in ("hot", "cool", "clean", "toggled") and len(args) == 1:
+            obj = args[0]
+            if not can(f"examine {obj}"):
+                where = next((f.args[1] for f in self.grounded
+                              if f.pred == "in" and f.value and f.args[0] == obj), None)
+                if where is not None:
+                    visit(where, look_inside=True)
+            if can(f"examine {obj}"):
+                do(f"examine {obj}")
+            value = _last(facts, asked)
         else:
-            seen = any(f.pred == "in" and f.args[1] == target for f in facts) or \
-                Fact("open", (target,), True) in facts
-            value = Fact("in", args) in facts if seen else None
+            return QueryResult(None, frozenset(), 0)
+        if value is not None:
+            answer = Fact(pred, args, value)
+            facts = {f for f in facts if (f.pred, f.args) != (pred, args)} | {answer}
+            self.grounded = frozenset(
+                {f for f in self.grounded if (f.pred, f.args) != (pred, args)} | {answer})
         return QueryResult(value, frozenset(facts), len(actions), tuple(actions))
 
     def close(self) -> None:
         if self._proc.poll() is None:
-            self._proc.stdin.close()
+            with contextlib.suppress(OSError):
+                self._proc.stdin.close()
             try:
                 self._proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 self._proc.kill()
+                self._proc.wait()
+        for pipe in (self._proc.stdin, self._proc.stdout):
+            with contextlib.suppress(OSError):
+                pipe.close()
+
+
+def _last(facts: set[Fact], asked: Fact) -> bool | None:
+    values = {f.value for f in facts if f.pred == asked.pred and f.args == asked.args}
+    return values.pop() if len(values) == 1 else None
 
 
 def _objects(problem: str) -> list[str]:

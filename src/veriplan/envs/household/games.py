@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from veriplan.envs.base import UnknownTaskError
 from veriplan.envs.household.generator import EVAL_COUNTS, TASK_TYPES, Game, generate
 from veriplan.errors import ConfigError
 from veriplan.storage import cache_dir
@@ -15,6 +16,8 @@ VERSION = "v1"  # bump when generation changes: a new folder, never mixed sets
 TRAIN_PER_TYPE = 20
 # Seeds of the two sets never overlap: eval draws from 0.., train from 100000..
 _SEED_BASE = {"eval": 0, "train": 100_000}
+LIST_HINT = ("List the valid ids with veriplan.envs.household.games.game_ids('eval') (or "
+             "'train'), or the instances of the household_eval / household_train datasets.")
 
 
 def cache_root() -> Path:
@@ -40,14 +43,17 @@ def load_game(game_id: str, root: Path | None = None) -> Game:
     if path.suffix == ".json" and path.is_file():
         return Game.from_json(path.read_text())
     parts = game_id.split("/")
-    if len(parts) != 3 or parts[1] not in TASK_TYPES or not parts[2].isdigit():
-        raise ConfigError(f"unknown game {game_id!r}: use SPLIT/TASK_TYPE/N (e.g. "
-                          f"eval/pick_and_place/0) or a game file; task types: "
-                          f"{', '.join(TASK_TYPES)}")
+    if len(parts) != 3 or parts[0] not in _SEED_BASE or parts[1] not in TASK_TYPES \
+            or not parts[2].isdigit():
+        raise UnknownTaskError(
+            f"unknown game {game_id!r}: use SPLIT/TASK_TYPE/N (e.g. eval/pick_and_place/0) "
+            f"with SPLIT eval or train, or a game file; task types: {', '.join(TASK_TYPES)}. "
+            f"{LIST_HINT}")
     split, task_type, n = parts[0], parts[1], int(parts[2])
     if n >= counts(split)[task_type]:
-        raise ConfigError(f"{game_id}: the {split} set has {counts(split)[task_type]} "
-                          f"{task_type} games (0..{counts(split)[task_type] - 1})")
+        raise UnknownTaskError(
+            f"unknown game {game_id!r}: the {split} set has {counts(split)[task_type]} "
+            f"{task_type} games (0..{counts(split)[task_type] - 1}). {LIST_HINT}")
     folder = (root or cache_root()) / split / task_type
     file = folder / f"{n}.json"
     if not file.is_file():

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from veriplan.envs.base import Fact
 from veriplan.errors import ConfigError
@@ -50,11 +50,12 @@ class FactState:
     (predicate tables are shared until written), so a symbolic execution can
     branch off the grounded store without touching it."""
 
-    __slots__ = ("_owned", "_preds")
+    __slots__ = ("_memo", "_owned", "_preds")
 
     def __init__(self, facts: Iterable[Fact] = ()) -> None:
         self._preds: dict[str, dict[tuple[str, ...], bool]] = {}
         self._owned: set[str] = set()
+        self._memo: dict[str, Any] | None = None
         for f in facts:
             self.set(key_of(f), f.value)
 
@@ -65,7 +66,17 @@ class FactState:
     def by_pred(self, pred: str) -> Mapping[tuple[str, ...], bool]:
         return self._preds.get(pred, _EMPTY)
 
+    def memo(self, name: str, make: Callable[[], Any]) -> Any:
+        """A value computed from this state (an index a rule wants), kept until
+        the state is next written."""
+        if self._memo is None:
+            self._memo = {}
+        if name not in self._memo:
+            self._memo[name] = make()
+        return self._memo[name]
+
     def _table(self, pred: str) -> dict[tuple[str, ...], bool]:
+        self._memo = None
         if pred not in self._owned:
             self._preds[pred] = dict(self._preds.get(pred, {}))
             self._owned.add(pred)
@@ -113,8 +124,8 @@ class ActionModel(Protocol):
     """Symbolic semantics of the environment's text commands. ``preconditions``
     is None for a command the model does not know (such a plan cannot be
     verified); an action whose effects already all hold is a no-op (skipped),
-    and a precondition that is the negation of the action's own effect (the
-    "not already open" guard of *open*) is not required of a plan."""
+    so a precondition that only says "not already so" (the "R is closed" of
+    *open R*) is not required of a plan."""
 
     def preconditions(self, action: str, facts: FactState) -> Sequence[Fact] | None: ...
 

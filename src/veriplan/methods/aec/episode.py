@@ -286,10 +286,10 @@ class Agent:
         values: dict[Key, set[bool]] = {}
         for f in q.facts:
             values.setdefault(key_of(f), set()).add(f.value)
-        # A predicate seen both ways during the macro changed on the way: which came
-        # last is not known from the set, so it is not grounded (the queried one is).
         facts = [Fact(k[0], k[1], next(iter(v))) for k, v in values.items()
                  if len(v) == 1 and k != key]
+        facts += self.settle([k for k, v in values.items() if len(v) > 1 and k != key],
+                             q.actions)
         if q.value is not None:
             facts.append(Fact(key[0], key[1], q.value))
         else:
@@ -299,6 +299,22 @@ class Agent:
                               verdict=f"{q.steps} step(s): {', '.join(q.actions) or 'none'}",
                               data={"facts": [str(f) for f in sorted(q.facts, key=str)]}))
         return Answer(q.value, env.steps_left <= 0)
+
+    def settle(self, keys: list[Key], actions: Iterable[str]) -> list[Fact]:
+        """A predicate the macro saw both ways changed on the way (the fridge was
+        closed, then opened). The set of facts does not say which came last: the
+        value the macro's last action writing it leaves (by the action model,
+        one of the observations having seen it) is grounded; without one, it
+        stays unknown."""
+        model = self.model.actions
+        if not keys or model is None:
+            return []
+        sim, last = self.w.state.copy(), {}
+        for a in actions:
+            for f in model.effects(a, sim):
+                sim.set(key_of(f), f.value)
+                last[key_of(f)] = f.value
+        return [Fact(k[0], k[1], last[k]) for k in keys if k in last]
 
     # ----- hypotheses and prediction ------------------------------------------------------------
     def propose(self, env: Env, feedback: list[str]) -> list[Hypothesis]:
@@ -348,6 +364,9 @@ class Agent:
         for i, k, v, rule in verdict.relied:
             relied.setdefault(max(i, 0), []).append((k, v, rule))
         self.emit(Event("commit", " | ".join(h.actions), plan=tuple(h.actions)))
+        against = self.relied_against(relied, 0)
+        if against:
+            return against, None
         for i, action in enumerate(h.actions):
             if env.steps_left <= 0:
                 return "", self.end(False, "step_budget", "the step budget is spent")
@@ -358,13 +377,6 @@ class Agent:
                 if is_noop(expected, self.w.state, self.rules):
                     self.tally.skipped += 1
                     continue
-            for k, v, rule in relied.get(i, ()):
-                g = self.w.value(k)
-                if g is not None and g != v:  # grounded evidence against an entailment V used
-                    self.counterexample(Counterexample(rule, k, v, g, "monitor", env.steps))
-                    self.tally.contradictions += 1
-                    return (f"before step {i + 1} ({action}): {show(k, g)} was grounded, but "
-                            f"the verifier took {show(k, v)} from rule {rule}"), None
             result = guard(env.step, action)
             self.trajectory.append(action)
             self.last_text = result.observation.text
@@ -388,17 +400,35 @@ class Agent:
                 return "", self.end(False, "step_budget" if env.steps_left <= 0 else "done",
                                     "the episode ended without completing the task",
                                     result.info.get("score"))
+            against = self.relied_against(relied, i + 1)
+            if against:
+                return f"after step {i + 1} ({action}): {against}", None
             rest = h.actions[i + 1:]
             if watch and model is not None and rest:
                 app = apply_plan(rest, self.w.state, self.rules, model)
-                against = [(j, f) for j, f, from_w in app.contradicted if from_w]
-                if against:
-                    j, f = against[0]
+                broken = [(j, f) for j, f, from_w in app.contradicted if from_w]
+                if broken:
+                    j, f = broken[0]
                     self.tally.contradictions += 1
                     return (f"after step {i + 1} ({action}) the observation contradicts "
                             f"{show(key_of(f), f.value)}, which step {i + j + 2} "
                             f"({rest[j]}) needs"), None
         return "the plan ended without completing the task", None
+
+    def relied_against(self, relied: dict[int, list[tuple[Key, bool, str]]], start: int
+                       ) -> str:
+        """B.4: grounded evidence against an entailment V used for a step still
+        to come is a counterexample to its rule, and the plan is replanned."""
+        found = ""
+        for j in sorted(relied):
+            for k, v, rule in relied[j] if j >= start else ():
+                g = self.w.value(k)
+                if g is not None and g != v:
+                    self.counterexample(Counterexample(rule, k, v, g, "monitor", self.env.steps))
+                    self.tally.contradictions += 1
+                    found = found or (f"{show(k, g)} was grounded, but the verifier took "
+                                      f"{show(k, v)} from rule {rule} for step {j + 1}")
+        return found
 
     # ----- results --------------------------------------------------------------------------------
     def end(self, won: bool, failure: str | None, reason: str, score: Any = None) -> Outcome:

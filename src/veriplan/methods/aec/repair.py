@@ -49,6 +49,7 @@ class RuleBook:
         self.disabled: set[str] = set(disabled)
         self.counts: dict[str, int] = dict(counts or {})
         self.log: list[Counterexample] = []
+        self.seen: set[tuple[str, Key, int]] = set()
         self.disabled_now: list[str] = []
         self.version = 0
         self._active = tuple(r for r in self.rules if r.name not in self.disabled)
@@ -67,7 +68,11 @@ class RuleBook:
         return None
 
     def counterexample(self, ce: Counterexample) -> bool:
-        """Record ``ce``; True when its rule is disabled by it."""
+        """Record ``ce`` (the same rule, predicate and moment count once);
+        True when its rule is disabled by it."""
+        if (ce.rule, ce.key, ce.step) in self.seen:
+            return False
+        self.seen.add((ce.rule, ce.key, ce.step))
         self.log.append(ce)
         self.counts[ce.rule] = self.counts.get(ce.rule, 0) + 1
         if (self.threshold > 0 and ce.rule not in self.disabled

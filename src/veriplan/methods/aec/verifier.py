@@ -53,11 +53,23 @@ def is_noop(effects: Sequence[Fact], state: FactState, rules: RuleBook) -> bool:
     return bool(effects) and all(lookup(state, rules, key_of(f))[0] == f.value for f in effects)
 
 
+def _guards(effects: Sequence[Fact], state: FactState, rules: RuleBook) -> set[tuple[Key, bool]]:
+    """Preconditions that only say "not already so": the negation of an effect
+    when every other effect already holds (were it false, the step would be a
+    no-op, which is skipped). "open R" needs R closed only in this sense; "take O
+    from R" needs O in R for real (holding O is not already so)."""
+    out = set()
+    for f in effects:
+        if all(lookup(state, rules, key_of(g))[0] == g.value for g in effects if g is not f):
+            out.add((key_of(f), not f.value))
+    return out
+
+
 def apply_plan(actions: Sequence[str], start: FactState, rules: RuleBook,
                model: ActionModel, *, stop_on_unknown_action: bool = True) -> Application:
     """Symbolic execution of ``actions`` from ``start`` (copied, never changed).
-    No-op steps (every effect already holds) are skipped; a precondition that
-    is the negation of the step's own effect is a guard, not a requirement."""
+    No-op steps (every effect already holds) are skipped, and a "not already
+    so" guard (:func:`_guards`) is not a requirement."""
     state = start.copy()
     app = Application(state)
     written: set[Key] = set()
@@ -73,7 +85,7 @@ def apply_plan(actions: Sequence[str], start: FactState, rules: RuleBook,
         if is_noop(eff, state, rules):
             app.noops.append(i)
             continue
-        guards = {(key_of(f), not f.value) for f in eff}
+        guards = _guards(eff, state, rules)
         for f in pre:
             k = key_of(f)
             if (k, f.value) in guards:

@@ -1,0 +1,425 @@
+"""Symbolic action models for AEC's Apply(h, w) (Definition 3.3) and CHECKPRE:
+what each admissible action form certainly changes, and which facts it needs.
+
+- :func:`effects` ``(env, action, facts) -> (add, delete)``: assuming the action
+  succeeds from a state where ``facts`` hold, ``add`` holds afterwards (facts of
+  either value) and ``delete`` are the facts of ``facts`` that may no longer hold.
+  Unknown forms give no effects (``known`` says whether a form is modelled).
+- :func:`preconditions` ``(env, action, facts) -> list[Fact] | None``: the facts the
+  action needs. Household: exactly the domain's preconditions (``alfred.pddl``)
+  in the vocabulary, so a plan whose preconditions all hold is executable.
+  ScienceWorld: only what is certain ("go to R" needs the door to R open); most
+  of its preconditions (visibility, ...) are outside the vocabulary. None: an
+  unknown form, whose needs cannot be stated.
+- :func:`apply` runs a plan symbolically from grounded facts (Apply(h, w)),
+  keeping only what the frame rules (:mod:`veriplan.envs.rules`) let persist.
+- :func:`advance` keeps a grounded store current after a real step: the
+  action's certain effects when the observation confirms it succeeded, the facts
+  it cannot have changed, and what the observation grounded.
+
+Actions are written as the environments take them; household actions may also
+use ALFWorld's "put X in/on R" for "move X to R".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from veriplan.envs.base import Fact, Observation
+
+Key = tuple[str, tuple[str, ...]]
+
+
+def key(f: Fact) -> Key:
+    return f.pred, f.args
+
+
+@dataclass(frozen=True)
+class Parsed:
+    form: str  # "go", "take", "move", ... or "" (unknown)
+    args: tuple[str, ...] = ()
+
+
+def _here(facts: Iterable[Fact]) -> str | None:
+    places = {f.args[1] for f in facts if f.pred == "at" and f.value and len(f.args) == 2}
+    return next(iter(places)) if len(places) == 1 else None
+
+
+# ----- household -------------------------------------------------------------------------
+
+_HH_FORMS = [
+    ("go", re.compile(r"^go to (.+)$")),
+    ("take", re.compile(r"^take (.+?) from (.+)$")),
+    ("move", re.compile(r"^move (.+?) to (.+)$")),
+    ("move", re.compile(r"^put (.+?) (?:in/on|in|on|into|onto) (.+)$")),
+    ("open", re.compile(r"^open (.+)$")),
+    ("close", re.compile(r"^close (.+)$")),
+    ("heat", re.compile(r"^heat (.+?) with (.+)$")),
+    ("cool", re.compile(r"^cool (.+?) with (.+)$")),
+    ("clean", re.compile(r"^clean (.+?) with (.+)$")),
+    ("slice", re.compile(r"^slice (.+?) with (.+)$")),
+    ("use", re.compile(r"^use (.+)$")),
+    ("examine", re.compile(r"^examine (.+)$")),
+    ("look", re.compile(r"^look$")),
+    ("inventory", re.compile(r"^inventory$")),
+    ("help", re.compile(r"^help$")),
+]
+
+
+class HouseholdActions:
+    """The household games' action forms (TextWorld commands of ``alfred.twl2``)."""
+
+    env = "household"
+    # predicates no action changes
+    static = frozenset({"openable", "kind", "pickupable", "heatable", "coolable",
+                        "cleanable", "toggleable", "cancontain"})
+
+    def parse(self, action: str) -> Parsed:
+        text = " ".join(action.strip().lower().split())
+        for form, pattern in _HH_FORMS:
+            m = pattern.match(text)
+            if m:
+                return Parsed(form, tuple(g.strip() for g in m.groups()))
+        return Parsed("")
+
+    def command(self, action: str) -> str:
+        """The TextWorld command for ``action`` ("put X in/on R" -> "move X to R")."""
+        p = self.parse(action)
+        if p.form == "move":
+            return f"move {p.args[0]} to {p.args[1]}"
+        return " ".join(action.strip().split())
+
+    def effects(self, action: str, facts: Iterable[Fact]) -> tuple[set[Fact], set[Fact]]:
+        facts = frozenset(facts)
+        p = self.parse(action)
+        a = p.args
+        add: set[Fact] = set()
+        if p.form == "go":
+            add = {Fact("at", ("agent", a[0]))}
+            add |= {Fact("at", ("agent", f.args[1]), False) for f in facts
+                    if f.pred == "at" and f.value and f.args[1] != a[0]}
+        elif p.form == "take":
+            add = {Fact("holds", ("agent", a[0])), Fact("in", (a[0], a[1]), False),
+                   Fact("handempty", ("agent",), False)}
+        elif p.form == "move":
+            add = {Fact("in", (a[0], a[1])), Fact("holds", ("agent", a[0]), False),
+                   Fact("handempty", ("agent",))}
+        elif p.form in ("open", "close"):
+            add = {Fact("open", (a[0],), p.form == "open"), Fact("openable", (a[0],))}
+        elif p.form == "heat":
+            add = {Fact("hot", (a[0],)), Fact("cool", (a[0],), False)}
+        elif p.form == "cool":
+            add = {Fact("cool", (a[0],)), Fact("hot", (a[0],), False)}
+        elif p.form == "clean":
+            add = {Fact("clean", (a[0],))}
+        elif p.form == "use":
+            add = {Fact("toggled", (a[0],))}
+        keys = {key(f) for f in add}
+        delete = {f for f in facts if key(f) in keys and f not in add}
+        return add, delete
+
+    def touched(self, action: str, facts: Iterable[Fact]) -> set[Key] | None:
+        """Keys the action may change when it is not known to have succeeded
+        (None: anything but the static facts)."""
+        p = self.parse(action)
+        if not p.form:
+            return None
+        add, delete = self.effects(action, facts)
+        return {key(f) for f in add | delete}
+
+    def confirmed(self, action: str, add: set[Fact], observed: frozenset[Fact]) -> bool:
+        """Whether the observation shows the action succeeded: the grounder
+        reads these facts from the action's success sentence only."""
+        p = self.parse(action)
+        a = p.args
+        sign = {"go": Fact("at", ("agent", a[0])) if a else None,
+                "open": Fact("open", a[:1]), "close": Fact("open", a[:1], False),
+                "heat": Fact("hot", a[:1]), "cool": Fact("cool", a[:1]),
+                "clean": Fact("clean", a[:1]), "use": Fact("toggled", a[:1]),
+                "take": Fact("holds", ("agent", *a[:1])),
+                "move": Fact("in", a[:2])}.get(p.form)
+        return sign is not None and sign in observed
+
+    def preconditions(self, action: str, facts: Iterable[Fact]) -> list[Fact] | None:
+        from veriplan.envs.household import kinds
+
+        facts = frozenset(facts)
+        p = self.parse(action)
+        a = p.args
+
+        def openness(r: str) -> list[Fact]:
+            """(open R) unless R is known not to be openable (by its kind or a
+            grounded fact)."""
+            if Fact("openable", (r,), False) in facts or kinds.openable(r) is False:
+                return []
+            return [Fact("open", (r,))]
+
+        if p.form in ("look", "inventory", "help", "go"):
+            return []
+        if p.form == "take":
+            return [Fact("at", ("agent", a[1])), Fact("in", (a[0], a[1])),
+                    Fact("handempty", ("agent",)), Fact("pickupable", (a[0],)), *openness(a[1])]
+        if p.form == "move":
+            return [Fact("holds", ("agent", a[0])), Fact("at", ("agent", a[1])),
+                    Fact("cancontain", (a[1], a[0])), *openness(a[1])]
+        if p.form == "open":
+            return [Fact("at", ("agent", a[0])), Fact("openable", (a[0],)),
+                    Fact("open", (a[0],), False)]
+        if p.form == "close":
+            return [Fact("at", ("agent", a[0])), Fact("openable", (a[0],)), Fact("open", (a[0],))]
+        if p.form in ("heat", "cool", "clean"):
+            ability = {"heat": "heatable", "cool": "coolable", "clean": "cleanable"}[p.form]
+            station = {"heat": "microwave", "cool": "fridge", "clean": "sinkbasin"}[p.form]
+            return [Fact("holds", ("agent", a[0])), Fact("at", ("agent", a[1])),
+                    Fact(ability, (a[0],)), Fact("kind", (a[1], station))]
+        if p.form == "use":
+            # ToggleObject: the lamp is in a receptacle at the agent's location
+            where = next((f.args[1] for f in facts if f.pred == "in" and f.value
+                          and f.args[0] == a[0]), None) or _here(facts) or "?"
+            return [Fact("toggleable", (a[0],)), Fact("at", ("agent", where)),
+                    Fact("in", (a[0], where))]
+        if p.form == "examine":
+            # examineReceptacle: at R; examineObject: held, or in a receptacle R the
+            # agent is at (open if openable)
+            if kinds.receptacle_kind(a[0]) is not None:
+                return [Fact("at", ("agent", a[0]))]
+            if Fact("holds", ("agent", a[0])) in facts:
+                return [Fact("holds", ("agent", a[0]))]
+            where = next((f.args[1] for f in facts if f.pred == "in" and f.value
+                          and f.args[0] == a[0]), None)
+            if where is None:
+                return None  # not one list of facts: held, or in some receptacle here
+            return [Fact("at", ("agent", where)), Fact("in", (a[0], where)), *openness(where)]
+        return None  # slice (outside the vocabulary) and unknown forms
+
+    def failed(self, text: str) -> bool:
+        """TextWorld answers a command it cannot run with "Nothing happens."
+        and changes nothing."""
+        return text.strip() == "Nothing happens."
+
+
+# ----- ScienceWorld ----------------------------------------------------------------------
+
+# Container names ScienceWorld's houses give to several containers of one room
+# (the kitchen's two drawers): "open drawer" names no single container.
+SHARED_NAMES = frozenset({"drawer"})
+ROOMS = ("art studio", "bathroom", "bedroom", "foundry", "greenhouse", "hallway", "kitchen",
+         "living room", "outside", "workshop")
+
+_SW_FORMS = [
+    ("go", re.compile(r"^go to (.+)$")),
+    ("teleport", re.compile(r"^teleport to (.+)$")),
+    ("open", re.compile(r"^open (.+)$")),
+    ("close", re.compile(r"^close (.+)$")),
+    ("pickup", re.compile(r"^pick up (.+)$")),
+    ("putdown", re.compile(r"^put down (.+)$")),
+    ("move", re.compile(r"^move (.+?) to (.+)$")),
+    ("look", re.compile(r"^(?:look around|look at .+|look in .+|inventory|task|read .+|"
+                        r"focus on .+)$")),
+    ("wait", re.compile(r"^(?:wait|wait1)$")),
+    ("other", re.compile(r"^(?:activate|deactivate|connect|disconnect|use|pour|dunk|mix|eat|"
+                         r"flush) .+$")),
+]
+# forms that can move an object (and a container with its open state) elsewhere
+_MOVING = ("pickup", "putdown", "move", "other")
+
+
+class ScienceWorldActions:
+    """ScienceWorld's common action forms, with only the certain effects. Its
+    physics runs on every step, so "in" facts do not persist (no frame rule)."""
+
+    env = "scienceworld"
+    static: frozenset[str] = frozenset()
+
+    def parse(self, action: str) -> Parsed:
+        text = " ".join(action.strip().lower().split())
+        for form, pattern in _SW_FORMS:
+            m = pattern.match(text)
+            if m:
+                return Parsed(form, tuple(g.strip() for g in m.groups()))
+        return Parsed("")
+
+    def command(self, action: str) -> str:
+        return " ".join(action.strip().split())
+
+    def effects(self, action: str, facts: Iterable[Fact]) -> tuple[set[Fact], set[Fact]]:
+        facts = frozenset(facts)
+        p = self.parse(action)
+        a = p.args
+        room = _here(facts)
+        add: set[Fact] = set()
+        extra: set[Fact] = set()
+        if p.form in ("go", "teleport") and a[0] in ROOMS:
+            add = {Fact("at", ("agent", a[0]))}
+            if room and room != a[0]:
+                add.add(Fact("at", ("agent", room), False))
+        elif p.form in ("open", "close") and room and not _alias_door(a[0]):
+            if a[0] not in SHARED_NAMES:
+                add = {Fact("open", (a[0], room), p.form == "open")}
+            if a[0].startswith("door to "):  # the other side changes too (rule door-both-sides)
+                other = ("open", (f"door to {room}", a[0][len("door to "):]))
+                extra = {f for f in facts if key(f) == other}
+        elif p.form == "pickup" or (p.form == "move" and a[1] == "inventory"):
+            add = {Fact("in", (a[0], "inventory"))}
+        elif room and (p.form == "putdown" or (p.form == "move" and a[1] == room)):
+            add = {Fact("in", (a[0], room))}
+        if p.form in _MOVING:
+            # the moved thing leaves where it was; a moved container takes its
+            # open state to another place
+            name = a[0]
+            extra = {f for f in facts if f.args and f.args[0] == name and f.pred in ("in", "open")}
+        keys = {key(f) for f in add}
+        delete = {f for f in facts if key(f) in keys and f not in add} | (extra - add)
+        return add, delete
+
+    def touched(self, action: str, facts: Iterable[Fact]) -> set[Key] | None:
+        p = self.parse(action)
+        if not p.form:
+            return None
+        add, delete = self.effects(action, facts)
+        out = {key(f) for f in add | delete}
+        if p.form in _MOVING:
+            # the action may name its objects by other referents: any open state of a
+            # container may have left the room with it
+            out |= {key(f) for f in facts
+                    if f.pred == "open" and not f.args[0].startswith("door to ")}
+        if p.form in ("open", "close"):
+            name = p.args[0]
+            out |= {key(f) for f in facts if f.pred == "open" and f.args[0] == name}
+            room = _here(facts)
+            if name.startswith("door to ") and room:  # the same door seen from the other side
+                out.add(("open", (f"door to {room}", name[len("door to "):])))
+            if _alias_door(name) or (name.startswith("door to ") and not room):
+                out |= {key(f) for f in facts if f.pred == "open"}
+        return out
+
+    def confirmed(self, action: str, add: set[Fact], observed: frozenset[Fact]) -> bool:
+        return bool(add) and add <= observed
+
+    def preconditions(self, action: str, facts: Iterable[Fact]) -> list[Fact] | None:
+        p = self.parse(action)
+        if not p.form:
+            return None
+        if p.form == "go":
+            room = _here(facts)
+            if room is None:
+                return None
+            return [Fact("at", ("agent", room)), Fact("open", (f"door to {p.args[0]}", room))]
+        if p.form == "teleport":
+            return None  # only with the teleport simplification
+        return []
+
+    def failed(self, text: str) -> bool:
+        return False
+
+
+def _alias_door(name: str) -> bool:
+    """'kitchen door' (another name of 'door to kitchen'): not modelled."""
+    return name.endswith(" door") and name[: -len(" door")] in ROOMS
+
+
+ACTIONS = {"household": HouseholdActions(), "scienceworld": ScienceWorldActions()}
+
+
+def model(env: str):
+    if env not in ACTIONS:
+        from veriplan.errors import ConfigError
+
+        raise ConfigError(f"no action model for environment {env!r}: "
+                          f"{', '.join(ACTIONS)}")
+    return ACTIONS[env]
+
+
+def known(env: str, action: str) -> bool:
+    """Whether ``action`` is of a form the environment's model knows."""
+    return bool(model(env).parse(action).form)
+
+
+def effects(env: str, action: str, facts: Iterable[Fact]) -> tuple[set[Fact], set[Fact]]:
+    return model(env).effects(action, facts)
+
+
+def preconditions(env: str, action: str, facts: Iterable[Fact]) -> list[Fact] | None:
+    return model(env).preconditions(action, facts)
+
+
+def _persisting(env: str, disabled: Iterable[str]) -> frozenset[str]:
+    from veriplan.envs.rules import rules_for
+
+    return frozenset(p for r in rules_for(env, disabled) if r.kind == "frame" for p in r.preds)
+
+
+def _merge(kept: set[Fact], new: Iterable[Fact]) -> set[Fact]:
+    """``kept`` with ``new`` added, dropping kept facts that ``new`` contradicts:
+    the same key with the other value, or another place of the agent, another
+    receptacle of an object or another held object (dropping a fact is always
+    sound; it only loses knowledge)."""
+    new = set(new)
+    keys = {key(f) for f in new}
+    at = {f.args[0]: f.args[1] for f in new if f.pred == "at" and f.value}
+    placed = {f.args[0] for f in new if f.pred == "in" and f.value and f.args[1] != "inventory"}
+    held = {f.args[1] for f in new if f.pred == "holds" and f.value}
+    hand_known = held or any(f.pred == "handempty" for f in new)
+    out = set()
+    for f in kept:
+        if key(f) in keys:
+            continue
+        if f.value and f.pred == "at" and f.args[0] in at and f.args[1] != at[f.args[0]]:
+            continue
+        if f.value and f.pred == "in" and f.args[0] in placed | held:
+            continue
+        if f.value and f.pred == "holds" and (f.args[1] in placed or hand_known):
+            continue
+        if f.pred == "handempty" and held:
+            continue
+        out.add(f)
+    return out | new
+
+
+def apply(env: str, facts: Iterable[Fact], actions: Iterable[str], *,
+          disabled: Iterable[str] = ()) -> frozenset[Fact]:
+    """Apply(h, w): the facts after running ``actions`` symbolically from
+    ``facts``, each assumed to succeed. A fact persists while no action changes
+    it and its frame rule is enabled; after an unknown form only facts no action
+    changes (type-level) remain."""
+    m = model(env)
+    persist = _persisting(env, disabled)
+    state = set(facts)
+    for action in actions:
+        add, delete = m.effects(action, state)
+        if not m.parse(action).form:
+            state = {f for f in state if f.pred in m.static and f.pred in persist}
+            continue
+        kept = {f for f in state - delete if f.pred in persist}
+        state = _merge(kept, add)
+    return frozenset(state)
+
+
+def advance(env: str, facts: Iterable[Fact], action: str,
+            observation: Observation | Iterable[Fact], *,
+            disabled: Iterable[str] = ()) -> frozenset[Fact]:
+    """The grounded store after a real step: ``facts`` held before ``action``;
+    ``observation`` is what the step returned (an :class:`Observation`, or its
+    facts). Facts the action may have changed are dropped unless the
+    observation confirms the action succeeded (then its effects are certain);
+    facts whose frame rule is disabled last one step; the observation's facts
+    are added and win over older ones."""
+    m = model(env)
+    text = observation.text if isinstance(observation, Observation) else None
+    observed = frozenset(observation.facts if isinstance(observation, Observation)
+                         else observation)
+    facts = set(facts)
+    if text is not None and m.failed(text):
+        return frozenset(_merge(facts, observed))  # nothing changed
+    persist = _persisting(env, disabled)
+    touched = m.touched(action, facts)
+    if touched is None:
+        kept = {f for f in facts if f.pred in m.static and f.pred in persist}
+    else:
+        kept = {f for f in facts if key(f) not in touched and f.pred in persist}
+        add, _ = m.effects(action, facts)
+        if add and m.confirmed(action, add, observed):
+            kept = _merge(kept, add)
+    return frozenset(_merge(kept, observed))

@@ -1,0 +1,217 @@
+"""AEC's models of the built-in environments, by registry name.
+
+The symbolic action effects and preconditions, and the named entailment rules,
+belong to the environment side (``veriplan.envs.actions`` and
+``veriplan.envs.rules``). The two ADAPTERS below, :func:`env_action_model` and
+:func:`env_rules`, are the only places that read them; while those modules are
+not there, the household games get AEC's generic rules (sound for their
+vocabulary) and no action model, so AEC's verifier cannot apply a plan there
+and an AEC run ends at once with ``failure = "no_action_model"``.
+
+What the adapters expect of the environment side:
+
+- ``veriplan.envs.actions.action_model(env_name)``: None, or an object with
+  ``preconditions(action, facts)`` (a list of :class:`~veriplan.envs.base.Fact`
+  with the value each needs, or None for a command it does not know) and
+  ``effects(action, facts)`` (the facts that hold after it, value False for
+  those it makes false), ``facts`` being a ``frozenset`` of the known facts;
+- ``veriplan.envs.rules.rules_for(env_name)``: named rules, each with ``name``,
+  ``kind`` ("entail" or "frame") and ``proves(view, fact) -> bool`` over a
+  ``veriplan.envs.rules.View`` of the known facts (this one is there now).
+
+The household goal reader is here: it reads the task texts of
+``veriplan.envs.household.generator`` (the six ALFWorld task types).
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from veriplan.envs.base import Fact
+from veriplan.methods.aec.domain import (
+    AT_FUNCTIONAL,
+    GENERIC_RULES,
+    ActionModel,
+    EnvModel,
+    FactState,
+    Key,
+    Rule,
+)
+
+
+def _module(name: str) -> Any | None:
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if exc.name == name:
+            return None
+        raise
+
+
+class _Actions:
+    """An environment-side action model behind AEC's :class:`ActionModel`."""
+
+    def __init__(self, impl: Any) -> None:
+        self.impl = impl
+
+    def preconditions(self, action: str, facts: FactState) -> Sequence[Fact] | None:
+        out = self.impl.preconditions(action, frozenset(facts.facts()))
+        return None if out is None else list(out)
+
+    def effects(self, action: str, facts: FactState) -> Sequence[Fact]:
+        return list(self.impl.effects(action, frozenset(facts.facts())) or ())
+
+
+@dataclass(frozen=True)
+class _Rule:
+    """An environment-side rule (``veriplan.envs.rules.Rule``: ``proves(facts,
+    fact)``) behind AEC's :class:`Rule`; the rules' index of the facts is built
+    once per state."""
+
+    impl: Any
+
+    @property
+    def name(self) -> str:
+        return str(self.impl.name)
+
+    def entails(self, facts: FactState, pred: str, args: tuple[str, ...]) -> bool | None:
+        from veriplan.envs.rules import View
+
+        view = facts.memo("envs.rules.View", lambda: View(frozenset(facts.facts())))
+        if self.impl.proves(view, Fact(pred, args, True)):
+            return True
+        if self.impl.proves(view, Fact(pred, args, False)):
+            return False
+        return None
+
+
+def env_action_model(env: str) -> ActionModel | None:
+    """ADAPTER: ``veriplan.envs.actions.action_model(env)``, when it exists."""
+    mod = _module("veriplan.envs.actions")
+    factory = getattr(mod, "action_model", None) if mod is not None else None
+    impl = factory(env) if factory is not None else None
+    return None if impl is None else _Actions(impl)
+
+
+def env_rules(env: str) -> tuple[Rule, ...] | None:
+    """ADAPTER: the entailment rules of ``veriplan.envs.rules.rules_for(env)``
+    (its frame rules say what persists between steps, which AEC's store handles
+    by forgetting what an action may change; they entail nothing)."""
+    mod = _module("veriplan.envs.rules")
+    factory = getattr(mod, "rules_for", None) if mod is not None else None
+    rules = factory(env) if factory is not None else None
+    if not rules:
+        return None
+    return tuple(_Rule(r) for r in rules if getattr(r, "kind", "entail") == "entail")
+
+
+# ----- the household games -------------------------------------------------------------------
+HOUSEHOLD_PREDICATES = {"at": 2, "in": 2, "open": 1, "openable": 1, "holds": 2, "handempty": 1,
+                        "hot": 1, "cool": 1, "clean": 1, "toggled": 1, "kind": 2,
+                        "pickupable": 1, "heatable": 1, "coolable": 1, "cleanable": 1,
+                        "toggleable": 1, "cancontain": 2}
+HOUSEHOLD_HELP = """go to RECEPTACLE          (e.g. go to fridge 1)
+open RECEPTACLE / close RECEPTACLE
+take OBJECT from RECEPTACLE   (e.g. take apple 1 from countertop 2)
+move OBJECT to RECEPTACLE     (put what you hold in or on it)
+heat OBJECT with microwave N / cool OBJECT with fridge N / clean OBJECT with sinkbasin N
+use LAMP                  (switch a desklamp or floorlamp on)
+examine THING / look / inventory"""
+_WORDS = {"at": "the agent is at {1}", "in": "{0} is in or on {1}", "open": "{0} is open",
+          "openable": "{0} can be opened", "holds": "the agent is holding {1}",
+          "handempty": "the agent's hand is empty", "hot": "{0} is hot", "cool": "{0} is cool",
+          "clean": "{0} is clean", "toggled": "{0} has been switched on",
+          "kind": "{0} is a {1}", "cancontain": "{0} can hold {1}"}
+
+
+def household_describe(key: Key) -> str:
+    pred, args = key
+    template = _WORDS.get(pred)
+    if template is None or len(args) != HOUSEHOLD_PREDICATES.get(pred):
+        return f"{pred}({', '.join(args)})"
+    return template.format(*args)
+
+
+def kind(name: str) -> str:
+    """The type of a display name: "apple 1" -> "apple"."""
+    base, _, n = name.rpartition(" ")
+    return base if base and n.isdigit() else name
+
+
+@dataclass(frozen=True)
+class HouseholdGoal:
+    """The goal of one of the six task types, over the grounder's vocabulary."""
+
+    text: str
+    task_type: str
+    obj: str
+    place: str  # receptacle type, or the lamp type for look_at_obj_in_light
+    prop: str = ""  # hot / cool / clean
+
+    def check(self, facts: FactState) -> bool:
+        if self.task_type == "look_at_obj_in_light":
+            held = any(v and kind(a[1]) == self.obj for a, v in facts.by_pred("holds").items())
+            lit = any(v and kind(a[0]) == self.place for a, v in facts.by_pred("toggled").items())
+            return held and lit
+        placed: dict[str, set[str]] = {}
+        for (o, r), v in facts.by_pred("in").items():
+            if v and kind(o) == self.obj and kind(r) == self.place and \
+                    (not self.prop or facts.get((self.prop, (o,))) is True):
+                placed.setdefault(r, set()).add(o)
+        need = 2 if self.task_type == "pick_two_obj_and_place" else 1
+        return any(len(objs) >= need for objs in placed.values())
+
+
+_TWO = re.compile(r"^put two ([\w ]+?) in ([\w ]+?)\.?$")
+_PROP = re.compile(r"^put a (clean|hot|cool) ([\w ]+?) in ([\w ]+?)\.?$")
+_PUT = re.compile(r"^put an? ([\w ]+?) in ([\w ]+?)\.?$")
+_LOOK = re.compile(r"^look at ([\w ]+?) under the ([\w ]+?)\.?$")
+_TYPES = {"clean": "pick_clean_then_place", "hot": "pick_heat_then_place",
+          "cool": "pick_cool_then_place"}
+
+
+def household_goal(text: str) -> HouseholdGoal | None:
+    t = " ".join(text.strip().lower().split())
+    t = t.split("your task is to:")[-1].strip()
+    if m := _TWO.match(t):
+        return HouseholdGoal(t, "pick_two_obj_and_place", m.group(1), m.group(2))
+    if m := _PROP.match(t):
+        return HouseholdGoal(t, _TYPES[m.group(1)], m.group(2), m.group(3), m.group(1))
+    if m := _LOOK.match(t):
+        return HouseholdGoal(t, "look_at_obj_in_light", m.group(1), m.group(2))
+    if m := _PUT.match(t):
+        return HouseholdGoal(t, "pick_and_place", m.group(1), m.group(2))
+    return None
+
+
+def household() -> EnvModel:
+    return EnvModel("household", rules=env_rules("household") or GENERIC_RULES,
+                    actions=env_action_model("household"), goal_for=household_goal,
+                    predicates=HOUSEHOLD_PREDICATES, queryable=frozenset({"in", "open"}),
+                    actions_help=HOUSEHOLD_HELP, describe=household_describe)
+
+
+# ----- ScienceWorld ----------------------------------------------------------------------------
+SCIENCEWORLD_HELP = """look around / look at THING / go to ROOM / open THING / close THING
+pick up THING / put THING in CONTAINER / move THING to CONTAINER
+activate DEVICE / deactivate DEVICE / use THING on THING / focus on THING / wait"""
+
+
+def scienceworld() -> EnvModel:
+    """ScienceWorld: the grounder says where the agent is, what is in a room, what
+    is open. Its goals are scored by the engine and have no symbolic form here,
+    so PULLBACKVERIFY checks that the plan composes (every step's preconditions
+    hold) and not the goal; the agent-at-one-place rule is the only generic one
+    that is sound there (object names repeat across rooms)."""
+    return EnvModel("scienceworld", rules=env_rules("scienceworld") or (AT_FUNCTIONAL,),
+                    actions=env_action_model("scienceworld"), goal_for=lambda text: None,
+                    predicates={"at": 2, "in": 2, "open": 1},
+                    queryable=frozenset({"in", "open"}), actions_help=SCIENCEWORLD_HELP)
+
+
+__all__ = ["HOUSEHOLD_PREDICATES", "HouseholdGoal", "env_action_model", "env_rules",
+           "household", "household_describe", "household_goal", "kind", "scienceworld"]
