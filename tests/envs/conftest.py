@@ -49,3 +49,13 @@ def sciworld():
     env = make_env("scienceworld")
     yield env
     env.close()
+
+
+@pytest.fixture(scope="module")
+def household(textworld_python, games_cache):
+    """One household environment (one TextWorld process) for a test module."""
+    from veriplan.envs import make_env
+
+    env = make_env("household")
+    yield env
+    env.close()

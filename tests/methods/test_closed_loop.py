@@ -262,6 +262,25 @@ def test_symbol_translation_by_signature(planbench):
     assert [s.name for s in plan.steps] == ["drive-truck"] and plan.by_structure == (1,)
 
 
+def test_translation_never_drops_an_object_the_line_names(data_dir):
+    """With a PlanBench config, a line may also be read as natural language, but
+    a reading that drops an object the line names is no reading: Mystery's
+    attack takes one object, and "(attack a b)" is not "attack [article] b"."""
+    from veriplan.bench.datasets import load_dataset
+    from veriplan.methods.closed_loop.contracts import TextPlan
+    from veriplan.methods.closed_loop.st import translate
+
+    inst = load_dataset("mystery_blocksworld_3", data_dir).instances[0]
+    text = "(attack a b)\nattack a b\nattack object a\nfeast object b from object a"
+    plan = translate(TextPlan(text, 1), inst.task(), inst.planbench_config())
+    assert [str(s) for s in plan.steps] == ["(attack a)", "(feast b a)"]
+    assert [(u.line, u.reason) for u in plan.unmapped] == [
+        (1, "attack takes 1 object(s), 2 named"), (2, "attack takes 1 object(s), 2 named")]
+    inst = load_dataset("blocksworld_3", data_dir).instances[0]  # a is the red block
+    plan = translate(TextPlan("pick up a red block", 1), inst.task(), inst.planbench_config())
+    assert [str(s) for s in plan.steps] == ["(pick-up a)"] and not plan.unmapped
+
+
 def _outcome(result):
     return (result.verified, result.attempts,
             [(t.data["strategy"], s.failed_step, tuple(s.failure), len(t.plan))

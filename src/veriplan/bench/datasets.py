@@ -322,6 +322,14 @@ _autotos_datasets()
 for _name in ("sqbcp_pddl_hidden", "sqbcp_recipes", "sqbcp_howto"):
     DATASETS.register(_name, f"veriplan.domains.hidden.datasets:{_name}")
 
+# Episodes of the interactive environments (problem kind "env", need no data directory):
+# household_eval (134 games), household_train / household_valid (the training games,
+# 5 per type held out for validation), scienceworld_seen / scienceworld_unseen (dev /
+# test variations), scienceworld_train / scienceworld_valid. See veriplan.envs.datasets.
+for _name in ("household_eval", "household_train", "household_valid", "scienceworld_seen",
+              "scienceworld_unseen", "scienceworld_train", "scienceworld_valid"):
+    DATASETS.register(_name, f"veriplan.envs.datasets:{_name}")
+
 
 def register_dataset(name: str, factory: Factory | str) -> None:
     """Add a dataset at run time: a factory ``root -> Dataset`` (or its

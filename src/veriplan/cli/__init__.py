@@ -9,6 +9,7 @@ import warnings
 
 from veriplan import __version__
 from veriplan.cli import (
+    aec_commands,
     ask_commands,
     autotos_commands,
     bench_commands,
@@ -20,7 +21,8 @@ from veriplan.cli.core import EXIT_BUG, EXIT_USAGE
 from veriplan.errors import PDDLLenientWarning, VeriplanError
 
 COMMANDS = {**core.COMMANDS, **llm_commands.COMMANDS, **bench_commands.COMMANDS,
-            **autotos_commands.COMMANDS, **env_commands.COMMANDS, **ask_commands.COMMANDS}
+            **autotos_commands.COMMANDS, **env_commands.COMMANDS, **ask_commands.COMMANDS,
+            **aec_commands.COMMANDS}
 
 
 def _task_args(p: argparse.ArgumentParser, positional: bool) -> None:
@@ -83,6 +85,7 @@ def _parser() -> argparse.ArgumentParser:
     autotos_commands.add_parsers(sub)
     env_commands.add_parsers(sub)
     ask_commands.add_parsers(sub)
+    aec_commands.add_parsers(sub)
     return ap
 
 

@@ -156,8 +156,10 @@ class HouseholdActions:
                 return []
             return [Fact("open", (r,))]
 
-        if p.form in ("look", "inventory", "help", "go"):
+        if p.form in ("look", "inventory", "help"):
             return []
+        if p.form == "go":  # the receptacle exists (a kind fact names it)
+            return [Fact("kind", (a[0], kinds.kind(a[0])))]
         if p.form == "take":
             return [Fact("at", ("agent", a[1])), Fact("in", (a[0], a[1])),
                     Fact("handempty", ("agent",)), Fact("pickupable", (a[0],)), *openness(a[1])]
@@ -256,7 +258,9 @@ class ScienceWorldActions:
             if room and room != a[0]:
                 add.add(Fact("at", ("agent", room), False))
         elif p.form in ("open", "close") and room and not _alias_door(a[0]):
-            if a[0] not in SHARED_NAMES:
+            # "drawer in counter" is the parser's way to pick one of several
+            # drawers, not a name: no fact names it
+            if a[0] not in SHARED_NAMES and not re.search(r" (?:in|on) ", a[0]):
                 add = {Fact("open", (a[0], room), p.form == "open")}
             if a[0].startswith("door to "):  # the other side changes too (rule door-both-sides)
                 other = ("open", (f"door to {room}", a[0][len("door to "):]))
@@ -265,7 +269,7 @@ class ScienceWorldActions:
             add = {Fact("in", (a[0], "inventory"))}
         elif room and (p.form == "putdown" or (p.form == "move" and a[1] == room)):
             add = {Fact("in", (a[0], room))}
-        if p.form in _MOVING:
+        if p.form in ("pickup", "putdown", "move"):
             # the moved thing leaves where it was; a moved container takes its
             # open state to another place
             name = a[0]

@@ -20,6 +20,18 @@ class EpisodeCheck:
     problem: str = ""
 
 
+def _gold(env: Env, task_id: str) -> tuple[list[str], Callable[[Env, int], str | None]]:
+    """The gold path (ScienceWorld) or Fast Downward's walkthrough (household,
+    PDDL steps played as the commands of the state they are played in)."""
+    if env.name == "scienceworld":
+        path = env.gold_path(task_id)  # type: ignore[attr-defined]
+        return path, lambda env, n: path[n - 1] if n <= len(path) else None
+    from veriplan.envs.household.games import load_game
+
+    plan = load_game(task_id).plan
+    return plan, lambda env, n: env.command_for(plan[n - 1]) if n <= len(plan) else None  # type: ignore[attr-defined]
+
+
 def replay(env: Env, task_id: str) -> EpisodeCheck:
     """One task's gold path / walkthrough with the grounder checked on each step."""
     if env.name == "scienceworld":
@@ -57,4 +69,85 @@ def check_all(env: Env, task_ids: list[str],
         out.append(ep)
         if on_episode:
             on_episode(ep)
+    return out
+
+
+@dataclass
+class ModelCheck:
+    """The action models and rules checked along one replayed episode: each
+    list holds what the simulator contradicted ("step N action: fact [by rule]")."""
+
+    task_id: str
+    won: bool
+    steps: int
+    store: list[str] = field(default_factory=list)  # env.grounded vs the simulator
+    rules: list[str] = field(default_factory=list)  # facts the rules derived from it
+    effects: list[str] = field(default_factory=list)  # apply(grounded, action) after the step
+    preconditions: list[str] = field(default_factory=list)  # needs of each step
+    checked: dict[str, int] = field(default_factory=dict)  # facts checked, by kind
+
+    @property
+    def ok(self) -> bool:
+        return not (self.store or self.rules or self.effects or self.preconditions)
+
+
+def replay_models(env: Env, task_id: str, disabled: tuple[str, ...] = (),
+                  policy: Callable[[Env, int], str | None] | None = None,
+                  steps: int | None = None) -> ModelCheck:
+    """Replay a gold path / walkthrough (or the actions ``policy(env, n)``
+    picks, for ``steps`` steps) and check, on every step, that the episode's
+    grounded store (``env.grounded``), every fact the entailment rules derive
+    from it, the symbolic effects of the step applied to it
+    (:func:`~veriplan.envs.actions.apply`; only when the step is admissible, as
+    effects assume success) and the preconditions of an admissible step hold in
+    the simulator's state (for what it exposes, see ``true_facts``); household
+    steps the game refuses must miss a precondition (they are complete there)."""
+    from veriplan.envs.actions import apply, preconditions
+    from veriplan.envs.rules import derive, rules_for
+
+    gold = policy is None
+    if policy is None:
+        path, policy = _gold(env, task_id)
+        steps = len(path)
+    rules = rules_for(env.name, disabled)
+    env.max_steps = max(env.max_steps, (steps or 0) + 1)
+    env.reset(task_id)
+    out = ModelCheck(task_id, False, 0)
+    counts = dict.fromkeys(("store", "rules", "effects", "preconditions"), 0)
+
+    truth: set = set()
+
+    def bad(facts, kind: str, label: str, names: dict | None = None) -> list[str]:
+        counts[kind] += len(facts)
+        return [f"{label}: {f}" + (f" [{names[f]}]" if names else "")
+                for f in env.contradicted(facts, truth)]  # type: ignore[attr-defined]
+
+    for n in range(1, (steps or 0) + 1):
+        action = policy(env, n)
+        if action is None:
+            break
+        w = env.grounded
+        truth = env.true_facts() or set()
+        out.store += bad(w, "store", f"before step {n}")
+        derived = derive(w, rules)
+        out.rules += bad(set(derived), "rules", f"before step {n}", derived)
+        admissible = gold or action in env.valid_actions()
+        needs = preconditions(env.name, action, w)
+        if needs is not None and admissible:  # what an admissible action needs holds
+            out.preconditions += bad(set(needs), "preconditions", f"step {n} {action}")
+        elif needs is not None and env.name == "household":
+            # household preconditions are complete: an action the game refuses
+            # must miss one of them
+            counts["preconditions"] += len(needs)
+            if not env.contradicted(set(needs), truth):  # type: ignore[attr-defined]
+                out.preconditions.append(f"step {n} {action}: refused, yet all of "
+                                         f"{[str(f) for f in needs]} hold")
+        expected = apply(env.name, w, [action], disabled=disabled)
+        env.step(action)
+        truth = env.true_facts() or set()
+        if admissible:
+            out.effects += bad(expected, "effects", f"after step {n} {action}")
+        out.steps = n
+    out.store += bad(env.grounded, "store", "at the end")  # truth: after the last step
+    out.won, out.checked = env.won, counts
     return out

@@ -128,10 +128,12 @@ class Rule:
 
 def _targets(view: View, want: Fact | None, pred: str, pos: int, pool: Iterable[str]
              ) -> Iterable[str]:
-    """The names a rule derives ``pred`` facts for: the asked-for fact's name
-    (when it is a ``pred`` fact), else every name in ``pool``."""
+    """The names a rule derives ``pred`` facts for: every name in ``pool`` (names
+    the facts mention, so names that exist), or just the asked-for fact's name
+    when it is one of them."""
     if want is not None:
-        return [want.args[pos]] if want.pred == pred and len(want.args) > pos else []
+        ok = want.pred == pred and len(want.args) > pos and want.args[pos] in pool
+        return [want.args[pos]] if ok else []
     return pool
 
 
@@ -198,10 +200,12 @@ def _open_openable(v: View, want: Fact | None) -> set[Fact]:
 def _kind_of_name(v: View, want: Fact | None) -> set[Fact]:
     from veriplan.envs.household import kinds
 
+    known = v.places | v.things
     if want is not None:
-        names = [want.args[0]] if want.pred == "kind" and len(want.args) == 2 else []
+        ok = want.pred == "kind" and len(want.args) == 2 and want.args[0] in known
+        names = [want.args[0]] if ok else []
     else:
-        names = list(v.places | v.things)
+        names = list(known)
     out = set()
     for x in names:
         k = kinds.receptacle_kind(x) or kinds.object_kind(x)
@@ -228,7 +232,8 @@ def _abilities_by_kind(v: View, want: Fact | None) -> set[Fact]:
 
     preds = ("pickupable", *kinds.ABILITIES)
     if want is not None:
-        asks = [(want.pred, want.args[0])] if want.pred in preds and want.args else []
+        ok = want.pred in preds and want.args and want.args[0] in v.things
+        asks = [(want.pred, want.args[0])] if ok else []
     else:
         asks = [(p, o) for o in v.things for p in preds]
     out = set()
@@ -243,7 +248,9 @@ def _cancontain_by_kind(v: View, want: Fact | None) -> set[Fact]:
     from veriplan.envs.household import kinds
 
     if want is not None:
-        pairs = [want.args] if want.pred == "cancontain" and len(want.args) == 2 else []
+        ok = want.pred == "cancontain" and len(want.args) == 2 and \
+            want.args[0] in v.places and want.args[1] in v.things
+        pairs = [want.args] if ok else []
     else:
         pairs = [(r, o) for r in v.places for o in v.things]
     out = set()

@@ -26,6 +26,7 @@ import re
 import shutil
 import threading
 
+from veriplan.envs.actions import ROOMS
 from veriplan.envs.base import Env, Fact, QueryResult, UnknownTaskError
 from veriplan.errors import ConfigError, EnvironmentDied, VeriplanError
 
@@ -134,52 +135,87 @@ class ScienceWorld(Env):
             self._env = ScienceWorldEnv("", envStepLimit=10**6)
         self.simplifications = simplifications
         self._room: str | None = None
+        self._shared: set[tuple[str, str]] = set()  # (name, room) of several containers
+
+    @contextlib.contextmanager
+    def _java(self):
+        """Calls into the engine: a Java process that is gone is EnvironmentDied."""
+        try:
+            yield
+        except Exception as e:
+            proc = getattr(getattr(self._env, "_gateway", None), "java_process", None)
+            gone = proc is not None and proc.poll() is not None
+            if gone or _network_error(e):
+                code = proc.poll() if proc is not None else None
+                raise EnvironmentDied(
+                    f"ScienceWorld's Java process stopped answering during task "
+                    f"{self.task_id!r} ({type(e).__name__}: {str(e)[:200]}; exit status "
+                    f"{code})") from e
+            raise
 
     # ----- tasks --------------------------------------------------------------------
     def tasks(self) -> list[str]:
-        return list(self._env.get_task_names())
+        return list(VARIATIONS)
 
     def split(self, name: str) -> list[str]:
         """Task ids of a split: train, seen (dev) or unseen (test)."""
-        getter = {"train": "get_variations_train", "seen": "get_variations_dev",
-                  "unseen": "get_variations_test"}
-        if name not in getter:
-            raise ConfigError(f"unknown ScienceWorld split {name!r}: use train, seen or unseen")
-        out = []
-        for task in self.tasks():
-            self._env.load(task, 0, self.simplifications)
-            out += [f"{task}:{v}" for v in getattr(self._env, getter[name])()]
-        return out
+        return split_ids(name)
 
     def _load(self, task_id: str, gold: bool = False) -> None:
-        task, _, var = task_id.rpartition(":")
-        if task not in self.tasks() or not var.isdigit():
-            raise ConfigError(f"unknown ScienceWorld task {task_id!r}: use TASK:VARIATION with "
-                              f"TASK one of {', '.join(self.tasks())}")
-        self._env.load(task, int(var), self.simplifications, generateGoldPath=gold)
+        task, var = check_task_id(task_id)
+        with self._java():
+            self._env.load(task, var, self.simplifications, generateGoldPath=gold)
 
     def gold_path(self, task_id: str) -> list[str]:
         self._load(task_id, gold=True)
-        return list(self._env.get_gold_action_sequence())
+        with self._java():
+            return list(self._env.get_gold_action_sequence())
 
     # ----- the interface --------------------------------------------------------------
     def _reset(self, task_id: str, seed: int) -> str:
         # ScienceWorld's variations are its seeds: the same id gives the same world.
         self._load(task_id, gold=True)
-        obs, info = self._env.reset()
-        self.task_description = self._env.get_task_description()
-        self._room = None
-        return self._env.look()
+        with self._java():
+            self._env.reset()
+            self.task_description = self._env.get_task_description()
+            self._shared = self._shared_names()
+            self._room = None
+            return self._env.look()
+
+    def _shared_names(self) -> set[tuple[str, str]]:
+        """(name, room) pairs that more than one closable container of the room
+        answers to (the house's layout: the kitchen has two drawers)."""
+        import json
+
+        raw = self._env.get_all_object_ids_types_referents_LUTJSON()
+        lut = json.loads(raw) if isinstance(raw, str) else raw
+        counts: dict[tuple[str, str], int] = {}
+
+        def walk(node, room: str) -> None:
+            c = node.get("propContainer")
+            if c and c.get("isClosable"):
+                names = {node["name"]} | set(lut.get(str(node.get("uuid")), {}).get("referents",
+                                                                                      []))
+                for n in names:
+                    counts[(n, room)] = counts.get((n, room), 0) + 1
+            for x in node.get("contents", {}).values():
+                walk(x, room)
+
+        for room in self._env.getObjectTree().get("contents", {}).values():
+            walk(room, room["name"])
+        return {k for k, n in counts.items() if n > 1}
 
     def _step(self, action: str) -> tuple[str, float, bool, dict]:
-        obs, reward, done, info = self._env.step(action)
+        with self._java():
+            obs, reward, done, info = self._env.step(action)
         score = info.get("score", 0)
         won = bool(done and score >= 100)
         return obs, float(reward), bool(done), {"score": score, "won": won,
                                                 "valid": info.get("valid")}
 
     def valid_actions(self) -> list[str]:
-        return list(self._env.get_valid_action_object_combinations())
+        with self._java():
+            return list(self._env.get_valid_action_object_combinations())
 
     def ground(self, text: str, action: str | None = None) -> set[Fact]:
         facts: set[Fact] = set()
@@ -187,88 +223,136 @@ class ScienceWorld(Env):
         if m:
             self._room = m.group(1)
             facts.add(Fact("at", ("agent", self._room)))
+        room = self._room
         if _ROOM.search(text) and "In it, you see:" in text:
             listing = text.split("In it, you see:", 1)[1].split("You also see:", 1)[0]
-            for line in listing.split("\n"):
-                if line.startswith("\t") and not line.startswith("\t\t"):
-                    name = _name(line)
-                    if name:
-                        facts.add(Fact("in", (name, self._room)))
+            facts |= {Fact("in", (n, room)) for n in _listed(listing)}
+        if _INVENTORY in text:
+            facts |= {Fact("in", (n, "inventory"))
+                      for n in _listed(text.split(_INVENTORY, 1)[1])}
+        m = _TO.search(text)
+        if m and (m.group(2) == "inventory" or m.group(2) in ROOMS):
+            facts.add(Fact("in", (m.group(1), m.group(2))))
+        if room is None:
+            return facts
         for door, state in _DOOR.findall(text):
-            facts.add(Fact("open", (f"door to {door}",), state == "open"))
+            facts.add(Fact("open", (f"door to {door}", room), state == "open"))
         for thing, state in _CONTAINER.findall(text):
-            facts.add(Fact("open", (thing,), state == "open"))
+            if (thing, room) not in self._shared:
+                facts.add(Fact("open", (thing, room), state == "open"))
         m = _NOW.search(text)
         if m and action and action.startswith(("open ", "close ")):
             # "The door is now open." after "open door to kitchen" names the door by
             # the action's words; "drawer" after "open drawer in cupboard" could be
             # any drawer, so only an exact match (or a door) is asserted.
             thing = action.split(" ", 1)[1].strip()
-            if thing == m.group(1) or (m.group(1) == "door" and thing.startswith("door to ")):
-                facts.add(Fact("open", (thing,), m.group(2) == "open"))
+            if (thing == m.group(1) and (thing, room) not in self._shared) or \
+                    (m.group(1) == "door" and thing.startswith("door to ")):
+                facts.add(Fact("open", (thing, room), m.group(2) == "open"))
         return facts
 
     def query(self, pred: str, *args: str) -> QueryResult:
-        """``open X``: look at X (1 step). ``in X ROOM`` for the current room:
-        look around (1 step). Anything else is not queryable here."""
-        if pred == "open" and len(args) == 1:
-            actions = [f"look at {args[0]}"]
-        elif pred == "in" and len(args) == 2 and args[1] == self._room:
-            actions = ["look around"]
+        """A query macro-action (real steps from the budget); the answer is what
+        the text supports, else None:
+
+        - ``open X [ROOM]`` (ROOM: the current room): look at X (1 step);
+        - ``in X ROOM`` for the current room: look around (1 step); ``in X
+          inventory``: inventory (1 step). True when X is listed; a name not
+          listed may still name something there (referents such as "picture of
+          a farm", unlisted terminals), so absence is unknown, not False;
+        - ``at agent ROOM``: look around (1 step).
+
+        Anything else is not queryable here (None, no steps)."""
+        args = tuple(a.strip() for a in args)
+        here = self._room
+        if pred == "open" and len(args) == 1 and here:
+            args = (args[0], here)
+        if pred == "at" and len(args) == 1:
+            args = ("agent", args[0])
+        if pred == "open" and len(args) == 2 and args[1] == here and \
+                (args[0], here) not in self._shared:
+            action = f"look at {args[0]}"
+        elif pred == "in" and len(args) == 2 and args[1] == "inventory":
+            action = "inventory"
+        elif (pred == "in" and len(args) == 2 and args[1] == here) or \
+                (pred == "at" and len(args) == 2 and args[0] == "agent"):
+            action = "look around"
         else:
             return QueryResult(None, frozenset(), 0)
-        facts: set[Fact] = set()
-        for a in actions:
-            facts |= set(self.step(a).observation.facts)
+        if self.steps >= self.max_steps:
+            return QueryResult(None, frozenset(), 0)
+        facts = set(self.step(action).observation.facts)
+        value: bool | None = None
         if pred == "in":
-            value: bool | None = Fact("in", args) in facts
+            value = True if Fact("in", args) in facts else None
+        elif pred == "at":
+            rooms = {f.args[1] for f in facts if f.pred == "at" and f.value}
+            value = (args[1] in rooms) if len(rooms) == 1 else None
         else:
-            known = [f.value for f in facts if f.pred == "open" and f.args == args]
-            value = known[0] if known else None
-        return QueryResult(value, frozenset(facts), len(actions), tuple(actions))
+            known = {f.value for f in facts if f.pred == "open" and f.args == args}
+            value = known.pop() if len(known) == 1 else None
+        if value is not None:
+            answer = Fact(pred, args, value)
+            facts = {f for f in facts if (f.pred, f.args) != (pred, args)} | {answer}
+            self.grounded = frozenset(
+                {f for f in self.grounded if (f.pred, f.args) != (pred, args)} | {answer})
+        return QueryResult(value, frozenset(facts), 1, (action,))
 
     def true_facts(self) -> set[Fact]:
         """From the object tree: where the agent is, the top-level objects of
-        every room, and every closable container's open state (doors are not in
-        the tree, so door facts cannot be checked here). An object counts under
-        its tree name and every referent the parser accepts for it ("inclined
-        plane H" is the tree's "inclined plane" with uuid 11838)."""
+        every room and of the inventory, and the open state of every closable
+        container with the room it is in (doors are not in the tree, so door
+        facts cannot be checked here). An object counts under its tree name and
+        every referent the parser accepts for it ("inclined plane H" is the
+        tree's "inclined plane" with uuid 11838)."""
         import json
 
-        raw = self._env.get_all_object_ids_types_referents_LUTJSON()
+        with self._java():
+            raw = self._env.get_all_object_ids_types_referents_LUTJSON()
+            tree = self._env.getObjectTree()
         lut = json.loads(raw) if isinstance(raw, str) else raw
         aliases = {uuid: set(v.get("referents", [])) for uuid, v in lut.items()}
 
         def names(node) -> set[str]:
             return {node["name"]} | aliases.get(str(node.get("uuid")), set())
 
-        tree = self._env.getObjectTree()
         facts: set[Fact] = set()
 
-        def walk(node) -> None:
+        def walk(node, room: str) -> None:
             c = node.get("propContainer")
             if c and c.get("isClosable"):
-                facts.update(Fact("open", (n,), bool(c.get("isOpen"))) for n in names(node))
+                facts.update(Fact("open", (n, room), bool(c.get("isOpen"))) for n in names(node))
             for x in node.get("contents", {}).values():
-                walk(x)
+                walk(x, room)
 
         for room in tree.get("contents", {}).values():
             for child in room.get("contents", {}).values():
                 if child["name"] == "agent":
                     facts.add(Fact("at", ("agent", room["name"])))
+                    for part in child.get("contents", {}).values():
+                        if part["name"] == "inventory":
+                            for item in part.get("contents", {}).values():
+                                facts |= {Fact("in", (n, "inventory")) for n in names(item)}
                 facts |= {Fact("in", (n, room["name"])) for n in names(child)}
-            walk(room)
+            walk(room, room["name"])
         return facts
 
-    def contradicted(self, facts: set[Fact] | frozenset[Fact]) -> list[Fact]:
-        """Asserted facts the simulator's state contradicts (checkable kinds only)."""
-        truth = self.true_facts()
+    def contradicted(self, facts: set[Fact] | frozenset[Fact],
+                     truth: set[Fact] | None = None) -> list[Fact]:
+        """Asserted facts the simulator's state (``truth``: ``true_facts()``)
+        contradicts; checkable kinds only: door states are not in the tree; an
+        "in" fact names one of possibly several objects, so only True ones are
+        checked."""
+        truth = self.true_facts() if truth is None else truth
         out = []
         for f in facts:
             if f.pred == "open" and f.args[0].startswith("door to "):
                 continue  # not exposed by the object tree
             if f.pred == "open":
                 if Fact("open", f.args, f.value) not in truth:
+                    out.append(f)
+            elif f.pred == "at":
+                if (Fact("at", f.args) in truth) != f.value:
                     out.append(f)
             elif f.value and f not in truth:
                 out.append(f)
@@ -277,3 +361,22 @@ class ScienceWorld(Env):
     def close(self) -> None:
         with contextlib.suppress(Exception):  # the gateway may already be gone
             self._env.close()
+
+
+def _listed(listing: str) -> list[str]:
+    """The names of a listing's top-level lines ("\\ta chair. On the chair is: ...")."""
+    out = []
+    for line in listing.split("\n"):
+        if line.startswith("\t") and not line.startswith("\t\t"):
+            name = _name(line)
+            if name:
+                out.append(name)
+    return out
+
+
+def _network_error(e: BaseException) -> bool:
+    try:
+        from py4j.protocol import Py4JNetworkError
+    except ImportError:  # pragma: no cover - py4j comes with scienceworld
+        return isinstance(e, ConnectionError | EOFError)
+    return isinstance(e, Py4JNetworkError | ConnectionError | EOFError)

@@ -83,6 +83,11 @@ METHODS: Registry[MethodSpec] = Registry("method", {
     "hidden-tot": "veriplan.methods.baselines.hidden:TOT",
     "hidden-react": "veriplan.methods.baselines.hidden:REACT",
     "self-ask": "veriplan.methods.baselines.hidden:SELF_ASK",
+    "aec": "veriplan.methods.aec",
+    "aec-direct": "veriplan.methods.aec.baselines:DIRECT",
+    "aec-react": "veriplan.methods.aec.baselines:REACT",
+    "wkm": "veriplan.methods.aec.baselines:WKM",
+    "query-only": "veriplan.methods.aec.baselines:QUERY_ONLY",
 }, group="veriplan.methods", load=_spec)
 
 

@@ -250,7 +250,7 @@ PREDICATES = {"at": 2, "in": 2, "open": 1, "holds": 2, "hot": 1}
 def model(strict: bool = False, extra_rules=()) -> EnvModel:
     return EnvModel("fakekitchen", rules=GENERIC_RULES + tuple(extra_rules),
                     actions=KitchenActions(strict), goal_for=household_goal,
-                    predicates=PREDICATES, queryable=frozenset({"in", "open"}),
+                    predicates=PREDICATES,
                     actions_help="go to R / open R / close R / take O from R / move O to R / "
                                  "heat O with microwave N", describe=household_describe)
 
@@ -305,3 +305,36 @@ class Model:
             item = self.direct.pop(0) if self.direct else []
             return item if isinstance(item, str) else json.dumps({"actions": item})
         return self.turns.pop(0) if self.turns else "Thought: I am done.\nAction: look"
+
+
+# ----- as a dataset, and a model the harness can build from a spec ------------------------------
+@dataclass(frozen=True)
+class KitchenInstance:
+    id: str
+    dataset: str = "kitchen_valid"
+
+    def problem(self, kind: str = "env"):
+        from veriplan.envs.base import EnvTask
+
+        return EnvTask("fakekitchen", self.id, split="valid", task_type="pick_heat_then_place")
+
+
+def dataset(root=None):
+    from veriplan.bench.datasets import Dataset
+
+    ids = ("hot_apple/fridge", "hot_apple/cabinet", "hot_apple/counter")
+    return Dataset("kitchen_valid", tuple(KitchenInstance(i) for i in ids), "kitchen-v1")
+
+
+def answer(request) -> str:
+    """Stateless: the three plans for every planning request; the ensemble
+    says the apple is in the fridge (right in one kitchen of three)."""
+    if request.schema_name == "plans":
+        not_fridge = [("in", ("apple 1", "fridge 1"), False)]
+        return json.dumps({"plans": [plan("fridge 1", score=0.6),
+                                     plan("cabinet 1", score=0.5, stated=not_fridge),
+                                     plan("countertop 1", score=0.4, stated=not_fridge)]})
+    if request.schema_name == "prediction":
+        yes = "apple 1 is in or on fridge 1" in request.messages[-1].content
+        return json.dumps({"answer": "yes" if yes else "unknown"})
+    return "Thought: look.\nAction: look"

@@ -227,3 +227,13 @@ def test_settings_and_registration():
     with pytest.raises(Exception, match="embeddings"):
         spec.make_config({"embeddings": "glove"})
     assert isinstance(Request("g", {}, None), Request)
+
+
+def test_using_up_what_is_known_at_hand_passes_and_anything_else_fails():
+    w = World({}, "", {"you have flour": True})
+    from veriplan.methods.sqbcp.world import Effects, hard_check
+
+    ok = w.apply(Effects({"flour": -2}))
+    assert ok.r["flour"] == 0 and not hard_check(ok, Goal({}, "", {}, None))
+    bad = w.apply(Effects({"saffron": -1}))
+    assert hard_check(bad, Goal({}, "", {}, None)) == ["uses more saffron than there is"]

@@ -163,10 +163,10 @@ class Household(Env):
                     facts.add(Fact("cancontain", (r, o)))
         return facts
 
-    def contradicted(self, facts) -> list[Fact]:
-        """Asserted facts the PDDL state contradicts (it is complete: a fact it
-        lacks is false)."""
-        truth = self.true_facts()
+    def contradicted(self, facts, truth: set[Fact] | None = None) -> list[Fact]:
+        """Asserted facts the PDDL state (``truth``: ``true_facts()``)
+        contradicts (it is complete: a fact it lacks is false)."""
+        truth = self.true_facts() if truth is None else truth
         out = []
         for f in facts:
             holds = Fact(f.pred, f.args) in truth
@@ -189,6 +189,8 @@ class Household(Env):
         Other predicates (the type-level ones: see :mod:`veriplan.envs.rules`) are
         not queryable (None, no steps). ``facts`` holds everything grounded on the
         way, the answer included."""
+        from veriplan.envs.actions import advance
+
         args = tuple(a.strip() for a in args)
         if pred in ("at", "holds") and len(args) == 1:
             args = ("agent", *args)
@@ -200,10 +202,11 @@ class Household(Env):
         texts: list[str] = []
 
         def do(cmd: str) -> None:
+            nonlocal facts
             actions.append(cmd)
             obs = self.step(cmd).observation
             texts.append(obs.text)
-            facts.update(obs.facts)
+            facts = set(advance("household", facts, cmd, obs))  # later steps win
 
         def can(cmd: str) -> bool:
             return cmd in self.valid_actions() and self.steps < self.max_steps

@@ -4,6 +4,8 @@ choosing that sentence) and abstains from everything else.
 
 Vocabulary (display names, "apple 1"):
 
+- (kind R K): the room has receptacle R, of kind K (the first text lists them:
+  "Looking quickly around you, you see a cabinet 1, ...");
 - (at agent R): the agent stands at receptacle R ("You arrive at R.", "You are
   facing the R.");
 - (in O R): object O is in or on R; a receptacle's listing ("On the R, you see
@@ -18,8 +20,9 @@ Vocabulary (display names, "apple 1"):
   of an ordered list ("This is a hot and clean X.", ..., "There's nothing special
   about X."), so each sentence also says which properties do not hold.
 
-Type-level predicates (kind, pickupable, cancontain, ...) come from the names
-through the entailment rules (:mod:`veriplan.envs.rules`), never from the text.
+The other type-level predicates (openable of unvisited receptacles, pickupable,
+cancontain, ...) come from the names through the entailment rules
+(:mod:`veriplan.envs.rules`), for names the text has shown to exist.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ _ITEMS = rf"((?:(?:, )?(?:and )?an? {_NAME})+|nothing)(?=\.)"
 _ARRIVE = re.compile(rf"You arrive at (?:loc \d+|the )?({_NAME})\.")
 _FACING = re.compile(rf"You are facing the ({_NAME})\. Next to it")
 _MIDDLE = re.compile(r"You are in the middle of a room\.")
+_AROUND = re.compile(r"Looking quickly around you, you see " + _ITEMS)
 _CLOSED = re.compile(rf"The ({_NAME}) is closed\.")
 _OPEN_IN = re.compile(rf"The ({_NAME}) is open\. In it, you see " + _ITEMS)
 _ON = re.compile(rf"On the ({_NAME}), you see " + _ITEMS)
@@ -114,8 +118,16 @@ def facing(text: str) -> str | None:
     return "" if _MIDDLE.search(text) else None
 
 
+def kind(name: str) -> str:
+    """"sinkbasin 1" -> "sinkbasin"."""
+    base, _, n = name.rpartition(" ")
+    return base if base and n.isdigit() else name
+
+
 def ground(text: str) -> set[Fact]:
     facts: set[Fact] = set()
+    for items in _AROUND.findall(text):  # the room's receptacles: they exist
+        facts |= {Fact("kind", (r, kind(r))) for r in _items(items)}
     for r in _ARRIVE.findall(text):
         facts.add(Fact("at", ("agent", r)))
     here = facing(text)

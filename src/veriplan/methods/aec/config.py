@@ -29,7 +29,7 @@ class AgentConfig:
     # B.4: an entailment rule is disabled after this many counterexamples (0: never).
     rule_disable_after: int = 2
     temperature: float = 0.0  # the planner's
-    max_tokens: int = 700
+    max_tokens: int = 1200  # per planning answer (up to |H| plans in JSON)
     max_steps: int = 0  # the episode's step budget; 0: the environment's (50 household)
     seed: int = 0
 

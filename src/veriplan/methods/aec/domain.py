@@ -149,8 +149,7 @@ class EnvModel:
     ``predicates``: the grounder's vocabulary (name -> arity), the only
     predicates a hypothesis may name; ``describe``: a predicate in words for
     prompts; ``actions_help``: the command grammar for prompts;
-    ``failure_texts``: observations that mean an action failed;
-    ``queryable``: predicates the environment's query macro-actions answer.
+    ``failure_texts``: observations that mean an action failed.
     """
 
     name: str
@@ -158,7 +157,6 @@ class EnvModel:
     actions: ActionModel | None = None
     goal_for: Callable[[str], Goal | None] = field(default=lambda text: None)
     predicates: Mapping[str, int] = field(default_factory=dict)
-    queryable: frozenset[str] = frozenset()
     actions_help: str = ""
     failure_texts: tuple[str, ...] = ("Nothing happens.", "No known action matches that input.")
     describe: Callable[[Key], str] = show
@@ -176,10 +174,18 @@ class Functional:
     def entails(self, facts: FactState, pred: str, args: tuple[str, ...]) -> bool | None:
         if pred != self.pred or len(args) != 2:
             return None
-        for other, value in facts.by_pred(pred).items():
-            if value and other[0] == args[0] and other[1] != args[1]:
-                return False
-        return None
+        places = facts.memo(f"functional:{pred}", lambda: _true_by(facts, pred, 0, 1)).get(
+            args[0], ())
+        return False if any(p != args[1] for p in places) else None
+
+
+def _true_by(facts: FactState, pred: str, key: int, value: int) -> dict[str, list[str]]:
+    """For the true ``pred`` facts: argument ``key`` -> the arguments ``value``."""
+    out: dict[str, list[str]] = {}
+    for args, v in facts.by_pred(pred).items():
+        if v and len(args) > max(key, value):
+            out.setdefault(args[key], []).append(args[value])
+    return out
 
 
 @dataclass(frozen=True)
@@ -198,11 +204,10 @@ class Excludes:
     def entails(self, facts: FactState, pred: str, args: tuple[str, ...]) -> bool | None:
         if pred != self.pred or len(args) <= self.pos:
             return None
-        x = args[self.pos]
-        for other, value in facts.by_pred(self.other).items():
-            if value and len(other) > self.other_pos and other[self.other_pos] == x:
-                return False
-        return None
+        seen = facts.memo(f"excludes:{self.other}:{self.other_pos}", lambda: {
+            a[self.other_pos] for a, v in facts.by_pred(self.other).items()
+            if v and len(a) > self.other_pos})
+        return False if args[self.pos] in seen else None
 
 
 AT_FUNCTIONAL = Functional("at_one_place", "at")

@@ -3,21 +3,22 @@
 The symbolic action effects and preconditions, and the named entailment rules,
 belong to the environment side (``veriplan.envs.actions`` and
 ``veriplan.envs.rules``). The two ADAPTERS below, :func:`env_action_model` and
-:func:`env_rules`, are the only places that read them; while those modules are
-not there, the household games get AEC's generic rules (sound for their
-vocabulary) and no action model, so AEC's verifier cannot apply a plan there
-and an AEC run ends at once with ``failure = "no_action_model"``.
+:func:`env_rules`, are the only places that read them; without them an
+environment gets AEC's generic rules and no action model (AEC's verifier then
+cannot apply a plan, and an AEC run ends at once with ``failure =
+"no_action_model"``).
 
-What the adapters expect of the environment side:
+What the adapters read of the environment side:
 
-- ``veriplan.envs.actions.action_model(env_name)``: None, or an object with
-  ``preconditions(action, facts)`` (a list of :class:`~veriplan.envs.base.Fact`
-  with the value each needs, or None for a command it does not know) and
-  ``effects(action, facts)`` (the facts that hold after it, value False for
-  those it makes false), ``facts`` being a ``frozenset`` of the known facts;
+- ``veriplan.envs.actions.ACTIONS[env_name]``: an object with
+  ``preconditions(action, facts)`` (the facts the action needs, or None for a
+  form it does not know), ``effects(action, facts) -> (add, delete)``,
+  ``touched(action, facts)`` (keys the action may change; None: all but the
+  ``static`` predicates) and ``command(action)`` (the command the environment
+  takes), ``facts`` being a ``frozenset`` of the known facts;
 - ``veriplan.envs.rules.rules_for(env_name)``: named rules, each with ``name``,
   ``kind`` ("entail" or "frame") and ``proves(view, fact) -> bool`` over a
-  ``veriplan.envs.rules.View`` of the known facts (this one is there now).
+  ``veriplan.envs.rules.View`` of the known facts.
 
 The household goal reader is here: it reads the task texts of
 ``veriplan.envs.household.generator`` (the six ALFWorld task types).
@@ -52,18 +53,34 @@ def _module(name: str) -> Any | None:
         raise
 
 
+def _frozen(facts: FactState) -> frozenset[Fact]:
+    return facts.memo("frozenset", lambda: frozenset(facts.facts()))
+
+
 class _Actions:
-    """An environment-side action model behind AEC's :class:`ActionModel`."""
+    """An environment-side action model (``veriplan.envs.actions.ACTIONS[env]``:
+    ``preconditions``, ``effects -> (add, delete)``, ``touched``, ``command``,
+    ``static``) behind AEC's :class:`ActionModel`."""
 
     def __init__(self, impl: Any) -> None:
         self.impl = impl
+        self.static: frozenset[str] = frozenset(getattr(impl, "static", ()))
 
     def preconditions(self, action: str, facts: FactState) -> Sequence[Fact] | None:
-        out = self.impl.preconditions(action, frozenset(facts.facts()))
+        out = self.impl.preconditions(action, _frozen(facts))
         return None if out is None else list(out)
 
     def effects(self, action: str, facts: FactState) -> Sequence[Fact]:
-        return list(self.impl.effects(action, frozenset(facts.facts())) or ())
+        add, _ = self.impl.effects(action, _frozen(facts))
+        return sorted(add, key=str)
+
+    def touched(self, action: str, facts: FactState) -> set[Key] | None:
+        fn = getattr(self.impl, "touched", None)
+        return fn(action, _frozen(facts)) if fn is not None else None
+
+    def command(self, action: str) -> str:
+        fn = getattr(self.impl, "command", None)
+        return fn(action) if fn is not None else action
 
 
 @dataclass(frozen=True)
@@ -90,10 +107,10 @@ class _Rule:
 
 
 def env_action_model(env: str) -> ActionModel | None:
-    """ADAPTER: ``veriplan.envs.actions.action_model(env)``, when it exists."""
+    """ADAPTER: ``veriplan.envs.actions.ACTIONS[env]``, when there is one."""
     mod = _module("veriplan.envs.actions")
-    factory = getattr(mod, "action_model", None) if mod is not None else None
-    impl = factory(env) if factory is not None else None
+    table = getattr(mod, "ACTIONS", None) if mod is not None else None
+    impl = table.get(env) if isinstance(table, dict) else None
     return None if impl is None else _Actions(impl)
 
 
@@ -191,7 +208,7 @@ def household_goal(text: str) -> HouseholdGoal | None:
 def household() -> EnvModel:
     return EnvModel("household", rules=env_rules("household") or GENERIC_RULES,
                     actions=env_action_model("household"), goal_for=household_goal,
-                    predicates=HOUSEHOLD_PREDICATES, queryable=frozenset({"in", "open"}),
+                    predicates=HOUSEHOLD_PREDICATES,
                     actions_help=HOUSEHOLD_HELP, describe=household_describe)
 
 
@@ -202,15 +219,15 @@ activate DEVICE / deactivate DEVICE / use THING on THING / focus on THING / wait
 
 
 def scienceworld() -> EnvModel:
-    """ScienceWorld: the grounder says where the agent is, what is in a room, what
-    is open. Its goals are scored by the engine and have no symbolic form here,
-    so PULLBACKVERIFY checks that the plan composes (every step's preconditions
-    hold) and not the goal; the agent-at-one-place rule is the only generic one
-    that is sound there (object names repeat across rooms)."""
+    """ScienceWorld: the grounder says where the agent is, what lies in a room,
+    what is open. Its goals are scored by the engine and have no symbolic form
+    here, so PULLBACKVERIFY checks that the plan composes (every step's
+    preconditions hold) and not the goal. Without the environment side's rules,
+    only the agent-in-one-place rule (object names repeat across rooms)."""
     return EnvModel("scienceworld", rules=env_rules("scienceworld") or (AT_FUNCTIONAL,),
                     actions=env_action_model("scienceworld"), goal_for=lambda text: None,
-                    predicates={"at": 2, "in": 2, "open": 1},
-                    queryable=frozenset({"in", "open"}), actions_help=SCIENCEWORLD_HELP)
+                    predicates={"at": 2, "in": 2, "open": 2},
+                    actions_help=SCIENCEWORLD_HELP)
 
 
 __all__ = ["HOUSEHOLD_PREDICATES", "HouseholdGoal", "env_action_model", "env_rules",

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from veriplan.envs.base import Env, EnvTask, Fact, Observation, StepResult
+from veriplan.envs.base import Env, EnvTask, Fact, Observation, QueryResult, StepResult
 from veriplan.errors import ConfigError
 from veriplan.methods.aec import hypotheses as hyp
 from veriplan.methods.aec.config import AgentConfig, Config, PredictorConfig
@@ -28,7 +28,7 @@ from veriplan.methods.aec.predictor import (
 from veriplan.methods.aec.prompting import render
 from veriplan.methods.aec.repair import Counterexample, Refinement, RuleBook
 from veriplan.methods.aec.state import GroundedStore, Hypothesis
-from veriplan.methods.aec.verifier import Verdict, apply_plan, is_noop
+from veriplan.methods.aec.verifier import Verdict, apply_plan, is_noop, may_change
 from veriplan.methods.records import Entry, Event, Observer, quiet
 from veriplan.methods.result import Run, SolveResult
 
@@ -41,10 +41,11 @@ class EnvFailure(Exception):
 
 def guard(fn: Callable[..., Any], *args: Any) -> Any:
     """Call the environment; anything it raises other than a bad request
-    (:class:`ConfigError`: an unknown task id) is an :class:`EnvFailure`."""
+    (:class:`ConfigError`: an unknown task id) or a missing capability
+    (NotImplementedError) is an :class:`EnvFailure`."""
     try:
         return fn(*args)
-    except ConfigError:
+    except (ConfigError, NotImplementedError):  # a bad request; a capability it lacks
         raise
     except Exception as exc:  # the simulator's own errors, of any type
         raise EnvFailure(f"{type(exc).__name__}: {exc}") from exc
@@ -256,22 +257,27 @@ class Agent:
                 self.samples.append((pred.raw, (pred.mu >= 0.5) == f.value))
 
     def counterexample(self, ce: Counterexample) -> None:
-        if self.rules.counterexample(ce):
-            self.emit(Event("rule_disabled", f"rule {ce.rule} disabled after "
-                            f"{self.rules.counts[ce.rule]} counterexamples"))
+        status = self.rules.counterexample(ce)
+        if status == "duplicate":
+            return
         self.log.append(Entry(None, "counterexample", ok=False, verdict=(
             f"rule {ce.rule} entailed {show(ce.key, ce.entailed)}; grounded "
             f"{show(ce.key, ce.observed)} ({ce.source})")))
+        if status == "disabled":
+            self.emit(Event("rule_disabled", f"rule {ce.rule} disabled after "
+                            f"{self.rules.counts[ce.rule]} counterexamples"))
 
     def predicted(self, key: Key, pred: Prediction) -> None:
         self.tally.predictions += 1
         self.pending.setdefault(key, []).append(pred)
 
     def touched_by(self, actions: Iterable[str]) -> set[Key]:
+        """What the agent's own actions may have changed (forgotten before the
+        observation's facts are grounded)."""
         model = self.model.actions
         if model is None:
             return set()
-        return {key_of(f) for a in actions for f in model.effects(a, self.w.state)}
+        return {k for a in actions for k in may_change(model, a, self.w.state)}
 
     def query(self, key: Key) -> Answer:
         """QUERY(p): the environment's macro-action; its steps come out of the
@@ -279,7 +285,10 @@ class Agent:
         env = self.env
         if env.steps_left <= 0:
             return Answer(None, True)
-        q = guard(env.query, key[0], *key[1])
+        try:
+            q = guard(env.query, key[0], *key[1])
+        except NotImplementedError:  # an environment without query macro-actions
+            q = QueryResult(None, frozenset(), 0)
         self.tally.queries += 1
         self.tally.query_steps += q.steps
         self.trajectory += list(q.actions)
@@ -377,14 +386,14 @@ class Agent:
                 if is_noop(expected, self.w.state, self.rules):
                     self.tally.skipped += 1
                     continue
+            changed = self.touched_by([action])
             result = guard(env.step, action)
             self.trajectory.append(action)
             self.last_text = result.observation.text
             bad = failed(result, self.model, expected)
-            self.ground(result.observation.facts, "execution",
-                        () if bad else {key_of(f) for f in expected})
             self.log.append(Entry(None, "act", action, result.observation.text, ok=not bad,
                                   verdict="failed" if bad else "done"))
+            self.ground(result.observation.facts, "execution", () if bad else changed)
             self.emit(Event("execute", f"{action} -> {result.observation.text[:120]}",
                             ok=not bad))
             if result.info.get("won"):

@@ -28,7 +28,7 @@ class Counterexample:
     key: Key
     entailed: bool
     observed: bool
-    source: str  # "grounding", "monitor", "failed_action"
+    source: str  # the evidence: "observation", "query", "execution", "monitor", "failed_action"
     step: int
 
     def to_dict(self) -> dict[str, Any]:
@@ -67,11 +67,11 @@ class RuleBook:
                 return v, rule.name
         return None
 
-    def counterexample(self, ce: Counterexample) -> bool:
-        """Record ``ce`` (the same rule, predicate and moment count once);
-        True when its rule is disabled by it."""
+    def counterexample(self, ce: Counterexample) -> str:
+        """Record ``ce``: "duplicate" (the same rule, predicate and moment were
+        counted already), "recorded", or "disabled" (its rule is now off)."""
         if (ce.rule, ce.key, ce.step) in self.seen:
-            return False
+            return "duplicate"
         self.seen.add((ce.rule, ce.key, ce.step))
         self.log.append(ce)
         self.counts[ce.rule] = self.counts.get(ce.rule, 0) + 1
@@ -81,8 +81,8 @@ class RuleBook:
             self.disabled_now.append(ce.rule)
             self._active = tuple(r for r in self.rules if r.name not in self.disabled)
             self.version += 1
-            return True
-        return False
+            return "disabled"
+        return "recorded"
 
 
 def retract_conflicts(state: FactState, new: Sequence[Fact], rules: RuleBook) -> list[Key]:

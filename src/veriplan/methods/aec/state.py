@@ -80,6 +80,8 @@ class GroundedStore:
 
     def _counterexamples(self, fresh: list[Fact], source: str, step: int
                          ) -> list[Counterexample]:
+        """Rules applied to the facts grounded at this same step (so no premise
+        is stale) that contradict a newly grounded fact."""
         if not fresh:
             return []
         now = FactState(Fact(k[0], k[1], v) for k, v in
@@ -87,12 +89,9 @@ class GroundedStore:
                          if s == step) if v is not None)
         out = []
         for f in fresh:
-            k = key_of(f)
-            now.forget(k)
-            e = self.rules.entails(now, k)
-            now.set(k, f.value)
+            e = self.rules.entails(now, key_of(f))
             if e is not None and e[0] != f.value:
-                out.append(Counterexample(e[1], k, e[0], f.value, source, step))
+                out.append(Counterexample(e[1], key_of(f), e[0], f.value, source, step))
         return out
 
     def facts(self) -> list[Fact]:

@@ -49,6 +49,21 @@ class Application:
     unknown_action: int | None = None
 
 
+def may_change(model: ActionModel, action: str, state: FactState) -> set[Key]:
+    """The predicates ``action`` may change from ``state``: the model's own
+    ``touched`` when it has one (None there: every fact but the static ones),
+    else the keys of its effects."""
+    fn = getattr(model, "touched", None)
+    keys = {key_of(f) for f in model.effects(action, state)}
+    if fn is None:
+        return keys
+    out = fn(action, state)
+    if out is None:
+        static = getattr(model, "static", frozenset())
+        return keys | {key_of(f) for f in state.facts() if f.pred not in static}
+    return keys | set(out)
+
+
 def is_noop(effects: Sequence[Fact], state: FactState, rules: RuleBook) -> bool:
     return bool(effects) and all(lookup(state, rules, key_of(f))[0] == f.value for f in effects)
 
@@ -97,10 +112,13 @@ def apply_plan(actions: Sequence[str], start: FactState, rules: RuleBook,
                 app.contradicted.append((i, f, k not in written))
             elif rule is not None:
                 app.relied.append((i, k, v, rule))
+        changed = may_change(model, action, state)
+        for k in changed:
+            state.forget(k)
         for f in eff:
             state.set(key_of(f), f.value)
             written.add(key_of(f))
-            app.touched.add(key_of(f))
+        app.touched |= changed
         retract_conflicts(state, eff, rules)
     return app
 

@@ -42,7 +42,13 @@ def translate(text: TextPlan, task: Task, planbench: PlanBenchConfig | None = No
                 by_structure.append(n)
                 continue
             nl = read_planbench_plan(chunk, planbench, list(task.objects)) if planbench else None
-            if nl is not None and nl.steps and not nl.unread:
+            # A natural-language reading that names objects by their own names must use
+            # every object the line names: "(attack a b)" is attack with two arguments,
+            # not "attack [article] b". (Objects named through the config's encodings,
+            # "the red block", leave a stray "a" an article.)
+            if (nl is not None and len(nl.steps) == 1 and not nl.unread
+                    and (not set(nl.steps[0].args) & set(words)
+                         or sorted(nl.steps[0].args) == sorted(args))):
                 steps.append(Step(nl.steps[0].name, nl.steps[0].args, n))
                 continue
             reason = (f"{head} is not an action" if head not in schemas else

@@ -62,7 +62,13 @@ class World:
         XOR of Eq. 2 on the facts whose value changes), t + dt."""
         r = dict(self.r)
         for k, v in e.dr.items():
-            r[k] = r.get(k, 0) + v
+            if k not in r:
+                # An amount the chain has not produced: a resource known to be at hand
+                # (stated or answered) is taken to cover what the step uses (the tasks
+                # give no quantities); anything else starts at zero, so using it fails
+                # the hard check.
+                r[k] = -v if v < 0 and self.value(k, k) is True else 0
+            r[k] = r[k] + v
         l = dict(self.l)  # noqa: E741 (the paper's name)
         for k, v in e.dl.items():
             l[key(k)] = v

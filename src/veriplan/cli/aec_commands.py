@@ -1,0 +1,211 @@
+"""``veriplan aec run|calibrate|select-tau``: one AEC episode with its decisions
+as they happen; B.2's calibration fitted on training games; tau chosen on a
+validation split (Section 4.4) and recorded for later runs."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from veriplan.cli.core import EXIT_FAIL, EXIT_OK
+from veriplan.errors import ConfigError
+
+ENV_METHODS = ("aec", "aec-direct", "aec-react", "wkm", "query-only")
+
+
+def add_parsers(sub) -> None:
+    from veriplan.cli.llm_commands import add_llm_options
+    from veriplan.methods.aec.tau import CANDIDATES
+
+    a = sub.add_parser("aec", help="AEC: run an episode, fit the predictor's calibration, "
+                                   "choose tau on a validation split")
+    asub = a.add_subparsers(dest="aec_command", required=True)
+
+    r = asub.add_parser("run", help="one episode of AEC (or a baseline) in an environment")
+    r.add_argument("--env", required=True, help="household or scienceworld (any registered "
+                                                "environment)")
+    r.add_argument("--task", required=True, help="household: SPLIT/TYPE/N (eval/pick_and_place/"
+                                                 "0); scienceworld: TASK:VARIATION (boil:0)")
+    r.add_argument("--method", default="aec", choices=ENV_METHODS)
+    r.add_argument("--config", action="append", default=[], metavar="KEY=VALUE",
+                   help="a method setting, e.g. tau_file=household (repeatable)")
+    r.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    add_llm_options(r)
+
+    c = asub.add_parser("calibrate", help="fit the predictor's calibration (appendix B.2) on "
+                                          "training episodes and save it by name")
+    c.add_argument("--dataset", required=True, help="training episodes, e.g. household_train")
+    c.add_argument("--name", required=True, help="the calibration's name (or a .json path); "
+                                                 "runs load it with --config calibration=NAME")
+    c.add_argument("--data-dir", help="benchmark data folder (default: VERIPLAN_DATA)")
+    c.add_argument("--limit", type=int, help="first N episodes")
+    c.add_argument("--workers", type=int, default=1, help="episodes in parallel")
+    c.add_argument("--config", action="append", default=[], metavar="KEY=VALUE",
+                   help="predictor settings (ensemble, predictor_temperature, hypotheses, seed)")
+    add_llm_options(c)
+
+    t = asub.add_parser("select-tau", help="run AEC on a validation split for each candidate "
+                                           "tau and record the best")
+    t.add_argument("--dataset", required=True, help="validation episodes, e.g. household_valid")
+    t.add_argument("--name", required=True, help="the tau file's name (or a .json path); runs "
+                                                 "load it with --config tau_file=NAME")
+    t.add_argument("--taus", type=float, nargs="+", default=list(CANDIDATES),
+                   help=f"candidates (default {' '.join(map(str, CANDIDATES))})")
+    t.add_argument("--data-dir", help="benchmark data folder (default: VERIPLAN_DATA)")
+    t.add_argument("--limit", type=int, help="first N episodes")
+    t.add_argument("--workers", type=int, default=1, help="episodes in parallel")
+    t.add_argument("--out", help="run store of the selection runs (default "
+                                 "veriplan-runs/select-tau-DATASET); re-running resumes")
+    t.add_argument("--config", action="append", default=[], metavar="KEY=VALUE",
+                   help="other AEC settings, the same for every candidate (epsilon stays "
+                        "fixed)")
+    add_llm_options(t)
+
+
+def _options(args: argparse.Namespace) -> dict[str, object]:
+    from veriplan.cli.llm_commands import method_options
+
+    return method_options(args)
+
+
+# ----- run -------------------------------------------------------------------------------------
+def _run(args: argparse.Namespace) -> int:
+    from veriplan.cli.llm_commands import build_llm
+    from veriplan.envs.base import EnvTask
+    from veriplan.methods import get_method
+
+    spec = get_method(args.method)
+    config = spec.make_config(_options(args))
+    task = EnvTask(args.env, args.task, split=args.task.split("/")[0] if "/" in args.task
+                   else "", task_type=args.task.split("/")[1] if args.task.count("/") == 2
+                   else args.task.split(":")[0])
+
+    def show(event) -> None:
+        if not args.json:
+            flag = "" if event.ok is None else (" [ok]" if event.ok else " [no]")
+            print(f"{event.kind:>11}{flag} {event.text}", flush=True)
+
+    result = spec.solve(task, build_llm(args).session(), config, observer=show)
+    m = result.metrics
+    if args.json:
+        print(json.dumps(result.to_dict(), default=str))
+    else:
+        print(f"{'won' if result.verified else 'not won'}"
+              + (f" ({result.failure}: {result.last_diagnosis})" if not result.verified else "")
+              + f"; {m.get('env_steps', 0)} steps, {m.get('queries', 0)} queries, "
+              f"{m.get('replans', 0)} replanning rounds, {result.llm_calls} LLM calls, "
+              f"{result.tokens} tokens, {result.seconds:.1f}s")
+    return EXIT_OK if result.verified else EXIT_FAIL
+
+
+# ----- calibrate ---------------------------------------------------------------------------------
+def _calibrate(args: argparse.Namespace) -> int:
+    from veriplan.bench.datasets import load_dataset
+    from veriplan.cli.llm_commands import build_llm
+    from veriplan.methods import get_method
+    from veriplan.methods.aec.calibrate import collect, fit
+    from veriplan.methods.aec.config import PredictorConfig
+    from veriplan.methods.aec.predictor import store_path
+
+    given = _options(args)
+    fields = set(PredictorConfig.__dataclass_fields__)
+    unknown = set(given) - fields
+    if unknown:
+        raise ConfigError(f"aec calibrate: no setting {', '.join(sorted(unknown))}; its "
+                          f"settings are {', '.join(sorted(fields))}")
+    config = get_method("wkm").make_config(given)  # the predictor's settings
+    dataset = load_dataset(args.dataset, args.data_dir)
+    llm = build_llm(args)
+    target = store_path("calibration", args.name)
+    samples_file = target.with_name(target.stem + ".samples.jsonl")
+    samples_file.parent.mkdir(parents=True, exist_ok=True)
+    done = set()
+    if samples_file.is_file():
+        for line in samples_file.read_text().splitlines():
+            if line.strip():
+                done.add(json.loads(line)["instance"])
+    todo = [i for i in dataset.take(args.limit) if i.id not in done]
+    lock = threading.Lock()
+
+    def one(inst) -> None:
+        got = collect(inst.problem("env"), llm.session(), config)
+        with lock, samples_file.open("a") as fh:
+            fh.write(json.dumps({"instance": inst.id, "samples": got}) + "\n")
+            print(f"{inst.id}: {len(got)} labelled prediction(s)", flush=True)
+
+    with ThreadPoolExecutor(max_workers=max(1, args.workers)) as pool:
+        list(pool.map(one, todo))
+    samples = [s for line in samples_file.read_text().splitlines() if line.strip()
+               for s in json.loads(line)["samples"]]
+    if not samples:
+        raise ConfigError(f"no labelled predictions from {args.dataset}: nothing to fit")
+    cal = fit(samples, args.name, fitted_on=args.dataset, model=llm.model,
+              backend=llm.name, ensemble=config.ensemble,
+              predictor_temperature=config.predictor_temperature)
+    path = cal.save(target)
+    right = sum(bool(s["right"]) for s in samples)
+    print(f"{len(samples)} predictions ({right} right) from "
+          f"{len(done) + len(todo)} episode(s); sigma by bins of raw uncertainty: "
+          + " ".join(f"{x:.2f}" for x in cal.table()))
+    print(f"saved {path} (use --config calibration={args.name})")
+    return EXIT_OK
+
+
+# ----- select-tau --------------------------------------------------------------------------------
+def _select_tau(args: argparse.Namespace) -> int:
+    from veriplan.bench.runner import run_sweep
+    from veriplan.bench.store import RunStore
+    from veriplan.bench.units import BackendSpec, SweepPlan
+    from veriplan.llm import default_cache_path
+    from veriplan.methods import get_method
+    from veriplan.methods.aec.tau import choose, save_tau, summarize
+
+    given = _options(args)
+    if "tau" in given or "tau_file" in given:
+        raise ConfigError("select-tau chooses tau: give the candidates with --taus, not "
+                          "--config tau=...")
+    spec_m = get_method("aec")
+    base = spec_m.make_config(given)
+    typed = {k: getattr(base, k) for k in given}
+    taus = sorted(set(args.taus))
+    for t in taus:
+        spec_m.make_config({**given, "tau": t})
+    backend = BackendSpec.of(args.backend, args.model, model_path=args.model_path,
+                             base_url=args.base_url, cassette=args.cassette, script=args.script)
+    out = Path(args.out or Path("veriplan-runs") / f"select-tau-{args.dataset}")
+    plan = SweepPlan(["aec"], [args.dataset], [backend],
+                     [{**given, "tau": t} for t in taus], [base.seed], args.limit)
+    cache = None if args.no_cache else Path(args.cache_path or default_cache_path())
+    progress = run_sweep(plan, out, data_root=args.data_dir, workers=args.workers,
+                         cache_path=cache)
+    results = []
+    for rec in RunStore(out).records():
+        cfg = json.loads(rec.config)
+        rest = {k: v for k, v in cfg.items() if k != "tau"}
+        if (rec.method == "aec" and rec.dataset == args.dataset and rec.status == "done"
+                and rest == typed and cfg.get("tau") in taus):
+            results.append((cfg["tau"], rec.result_dict()))
+    summary = summarize(results)
+    chosen = choose(summary)
+    path = save_tau(args.name, chosen, summary, dataset=args.dataset, epsilon=base.epsilon,
+                    calibration=base.calibration, settings=typed, backend=backend.name,
+                    model=backend.model_name(), runs=str(out))
+    for s in summary:
+        mark = "  <- chosen" if s["tau"] == chosen["tau"] else ""
+        print(f"tau {s['tau']:<5} success {s['success']:.3f}  replanning rounds "
+              f"{s['replanning_rounds']:.2f}  queries {s['queries']:.2f}  steps "
+              f"{s['env_steps']:.1f}  ({s['episodes']} episodes){mark}")
+    print(f"{progress.done} unit(s) run, {progress.skipped} already in {out}; epsilon "
+          f"{base.epsilon} (fixed); saved {path} (use --config tau_file={args.name})")
+    return EXIT_OK if progress.errors == 0 else EXIT_FAIL
+
+
+def _aec(args: argparse.Namespace) -> int:
+    return {"run": _run, "calibrate": _calibrate,
+            "select-tau": _select_tau}[args.aec_command](args)
+
+
+COMMANDS = {"aec": _aec}

@@ -1,0 +1,64 @@
+"""Collecting B.2's calibration data on training games.
+
+For one episode: the model's hypotheses give U (from w0); every p in U is
+predicted by the ensemble from w0 alone, before anything is queried (so no
+answer leaks into a later prediction); then each p is grounded by the
+environment's query macro-action while the step budget lasts. Each sample is
+the raw uncertainty u and whether the discretized prediction was right; a
+:class:`~veriplan.methods.aec.predictor.Calibration` is fitted on all of them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+from veriplan.methods.aec.config import PredictorConfig
+from veriplan.methods.aec.controller import Controller, Policy
+from veriplan.methods.aec.domain import show
+from veriplan.methods.aec.episode import Agent, EnvFailure, guard
+from veriplan.methods.aec.predictor import Calibration, EnsemblePredictor
+
+
+def collect(problem: Any, llm: Any, config: PredictorConfig = PredictorConfig()
+            ) -> list[dict[str, Any]]:
+    """Labelled predictions of one training episode (an environment failure
+    ends it with what was collected)."""
+    agent = Agent("aec-calibrate", problem, llm, config, Policy(gating="query"))
+    env = guard(agent.task.make)
+    out: list[dict[str, Any]] = []
+    try:
+        agent.env = env
+        agent.start(env)
+        hs = agent.propose(env, [])
+        keys = list(Controller(hs, agent.w, None, agent.query, Policy(gating="query"),
+                               epsilon=0.0, tau=0.0, max_queries=0, actions=None,
+                               goal=None).unresolved())
+        predictor = EnsemblePredictor(agent.run.llm, task=env.task_description,
+                                      describe=agent.model.describe, members=config.ensemble,
+                                      temperature=config.predictor_temperature,
+                                      seed=config.seed, log=agent.log)
+        predictions = {k: predictor.predict(agent.w, k) for k in keys}
+        for k in keys:
+            value = agent.w.value(k)
+            if value is None and env.steps_left > 0:
+                value = agent.query(k).value
+            if value is None:
+                continue
+            p = predictions[k]
+            out.append({"p": show(k), "mu": round(p.mu, 4), "raw": round(p.raw, 4),
+                        "truth": value, "right": (p.mu >= 0.5) == value})
+    except EnvFailure:
+        pass
+    finally:
+        with contextlib.suppress(Exception):
+            env.close()
+    return out
+
+
+def fit(samples: list[dict[str, Any]], name: str, **meta: Any) -> Calibration:
+    return Calibration.fit([(float(s["raw"]), bool(s["right"])) for s in samples], name=name,
+                           predictions=len(samples), **meta)
+
+
+__all__ = ["collect", "fit"]

@@ -1,0 +1,193 @@
+"""AEC in the kitchen with scripted models: queries that spend steps, the
+execution monitor (replanning after a failed action and after a contradicted
+precondition), B.4's rule tightening, refinement across iterations, and the
+failures that must become results (a dead simulator, answers that are not
+plans, budgets)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.methods.aec import kitchen
+from tests.methods.aec.helpers import Stub, task, three_plans
+from veriplan.errors import ConfigError
+from veriplan.llm import LLM, ScriptedBackend
+from veriplan.methods.aec import Config, solve
+
+P = kitchen.plan
+IN_COUNTER = "apple 1 is in or on countertop 1"
+
+
+def run(model, t=None, config=None, **kw):
+    return solve(t or task(), LLM(ScriptedBackend(fn=model)), config or Config(), **kw)
+
+
+def test_an_ambiguous_prediction_is_queried_in_the_environment_and_the_task_is_won():
+    model = kitchen.Model([three_plans()])  # the predictor answers "unknown": mu 0.5
+    r = run(model)
+    m = r.metrics
+    assert r.verified and r.failure is None and m["won"]
+    assert m["queries"] == 1 and m["query_steps"] == 2  # go to the fridge, open it
+    assert r.plan[:2] == ["go to fridge 1", "open fridge 1"]  # the query's own steps
+    assert m["env_steps"] == 7 and m["skipped"] == 2  # the plan's first two are done
+    assert m["replans"] == 0 and m["replanning_rounds"] == 0 and m["simulations"] == 0
+    assert m["llm_calls"] == r.llm_calls == 1 + 5  # one planning call, five ensemble votes
+    assert m["task_type"] == "pick_heat_then_place" and m["success_by_iteration"] == [True]
+    assert m["decisions"][0]["kind"] == "query:ambiguous"
+
+
+def test_a_confident_prediction_is_simulated_then_grounded_before_commitment():
+    model = kitchen.Model([three_plans()], beliefs={"apple 1 is in or on fridge 1": "yes"})
+    r = run(model)
+    kinds = [(d["kind"], d["phase"]) for d in r.metrics["decisions"]]
+    assert r.verified and kinds == [("simulate", "loop"), ("query", "commit")]
+    assert r.metrics["simulations"] == 1 and r.metrics["queries"] == 1
+
+
+def test_replanning_after_a_failed_action():
+    # the loose kitchen's model does not know that heating needs a closed microwave
+    model = kitchen.Model([[P("countertop 1")],
+                           [{"actions": ["close microwave 1", "heat apple 1 with microwave 1",
+                                         "go to table 1", "move apple 1 to table 1"]}]])
+    r = run(model, task("hot_apple/open_microwaves", "fakekitchen-loose", strict=True))
+    m = r.metrics
+    assert r.verified and m["failed_actions"] == 1 and m["replans"] == 1
+    assert "heat apple 1 with microwave 1) failed" in model.prompts["plans"][1]
+
+
+def test_replanning_after_an_observation_contradicts_a_grounded_precondition():
+    detour = {"actions": ["go to microwave 1", "go to countertop 1",
+                          "take apple 1 from countertop 1", "go to microwave 1",
+                          "heat apple 1 with microwave 1", "go to table 1",
+                          "move apple 1 to table 1"],
+              "preconditions": [{"predicate": "in", "args": ["apple 1", "countertop 1"],
+                                 "value": True}]}
+    model = kitchen.Model([[detour], [P("cabinet 1")]])  # someone moves the apple meanwhile
+    r = run(model, task("hot_apple/moving"))
+    m = r.metrics
+    assert r.verified and m["contradictions"] == 1 and m["replans"] == 1
+    assert m["failed_actions"] == 0
+    assert "contradicts in(apple 1, countertop 1) = true" in model.prompts["plans"][1]
+
+
+def test_a_rule_that_keeps_producing_counterexamples_is_disabled():
+    # the strict kitchen's microwaves start open, and one rule says microwaves are closed
+    via2 = {"actions": ["go to microwave 2", "heat apple 1 with microwave 2", "go to table 1",
+                        "move apple 1 to table 1"]}
+    close2 = {"actions": ["close microwave 2", "heat apple 1 with microwave 2", "go to table 1",
+                          "move apple 1 to table 1"]}
+    model = kitchen.Model([[P("countertop 1")], [via2], [close2]])
+    r = run(model, task("hot_apple/open_microwaves", "fakekitchen-strict", strict=True))
+    m = r.metrics
+    assert r.verified and m["replans"] == 2
+    assert m["disabled_rules"] == ["microwave_closed"] and m["rule_disables"] == 1
+    rules = [(c["rule"], c["key"]) for c in m["counterexamples"]]
+    assert rules == [("microwave_closed", "open(microwave 1)"),
+                     ("microwave_closed", "open(microwave 2)")]
+    assert sum(e.role == "counterexample" for e in r.transcript) == 2
+    json.dumps(r.to_dict())  # what the run store keeps
+
+
+def test_a_rule_is_kept_when_tightening_is_off():
+    via2 = {"actions": ["go to microwave 2", "heat apple 1 with microwave 2", "go to table 1",
+                        "move apple 1 to table 1"]}
+    model = kitchen.Model([[P("countertop 1")], [via2]])
+    r = run(model, task("hot_apple/open_microwaves", "fakekitchen-strict", strict=True),
+            Config(rule_disable_after=0, max_replans=1))
+    assert not r.verified and r.failure == "replan_cap"
+    assert r.metrics["disabled_rules"] == [] and len(r.metrics["counterexamples"]) == 2
+
+
+def test_failure_driven_refinement_carries_disabled_rules_to_the_next_iteration():
+    no_close = P("countertop 1", score=0.9)
+    with_close = P("countertop 1", score=0.5, close_first=True)
+    rounds = [[no_close], [no_close, with_close]]
+    strict = task("hot_apple/open_microwaves", "fakekitchen-strict", strict=True)
+    cfg = Config(iterations=2, max_replans=0, rule_disable_after=1)
+    r = run(kitchen.Model(rounds), strict, cfg)
+    m = r.metrics
+    assert m["success_by_iteration"] == [False, True] and m["iteration"] == 1 and r.verified
+    assert m["per_iteration"][0]["failure"] == "replan_cap"
+    assert m["calibration_samples"] >= 1  # iteration 0's labelled predictions
+    # without tightening, the second pass repeats the first one's mistake
+    r0 = run(kitchen.Model(rounds), strict, Config(iterations=2, max_replans=0,
+                                                   rule_disable_after=0))
+    assert r0.metrics["success_by_iteration"] == [False, False]
+
+
+def test_the_verifier_rejecting_h_star_is_a_replanning_round():
+    model = kitchen.Model([[P("fridge 1", skip_heat=True)], three_plans()])
+    r = run(model)
+    assert r.verified and r.metrics["rejections"] == 1 and r.metrics["replans"] == 1
+    assert "does not reach the goal" in model.prompts["plans"][1]
+
+
+def test_an_answer_that_is_not_a_plan_is_counted_and_the_episode_goes_on():
+    model = kitchen.Model(["Let me think about the kitchen first.",
+                           '{"plans": [{"actions": "go to fridge 1"}, 7]}', three_plans()])
+    r = run(model)
+    assert r.verified and r.metrics["unreadable"] == 3 and r.metrics["replans"] == 2
+    assert r.transcript[0].ok is False
+
+
+def test_a_simulator_that_dies_mid_episode_is_an_env_error_result():
+    r = run(kitchen.Model([three_plans()]), task(die_after=1))
+    assert not r.verified and r.failure == "env_error"
+    assert "process ended unexpectedly" in r.last_diagnosis
+    assert r.metrics["replanning_rounds"] == r.metrics["replan_cap"]
+
+
+def test_an_unknown_task_id_is_a_clear_error():
+    with pytest.raises(ConfigError, match="unknown kitchen task"):
+        run(kitchen.Model(), task("hot_apple/nowhere"))
+
+
+def test_the_step_budget_ends_the_episode():
+    r = run(kitchen.Model([three_plans()]), config=Config(max_steps=4))
+    assert not r.verified and r.failure == "step_budget" and r.metrics["env_steps"] == 4
+    assert r.metrics["replanning_rounds"] == 10
+
+
+def test_the_replanning_cap_ends_the_episode_and_is_reported():
+    model = kitchen.Model([[P("fridge 1", skip_heat=True)]] * 3)
+    r = run(model, config=Config(max_replans=2))
+    m = r.metrics
+    assert r.failure == "replan_cap" and m["replans"] == 2 and m["rounds"] == 3
+    assert m["replanning_rounds"] == 2 == m["replan_cap"]
+
+
+def test_another_estimator_plugs_into_the_predictor_interface():
+    stub = Stub({("in", ("apple 1", "fridge 1")): (0.99, 0.0)})
+    model = kitchen.Model([three_plans()])
+    r = run(model, predictor=stub)
+    assert r.verified and len(stub.calls) == 1 and "prediction" not in model.asked
+
+
+def test_without_an_action_model_aec_stops_at_once(monkeypatch):
+    from veriplan.methods.aec.domain import ENV_MODELS, EnvModel
+
+    ENV_MODELS.register("fakekitchen", EnvModel("fakekitchen"))
+    r = run(kitchen.Model())
+    assert r.failure == "no_action_model" and r.llm_calls == 0
+
+
+def test_tau_comes_from_a_tau_file_and_the_run_records_it(tmp_path):
+    from veriplan.methods.aec.tau import save_tau
+
+    path = save_tau(str(tmp_path / "t.json"), {"tau": 0.35}, [{"tau": 0.35}])
+    r = run(kitchen.Model([three_plans()]), config=Config(tau_file=str(path)))
+    assert r.metrics["tau"] == 0.35 and r.metrics["tau_source"] == str(path)
+    with pytest.raises(ConfigError, match="select-tau"):
+        run(kitchen.Model(), config=Config(tau_file="missing"))
+
+
+def test_an_environment_without_query_macros_leaves_predicates_unknown(monkeypatch):
+    def no_query(self, pred, *args):
+        raise NotImplementedError
+
+    monkeypatch.setattr(kitchen.FakeKitchen, "query", no_query)
+    r = run(kitchen.Model([three_plans()] * 2), config=Config(max_replans=1))
+    assert not r.verified and r.failure == "replan_cap"
+    assert r.metrics["unanswerable"] >= 1 and r.metrics["env_steps"] == 0
