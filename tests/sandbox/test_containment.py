@@ -47,7 +47,8 @@ def test_deep_recursion_is_an_error_not_a_crash():
     # Python 3.11 recursion grows the heap, not the C stack: whichever limit comes
     # first (memory, CPU, a crash), the job ends as a category, not a hang or a crash
     # of veriplan
-    assert out.category in ("crash", "exception", "memory", "cpu_limit")
+    # (on a loaded machine the wall clock can come before the CPU limit)
+    assert out.category in ("crash", "exception", "memory", "cpu_limit", "timeout")
 
 
 def test_writing_outside_the_scratch_directory_is_refused(tmp_path):

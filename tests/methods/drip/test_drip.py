@@ -180,7 +180,10 @@ def test_perfect_decomposer_meets_the_papers_framework_limit(data_dir):
 
 
 def test_perfect_decomposer_in_the_four_action_space(data_dir):
-    task = _instance(data_dir, "instance-1", "blocksworld_3").task()
+    from veriplan.pddl.task import load_task
+
+    base = data_dir / "planbench" / "instances" / "blocksworld"
+    task = load_task(base / "generated_domain.pddl", base / "generated_basic_3" / "instance-1.pddl")
     llm, _ = llm_for(lambda req: "")
     r = solve(task, llm, Config(decomposer="regression", action_space="standard",
                                 condition="always"))
