@@ -8,25 +8,19 @@ is reported as verified.
 
 from __future__ import annotations
 
-from importlib import resources
-
-import jinja2
-
 from veriplan.core.atom import ConditionPart, Literal
 from veriplan.llm.client import LLM
 from veriplan.llm.types import LLMRequest, Message
 from veriplan.methods.backprompt.config import BackpromptConfig
 from veriplan.methods.records import Entry, Event, Observer, Signal, quiet
 from veriplan.methods.result import PlanningProblem, Run, SolveResult, as_problem
+from veriplan.methods.templates import environment
 from veriplan.pddl.task import Task
 from veriplan.pddl.writer import domain_to_pddl, problem_to_pddl
 from veriplan.planio import ParsedPlan, PlanBenchConfig, parse_plan, render_prompt
 from veriplan.verify import ValidationResult, validate_plan
 
-_ENV = jinja2.Environment(
-    loader=jinja2.FunctionLoader(
-        lambda name: resources.files(__package__).joinpath("prompts", name).read_text()),
-    undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False)
+_ENV = environment(__package__)
 
 
 def first_prompt(task: Task, planbench: PlanBenchConfig | None,

@@ -4,9 +4,6 @@ choosing a repair after each failure and SA archiving every signal."""
 from __future__ import annotations
 
 from dataclasses import replace
-from importlib import resources
-
-import jinja2
 
 from veriplan.llm.client import LLM
 from veriplan.llm.types import LLMRequest, Message
@@ -21,16 +18,14 @@ from veriplan.methods.closed_loop.couplings import Couplings, load_table
 from veriplan.methods.closed_loop.sa import SignalAggregator
 from veriplan.methods.records import Entry, Event, Observer, quiet
 from veriplan.methods.result import PlanningProblem, Run, SolveResult, as_problem
+from veriplan.methods.templates import environment
 from veriplan.pddl.task import Task
 from veriplan.pddl.writer import domain_to_pddl, problem_to_pddl
 
 SYSTEM = ("You write plans for planning problems given in PDDL. Reason only from the "
           "definitions given; names carry no meaning.")
 
-_ENV = jinja2.Environment(
-    loader=jinja2.FunctionLoader(
-        lambda name: resources.files(__package__).joinpath("prompts", name).read_text()),
-    undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False)
+_ENV = environment(__package__)
 
 
 def lp_prompt(task: Task, c: ConstraintSet, previous: str | None) -> str:

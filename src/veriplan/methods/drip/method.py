@@ -9,9 +9,6 @@ accepts it on the PDDL model of the action space.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from importlib import resources
-
-import jinja2
 
 from veriplan.core.atom import Atom, ConditionPart, Literal
 from veriplan.core.facts import State
@@ -29,13 +26,11 @@ from veriplan.methods.drip.decomposers import LLMDecomposer, RegressionDecompose
 from veriplan.methods.drip.tree import Kind, Node, Status, Tree
 from veriplan.methods.records import Entry, Event, Observer, quiet
 from veriplan.methods.result import PlanningProblem, Run, SolveResult, as_problem
+from veriplan.methods.templates import environment
 from veriplan.pddl.task import Task
 from veriplan.verify import validate_plan
 
-_ENV = jinja2.Environment(
-    loader=jinja2.FunctionLoader(
-        lambda name: resources.files(__package__).joinpath("prompts", name).read_text()),
-    undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False)
+_ENV = environment(__package__)
 
 
 def render(name: str, **values: object) -> str:

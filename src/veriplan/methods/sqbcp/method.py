@@ -14,11 +14,7 @@ import itertools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from functools import cache
-from importlib import resources
 from typing import Any
-
-import jinja2
 
 from veriplan.llm.client import LLM
 from veriplan.llm.parsing import parse_structured
@@ -46,21 +42,13 @@ from veriplan.methods.sqbcp.world import (
     hard_check,
     key,
 )
+from veriplan.methods.templates import renderer
 
 SYSTEM = ("You plan step by step for a person. Some facts the plan depends on are not "
           "stated; never assume them. Answer only with JSON in the requested form.")
 
 
-@cache
-def _env() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.FunctionLoader(
-            lambda name: resources.files(__package__).joinpath("prompts", name).read_text()),
-        undefined=jinja2.StrictUndefined, keep_trailing_newline=True, autoescape=False)
-
-
-def render(name: str, **values: object) -> str:
-    return _env().get_template(name).render(**values)
+render = renderer(__package__)
 
 
 @dataclass(order=True)
