@@ -176,7 +176,7 @@ def _trace(tmp_path, data_dir, capsys, method, dataset, answer, config=None):
 def test_trace_prints_closed_loop_verdicts(tmp_path, data_dir, capsys):
     rec, out, verdicts = _trace(tmp_path, data_dir, capsys, "closed-loop", "blocksworld_3",
                                 lambda r: "(pick-up a)\n(stack a a)")
-    assert len(verdicts) == rec.llm_calls == 3
+    assert len(verdicts) == rec.llm_calls == 2  # the paper's budget: 2 attempts
     assert all(v.startswith("=> not valid: ") for v in verdicts)
 
 

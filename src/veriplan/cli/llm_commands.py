@@ -50,7 +50,7 @@ def add_parsers(sub, task_args) -> None:
                         "the CoT / ReAct baselines (the last three on Blocksworld); any "
                         "method registered through the veriplan.methods entry points")
     s.add_argument("--max-attempts", type=int, help="attempts in all (default: the "
-                                                   "method's, 3 for closed-loop, 5 for "
+                                                   "method's, 2 for closed-loop, 5 for "
                                                    "backprompt)")
     s.add_argument("--fallback", choices=["none", "bfs", "planner"],
                    help="closed-loop: search when the model fails (reported as fallback)")

@@ -211,18 +211,18 @@ ROOMS = ("art studio", "bathroom", "bedroom", "foundry", "greenhouse", "hallway"
          "living room", "outside", "workshop")
 
 _SW_FORMS = [
-    ("go", re.compile(r"^go to (.+)$")),
-    ("teleport", re.compile(r"^teleport to (.+)$")),
-    ("open", re.compile(r"^open (.+)$")),
-    ("close", re.compile(r"^close (.+)$")),
-    ("pickup", re.compile(r"^pick up (.+)$")),
-    ("putdown", re.compile(r"^put down (.+)$")),
-    ("move", re.compile(r"^move (.+?) to (.+)$")),
+    ("go", re.compile(r"^go to (.+)$", re.I)),
+    ("teleport", re.compile(r"^teleport to (.+)$", re.I)),
+    ("open", re.compile(r"^open (.+)$", re.I)),
+    ("close", re.compile(r"^close (.+)$", re.I)),
+    ("pickup", re.compile(r"^pick up (.+)$", re.I)),
+    ("putdown", re.compile(r"^put down (.+)$", re.I)),
+    ("move", re.compile(r"^move (.+?) to (.+)$", re.I)),
     ("look", re.compile(r"^(?:look around|look at .+|look in .+|inventory|task|read .+|"
-                        r"focus on .+)$")),
-    ("wait", re.compile(r"^(?:wait|wait1)$")),
+                        r"focus on .+)$", re.I)),
+    ("wait", re.compile(r"^(?:wait|wait1)$", re.I)),
     ("other", re.compile(r"^(?:activate|deactivate|connect|disconnect|use|pour|dunk|mix|eat|"
-                         r"flush) .+$")),
+                         r"flush) .+$", re.I)),
 ]
 # forms that can move an object (and a container with its open state) elsewhere
 _MOVING = ("pickup", "putdown", "move", "other")
@@ -236,7 +236,7 @@ class ScienceWorldActions:
     static: frozenset[str] = frozenset()
 
     def parse(self, action: str) -> Parsed:
-        text = " ".join(action.strip().lower().split())
+        text = " ".join(action.strip().split())  # names keep their case ("substance B")
         for form, pattern in _SW_FORMS:
             m = pattern.match(text)
             if m:

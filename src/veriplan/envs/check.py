@@ -151,3 +151,59 @@ def replay_models(env: Env, task_id: str, disabled: tuple[str, ...] = (),
     out.store += bad(env.grounded, "store", "at the end")  # truth: after the last step
     out.won, out.checked = env.won, counts
     return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m veriplan.envs.check --env household|scienceworld [--split S]
+    [--limit N] [--per-task N]``: :func:`replay_models` over a set (the rules,
+    action models and grounded store against the simulator), one line per
+    episode and a summary; exit status 0 when nothing was contradicted."""
+    import argparse
+
+    from veriplan.envs import make_env
+
+    p = argparse.ArgumentParser(prog="python -m veriplan.envs.check")
+    p.add_argument("--env", choices=["household", "scienceworld"], required=True)
+    p.add_argument("--split", help="household: eval (default) or train; scienceworld: "
+                                   "unseen (default), seen or train")
+    p.add_argument("--limit", type=int)
+    p.add_argument("--per-task", type=int, help="scienceworld: first N variations of each task")
+    args = p.parse_args(argv)
+    if args.env == "household":
+        from veriplan.envs.household.games import game_ids
+
+        ids = game_ids(args.split or "eval")
+    else:
+        from veriplan.envs.scienceworld import split_ids
+
+        ids = split_ids(args.split or "unseen")
+        if args.per_task:
+            kept: dict[str, int] = {}
+            picked = []
+            for tid in ids:
+                task = tid.rsplit(":", 1)[0]
+                if kept.get(task, 0) < args.per_task:
+                    kept[task] = kept.get(task, 0) + 1
+                    picked.append(tid)
+            ids = picked
+    ids = ids[: args.limit] if args.limit else ids
+    total: dict[str, int] = {}
+    bad = won = 0
+    with make_env(args.env) as env:
+        for tid in ids:
+            r = replay_models(env, tid)
+            won += r.won
+            for k, n in r.checked.items():
+                total[k] = total.get(k, 0) + n
+            problems = r.store + r.rules + r.effects + r.preconditions
+            bad += len(problems)
+            print(f"{args.env} {tid}: {'won' if r.won else 'NOT WON'} in {r.steps} steps; "
+                  f"checked {r.checked}" + (f"; contradicted: {problems[:3]}" if problems else ""),
+                  flush=True)
+    print(f"== {args.env}: {won}/{len(ids)} won; facts checked {total}; {bad} contradicted by "
+          f"the simulator")
+    return 0 if bad == 0 and won == len(ids) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

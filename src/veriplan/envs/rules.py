@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from veriplan.envs.base import Fact
 
@@ -90,6 +91,27 @@ class View:
             self._index()
         return self._things  # type: ignore[return-value]
 
+    @cached_property
+    def names(self) -> set[str]:
+        return self.places | self.things
+
+    @cached_property
+    def here(self) -> set[str]:
+        """Where the facts say the agent is."""
+        return {f.args[1] for f in self.true("at") if f.args[0] == "agent"}
+
+    @cached_property
+    def held(self) -> set[str]:
+        return {f.args[1] for f in self.true("holds")}
+
+    @cached_property
+    def where(self) -> dict[str, set[str]]:
+        """Object -> the places the facts say it is in."""
+        out: dict[str, set[str]] = {}
+        for f in self.true("in"):
+            out.setdefault(f.args[0], set()).add(f.args[1])
+        return out
+
 
 _OBJECT_PREDS = frozenset({"hot", "cool", "clean", "toggled", "pickupable", "heatable",
                            "coolable", "cleanable", "toggleable"})
@@ -113,7 +135,8 @@ class Rule:
     doc: str
     fn: Derive | None = field(default=None, repr=False, compare=False)
     kind: str = "entail"
-    preds: frozenset[str] = frozenset()  # frame rules: the predicates that persist
+    # entail rules: the predicates they derive; frame rules: the predicates that persist
+    preds: frozenset[str] = frozenset()
 
     def derive(self, facts: Iterable[Fact] | View) -> set[Fact]:
         if self.fn is None:
@@ -121,7 +144,7 @@ class Rule:
         return self.fn(facts if isinstance(facts, View) else View(facts), None)
 
     def proves(self, facts: Iterable[Fact] | View, fact: Fact) -> bool:
-        if self.fn is None:
+        if self.fn is None or fact.pred not in self.preds:
             return False
         return fact in self.fn(facts if isinstance(facts, View) else View(facts), fact)
 
@@ -140,42 +163,39 @@ def _targets(view: View, want: Fact | None, pred: str, pos: int, pool: Iterable[
 # ----- household -------------------------------------------------------------------------
 
 def _one_place(v: View, want: Fact | None) -> set[Fact]:
-    here = {f.args[1] for f in v.true("at") if f.args[0] == "agent"}
-    if len(here) != 1:
+    if len(v.here) != 1:
         return set()
-    (r,) = here
+    (r,) = v.here
     return {Fact("at", ("agent", x), False)
             for x in _targets(v, want, "at", 1, v.places) if x != r}
 
 
 def _one_receptacle(v: View, want: Fact | None) -> set[Fact]:
-    where: dict[str, str] = {}
-    for f in v.true("in"):
-        where[f.args[0]] = f.args[1]
     if want is not None:
-        if want.pred != "in" or want.value or want.args[0] not in where:
-            return set()
-        return {want} if where[want.args[0]] != want.args[1] else set()
-    return {Fact("in", (o, x), False) for o, r in where.items() for x in v.places if x != r}
+        places = v.where.get(want.args[0], ()) if want.pred == "in" and not want.value else ()
+        return {want} if len(places) == 1 and want.args[1] not in places else set()
+    return {Fact("in", (o, x), False) for o, rs in v.where.items() if len(rs) == 1
+            for x in v.places - rs}
 
 
 def _held_not_in(v: View, want: Fact | None) -> set[Fact]:
-    held = {f.args[1] for f in v.true("holds")}
     if want is not None:
-        ok = want.pred == "in" and not want.value and want.args[0] in held
+        ok = want.pred == "in" and not want.value and want.args[0] in v.held
         return {want} if ok else set()
-    return {Fact("in", (o, r), False) for o in held for r in v.places}
+    return {Fact("in", (o, r), False) for o in v.held for r in v.places}
 
 
 def _in_not_held(v: View, want: Fact | None) -> set[Fact]:
-    return {Fact("holds", ("agent", f.args[0]), False) for f in v.true("in")}
+    if want is not None:
+        ok = want.pred == "holds" and not want.value and want.args[1] in v.where
+        return {want} if ok else set()
+    return {Fact("holds", ("agent", o), False) for o in v.where}
 
 
 def _one_hand(v: View, want: Fact | None) -> set[Fact]:
-    held = {f.args[1] for f in v.true("holds")}
-    if len(held) != 1:
+    if len(v.held) != 1:
         return set()
-    (o,) = held
+    (o,) = v.held
     out = {Fact("handempty", ("agent",), False)}
     out |= {Fact("holds", ("agent", x), False)
             for x in _targets(v, want, "holds", 1, v.things) if x != o}
@@ -189,23 +209,29 @@ def _empty_hand(v: View, want: Fact | None) -> set[Fact]:
 
 
 def _hot_or_cool(v: View, want: Fact | None) -> set[Fact]:
+    if want is not None:
+        other = {"hot": "cool", "cool": "hot"}.get(want.pred)
+        ok = other is not None and not want.value and Fact(other, want.args) in v.facts
+        return {want} if ok else set()
     return ({Fact("cool", f.args, False) for f in v.true("hot")}
             | {Fact("hot", f.args, False) for f in v.true("cool")})
 
 
 def _open_openable(v: View, want: Fact | None) -> set[Fact]:
+    if want is not None:
+        ok = want.pred == "openable" and want.value and Fact("open", want.args) in v.facts
+        return {want} if ok else set()
     return {Fact("openable", f.args) for f in v.true("open")}
 
 
 def _kind_of_name(v: View, want: Fact | None) -> set[Fact]:
     from veriplan.envs.household import kinds
 
-    known = v.places | v.things
     if want is not None:
-        ok = want.pred == "kind" and len(want.args) == 2 and want.args[0] in known
+        ok = want.pred == "kind" and len(want.args) == 2 and want.args[0] in v.names
         names = [want.args[0]] if ok else []
     else:
-        names = list(known)
+        names = list(v.names)
     out = set()
     for x in names:
         k = kinds.receptacle_kind(x) or kinds.object_kind(x)
@@ -263,24 +289,36 @@ def _cancontain_by_kind(v: View, want: Fact | None) -> set[Fact]:
 
 HOUSEHOLD_RULES = [
     Rule("one-place", "the agent stands at one receptacle: at R, it is at no other "
-         "(one receptacle per location in these games)", _one_place),
+         "(one receptacle per location in these games)", _one_place,
+         preds=frozenset({"at"})),
     Rule("one-receptacle", "an object is in at most one receptacle: in R, it is in no other",
-         _one_receptacle),
-    Rule("held-not-in", "an object the agent holds is in no receptacle", _held_not_in),
-    Rule("in-not-held", "an object in a receptacle is not held", _in_not_held),
+         _one_receptacle,
+         preds=frozenset({"in"})),
+    Rule("held-not-in", "an object the agent holds is in no receptacle", _held_not_in,
+         preds=frozenset({"in"})),
+    Rule("in-not-held", "an object in a receptacle is not held", _in_not_held,
+         preds=frozenset({"holds"})),
     Rule("one-hand", "the agent holds at most one object: holding O, it holds nothing "
-         "else and its hand is not empty", _one_hand),
-    Rule("empty-hand", "an empty hand holds nothing", _empty_hand),
+         "else and its hand is not empty", _one_hand,
+         preds=frozenset({"holds", "handempty"})),
+    Rule("empty-hand", "an empty hand holds nothing", _empty_hand,
+         preds=frozenset({"holds"})),
     Rule("hot-or-cool", "heating makes an object not cool and cooling makes it not hot "
-         "(and nothing is both at the start)", _hot_or_cool),
-    Rule("open-means-openable", "a receptacle that is open is openable", _open_openable),
-    Rule("kind-of-name", "a name says its kind: 'fridge 1' is a fridge", _kind_of_name),
+         "(and nothing is both at the start)", _hot_or_cool,
+         preds=frozenset({"hot", "cool"})),
+    Rule("open-means-openable", "a receptacle that is open is openable", _open_openable,
+         preds=frozenset({"openable"})),
+    Rule("kind-of-name", "a name says its kind: 'fridge 1' is a fridge", _kind_of_name,
+         preds=frozenset({"kind"})),
     Rule("openable-by-kind", "a receptacle is openable exactly when its kind is "
-         "(ALFWorld's OPENABLE_CLASS_SET)", _openable_by_kind),
+         "(ALFWorld's OPENABLE_CLASS_SET)", _openable_by_kind,
+         preds=frozenset({"openable"})),
     Rule("abilities-by-kind", "pickupable (all but lamps), heatable, coolable, cleanable, "
-         "toggleable by the object's kind (ALFWorld's tables)", _abilities_by_kind),
+         "toggleable by the object's kind (ALFWorld's tables)", _abilities_by_kind,
+         preds=frozenset({"pickupable", "heatable", "coolable", "cleanable", "toggleable"})),
     Rule("cancontain-by-kind", "R can contain O when O's kind is in R's kind's list "
-         "(ALFWorld's VAL_RECEPTACLE_OBJECTS)", _cancontain_by_kind),
+         "(ALFWorld's VAL_RECEPTACLE_OBJECTS)", _cancontain_by_kind,
+         preds=frozenset({"cancontain"})),
     # frame rules: what persists while no action changes it
     Rule("persist-at", "the agent stays where it is until it goes somewhere", kind="frame",
          preds=frozenset({"at"})),
@@ -304,15 +342,20 @@ HOUSEHOLD_RULES = [
 # ----- ScienceWorld ----------------------------------------------------------------------
 
 def _one_room(v: View, want: Fact | None) -> set[Fact]:
-    here = {f.args[1] for f in v.true("at") if f.args[0] == "agent"}
-    if len(here) != 1:
+    if len(v.here) != 1:
         return set()
-    (r,) = here
+    (r,) = v.here
     rooms = v.places - {"inventory"}
     return {Fact("at", ("agent", x), False) for x in _targets(v, want, "at", 1, rooms) if x != r}
 
 
 def _door_both_sides(v: View, want: Fact | None) -> set[Fact]:
+    if want is not None:
+        if want.pred != "open" or len(want.args) != 2 or not want.args[0].startswith("door to "):
+            return set()
+        seen = Fact("open", (f"door to {want.args[1]}", want.args[0][len("door to "):]),
+                    want.value)
+        return {want} if seen in v.facts else set()
     out = set()
     for f in v.all("open"):
         if len(f.args) == 2 and f.args[0].startswith("door to "):
@@ -322,10 +365,12 @@ def _door_both_sides(v: View, want: Fact | None) -> set[Fact]:
 
 
 SCIENCEWORLD_RULES = [
-    Rule("one-room", "the agent is in one room: in R, it is in no other", _one_room),
+    Rule("one-room", "the agent is in one room: in R, it is in no other", _one_room,
+         preds=frozenset({"at"})),
     Rule("door-both-sides", "the door to B seen from A is the door to A seen from B "
          "(one door joins two rooms): open from one side, open from the other",
-         _door_both_sides),
+         _door_both_sides,
+         preds=frozenset({"open"})),
     Rule("persist-at", "the agent stays in its room until it goes or teleports", kind="frame",
          preds=frozenset({"at"})),
     Rule("persist-open", "a container or door stays open (closed) until the agent closes "

@@ -361,6 +361,9 @@ class ScienceWorld(Env):
     def close(self) -> None:
         with contextlib.suppress(Exception):  # the gateway may already be gone
             self._env.close()
+        # ScienceWorldEnv.__del__ closes again: once is enough (a second close of a
+        # dead gateway raises inside garbage collection)
+        self._env.close = lambda: None
 
 
 def _listed(listing: str) -> list[str]:

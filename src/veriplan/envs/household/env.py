@@ -63,7 +63,12 @@ class Household(Env):
         self._state: dict = {}
         self._here: str | None = None
 
+    def _check_alive(self) -> None:
+        if self._proc.poll() is not None:
+            raise self._died("it has exited")
+
     def _ask(self, msg: dict) -> dict:
+        self._check_alive()
         with self._lock:
             try:
                 self._proc.stdin.write(json.dumps(msg) + "\n")
@@ -112,6 +117,7 @@ class Household(Env):
         return out["feedback"], float(won), bool(won), {"won": won}
 
     def valid_actions(self) -> list[str]:
+        self._check_alive()  # a dead game's last state is no answer
         return list(self._state.get("admissible", []))
 
     def command_for(self, step: str) -> str | None:
@@ -191,6 +197,7 @@ class Household(Env):
         way, the answer included."""
         from veriplan.envs.actions import advance
 
+        self._check_alive()
         args = tuple(a.strip() for a in args)
         if pred in ("at", "holds") and len(args) == 1:
             args = ("agent", *args)
