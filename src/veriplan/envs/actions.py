@@ -9,8 +9,10 @@ what each admissible action form certainly changes, and which facts it needs.
   action needs. Household: exactly the domain's preconditions (``alfred.pddl``)
   in the vocabulary, so a plan whose preconditions all hold is executable.
   ScienceWorld: only what is certain ("go to R" needs the door to R open); most
-  of its preconditions (visibility, ...) are outside the vocabulary. None: an
-  unknown form, whose needs cannot be stated.
+  of its preconditions (visibility, ...) are outside the vocabulary. None: needs
+  that cannot be stated as facts (an unknown form, "go to" something that is not
+  a receptacle, "examine O" with O's place unknown): such a step cannot be
+  verified.
 - :func:`apply` runs a plan symbolically from grounded facts (Apply(h, w)),
   keeping only what the frame rules (:mod:`veriplan.envs.rules`) let persist.
 - :func:`advance` keeps a grounded store current after a real step: the
@@ -158,8 +160,12 @@ class HouseholdActions:
 
         if p.form in ("look", "inventory", "help"):
             return []
-        if p.form == "go":  # the receptacle exists (a kind fact names it)
-            return [Fact("kind", (a[0], kinds.kind(a[0])))]
+        if p.form == "go":
+            # GotoLocation: a receptacle that exists (a kind fact names it) and a
+            # location other than the agent's; to anything else, "go to" never works
+            if kinds.receptacle_kind(a[0]) is None:
+                return None
+            return [Fact("kind", (a[0], kinds.kind(a[0]))), Fact("at", ("agent", a[0]), False)]
         if p.form == "take":
             return [Fact("at", ("agent", a[1])), Fact("in", (a[0], a[1])),
                     Fact("handempty", ("agent",)), Fact("pickupable", (a[0],)), *openness(a[1])]
@@ -258,13 +264,18 @@ class ScienceWorldActions:
             if room and room != a[0]:
                 add.add(Fact("at", ("agent", room), False))
         elif p.form in ("open", "close") and room and not _alias_door(a[0]):
-            # "drawer in counter" is the parser's way to pick one of several
-            # drawers, not a name: no fact names it
-            if a[0] not in SHARED_NAMES and not re.search(r" (?:in|on) ", a[0]):
+            # only a door, or a container the facts know to have an open state here
+            # (not every name opens: a drain closes without one); "drawer in
+            # counter" is the parser's way to pick one of several drawers, not a name
+            door = a[0].startswith("door to ")
+            stateful = any(f.pred == "open" and f.args == (a[0], room) for f in facts)
+            if (door or stateful) and a[0] not in SHARED_NAMES and not _phrase(a[0]):
                 add = {Fact("open", (a[0], room), p.form == "open")}
-            if a[0].startswith("door to "):  # the other side changes too (rule door-both-sides)
+            if door:  # the other side changes too (rule door-both-sides)
                 other = ("open", (f"door to {room}", a[0][len("door to "):]))
                 extra = {f for f in facts if key(f) == other}
+        elif p.form in ("pickup", "putdown", "move") and _phrase(a[0]):
+            pass  # "cup in art studio": the parser's phrase, not a name
         elif p.form == "pickup" or (p.form == "move" and a[1] == "inventory"):
             add = {Fact("in", (a[0], "inventory"))}
         elif room and (p.form == "putdown" or (p.form == "move" and a[1] == room)):
@@ -317,6 +328,12 @@ class ScienceWorldActions:
 
     def failed(self, text: str) -> bool:
         return False
+
+
+def _phrase(name: str) -> bool:
+    """"drawer in counter", "cup in inventory": the parser's way to single out
+    one of several things, not a name facts use."""
+    return re.search(r" (?:in|on) ", name) is not None
 
 
 def _alias_door(name: str) -> bool:

@@ -34,7 +34,8 @@ JAVA_HINT = ("ScienceWorld needs Java (17 works): install it with "
              "'apt-get install default-jre-headless' (Debian/Ubuntu) or from adoptium.net, "
              "then make sure 'java' is on PATH")
 
-_ROOM = re.compile(r"This room is called the ([\w ]+?)\.")
+_ROOM = re.compile(r"This (?:room|outside location) is called the ([\w ]+?)\.")
+_LISTS = ("In it, you see:", "Here you see:")
 _DOOR = re.compile(r"A door to the ([\w ]+?) \(that is (open|closed)\)")
 _CONTAINER = re.compile(r"The ([\w ]+?) door is (open|closed)")
 _NOW = re.compile(r"^The ([\w ]+?) is now (open|closed)\.")
@@ -136,6 +137,8 @@ class ScienceWorld(Env):
         self.simplifications = simplifications
         self._room: str | None = None
         self._shared: set[tuple[str, str]] = set()  # (name, room) of several containers
+        self._names: set[str] = set()  # every name the parser accepts for some object
+        self._names_at = -1  # the step they were read at
 
     @contextlib.contextmanager
     def _java(self):
@@ -182,13 +185,29 @@ class ScienceWorld(Env):
             self._room = None
             return self._env.look()
 
-    def _shared_names(self) -> set[tuple[str, str]]:
-        """(name, room) pairs that more than one closable container of the room
-        answers to (the house's layout: the kitchen has two drawers)."""
+    def _lut(self) -> dict:
         import json
 
         raw = self._env.get_all_object_ids_types_referents_LUTJSON()
         lut = json.loads(raw) if isinstance(raw, str) else raw
+        self._names = {n for v in lut.values() for n in v.get("referents", [])}
+        self._names_at = self.steps
+        return lut
+
+    def _is_name(self, name: str) -> bool:
+        """Whether the parser accepts ``name`` for some object: listings describe
+        ("a white pillow" is the object called "pillow"), and a description that
+        is no name is not asserted. Names are read again when the world may have
+        made new things (once a step)."""
+        if name not in self._names and self._names_at != self.steps:
+            with self._java():
+                self._lut()
+        return name in self._names
+
+    def _shared_names(self) -> set[tuple[str, str]]:
+        """(name, room) pairs that more than one closable container of the room
+        answers to (the house's layout: the kitchen has two drawers)."""
+        lut = self._lut()
         counts: dict[tuple[str, str], int] = {}
 
         def walk(node, room: str) -> None:
@@ -218,20 +237,26 @@ class ScienceWorld(Env):
             return list(self._env.get_valid_action_object_combinations())
 
     def ground(self, text: str, action: str | None = None) -> set[Fact]:
+        """Facts the text states. A room description ("This room is called the
+        kitchen. In it, you see: ...") is about the room it names, which is the
+        agent's room only after "look around" (or at the start): "look at kitchen"
+        describes the kitchen from next door."""
         facts: set[Fact] = set()
-        m = _ROOM.search(text) or _MOVED.search(text)
-        if m:
-            self._room = m.group(1)
+        described = _ROOM.search(text)
+        moved = _MOVED.search(text)
+        if moved or (described and (action is None or action.strip() == "look around")):
+            self._room = (moved or described).group(1)  # type: ignore[union-attr]
             facts.add(Fact("at", ("agent", self._room)))
-        room = self._room
-        if _ROOM.search(text) and "In it, you see:" in text:
-            listing = text.split("In it, you see:", 1)[1].split("You also see:", 1)[0]
-            facts |= {Fact("in", (n, room)) for n in _listed(listing)}
+        room = described.group(1) if described else self._room
+        if described:
+            listing = next((text.split(h, 1)[1] for h in _LISTS if h in text), "")
+            listing = listing.split("You also see:", 1)[0]
+            facts |= {Fact("in", (n, room)) for n in _listed(listing) if self._is_name(n)}
         if _INVENTORY in text:
             facts |= {Fact("in", (n, "inventory"))
-                      for n in _listed(text.split(_INVENTORY, 1)[1])}
+                      for n in _listed(text.split(_INVENTORY, 1)[1]) if self._is_name(n)}
         m = _TO.search(text)
-        if m and (m.group(2) == "inventory" or m.group(2) in ROOMS):
+        if m and (m.group(2) == "inventory" or m.group(2) in ROOMS) and self._is_name(m.group(1)):
             facts.add(Fact("in", (m.group(1), m.group(2))))
         if room is None:
             return facts
@@ -241,14 +266,14 @@ class ScienceWorld(Env):
             if (thing, room) not in self._shared:
                 facts.add(Fact("open", (thing, room), state == "open"))
         m = _NOW.search(text)
-        if m and action and action.startswith(("open ", "close ")):
+        if m and action and action.startswith(("open ", "close ")) and self._room:
             # "The door is now open." after "open door to kitchen" names the door by
             # the action's words; "drawer" after "open drawer in cupboard" could be
             # any drawer, so only an exact match (or a door) is asserted.
-            thing = action.split(" ", 1)[1].strip()
-            if (thing == m.group(1) and (thing, room) not in self._shared) or \
+            thing, here = action.split(" ", 1)[1].strip(), self._room
+            if (thing == m.group(1) != "door" and (thing, here) not in self._shared) or \
                     (m.group(1) == "door" and thing.startswith("door to ")):
-                facts.add(Fact("open", (thing, room), m.group(2) == "open"))
+                facts.add(Fact("open", (thing, here), m.group(2) == "open"))
         return facts
 
     def query(self, pred: str, *args: str) -> QueryResult:
@@ -340,17 +365,18 @@ class ScienceWorld(Env):
     def contradicted(self, facts: set[Fact] | frozenset[Fact],
                      truth: set[Fact] | None = None) -> list[Fact]:
         """Asserted facts the simulator's state (``truth``: ``true_facts()``)
-        contradicts; checkable kinds only: door states are not in the tree; an
-        "in" fact names one of possibly several objects, so only True ones are
-        checked."""
+        contradicts; checkable kinds only: door states are not in the tree, nor
+        are parts such as a sink's drain; an "in" fact names one of possibly
+        several objects, so only True ones are checked."""
         truth = self.true_facts() if truth is None else truth
         out = []
         for f in facts:
             if f.pred == "open" and f.args[0].startswith("door to "):
                 continue  # not exposed by the object tree
             if f.pred == "open":
-                if Fact("open", f.args, f.value) not in truth:
-                    out.append(f)
+                if Fact("open", f.args, not f.value) in truth and \
+                        Fact("open", f.args, f.value) not in truth:
+                    out.append(f)  # (no state in the tree: a part, such as a drain)
             elif f.pred == "at":
                 if (Fact("at", f.args) in truth) != f.value:
                     out.append(f)

@@ -187,6 +187,17 @@ def test_a_successor_failure_resumes_at_step_3_and_a_goal_failure_at_step_2(data
     assert modes == ["goal_tests", "soundness", "goal_tests", "soundness", "completeness"]
 
 
+def test_a_usage_example_after_the_function_is_not_taken_for_the_code(data):
+    answer = (f"The function:\n```python\n{GOAL}```\nAnd how to call it:\n"
+              "```python\nprint(goal([24]))\n```\n")
+    backend = ScriptedBackend([block(SUCC), answer])
+    rec = run_loop(DOMAIN, data, LLM(backend), FAST)
+    assert rec.status == "passed" and rec.categories == {} and rec.goal_code == GOAL
+    backend = ScriptedBackend([block(SUCC), "```python\nprint(goal([24]))\n```", block(GOAL)])
+    rec = run_loop(DOMAIN, data, LLM(backend), FAST)
+    assert rec.categories == {"parse_error": 1}
+
+
 # ----- every error category, the goal-side timeouts, check (d), the budgets -----------------
 def test_goal_exception(data):
     rec, backend = loop(data, [SUCC, "def goal(state):\n    return state[0] == 24 and "

@@ -7,7 +7,8 @@ Vocabulary (display names, "apple 1"):
 - (kind R K): the room has receptacle R, of kind K (the first text lists them:
   "Looking quickly around you, you see a cabinet 1, ...");
 - (at agent R): the agent stands at receptacle R ("You arrive at R.", "You are
-  facing the R.");
+  facing the R."; value False for every receptacle while "You are in the middle of
+  a room");
 - (in O R): object O is in or on R; a receptacle's listing ("On the R, you see
   ...", "The R is open. In it, you see ...") names everything in it, so
   :func:`listings` also gives what is *not* in R (used by the query macros);
@@ -126,8 +127,12 @@ def kind(name: str) -> str:
 
 def ground(text: str) -> set[Fact]:
     facts: set[Fact] = set()
+    middle = _MIDDLE.search(text) is not None
     for items in _AROUND.findall(text):  # the room's receptacles: they exist
-        facts |= {Fact("kind", (r, kind(r))) for r in _items(items)}
+        for r in _items(items):
+            facts.add(Fact("kind", (r, kind(r))))
+            if middle:  # in the middle of the room: at none of them
+                facts.add(Fact("at", ("agent", r), False))
     for r in _ARRIVE.findall(text):
         facts.add(Fact("at", ("agent", r)))
     here = facing(text)

@@ -8,6 +8,7 @@ the generated code. Generated code runs only in the sandbox.
 
 from __future__ import annotations
 
+import re
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
@@ -19,9 +20,8 @@ from typing import Any
 import jinja2
 
 from veriplan.domains.autotos import DomainData, SearchDomain, get_domain
-from veriplan.errors import BadRequestError, LLMOutputParseError
+from veriplan.errors import BadRequestError
 from veriplan.llm.client import LLM
-from veriplan.llm.parsing import last_code_block
 from veriplan.llm.types import LLMRequest, Message
 from veriplan.methods.autotos.config import Config
 from veriplan.methods.autotos.problem import AutoToSProblem, AutoToSResult
@@ -58,6 +58,24 @@ def feedback(failure: dict, domain: SearchDomain | None = None) -> str:
         category=failure["category"], message=failure.get("message", ""),
         evidence=evidence, args=evidence.get("args") or {},
         advice=domain.partial_advice if domain is not None else "").strip()
+
+
+_FENCE = re.compile(r"```[ \t]*([\w+\-.]*)[ \t]*\n(.*?)(?:```|\Z)", re.S)
+_DEF = re.compile(r"^[ \t]*def ", re.M)
+
+
+def function_code(answer: str) -> str | None:
+    """The code in an answer: the last fenced Python (or unlabelled) block that
+    defines a function, so that a usage example after the function is not
+    taken for it; an answer without fences that defines one; else None."""
+    blocks = [body for lang, body in _FENCE.findall(answer)
+              if lang.lower() in ("python", "py", "python3", "")]
+    defining = [b for b in blocks if _DEF.search(b)]
+    if defining:
+        return defining[-1].rstrip("\n") + "\n"
+    if not blocks and "```" not in answer and _DEF.search(answer):
+        return answer
+    return None
 
 
 def _payload_instances(instances) -> list[dict]:
@@ -216,11 +234,8 @@ def run_loop(domain: SearchDomain, data: DomainData, llm: LLM, config: Config = 
                           "completion_tokens": resp.completion_tokens})
         emit(Event("call", f"{chat.role} call {chat.calls}", chat.calls,
                    data={"function": chat.role, "calls": chat.calls}))
-        try:
-            chat.code = last_code_block(resp.text, "python")
-        except LLMOutputParseError:
-            chat.code = resp.text if "def " in resp.text else None
-        if chat.code is None or "def " not in chat.code:
+        chat.code = function_code(resp.text)
+        if chat.code is None:
             again = phase or ("goal" if chat.role == "goal" else "soundness")
             fail(chat, {"category": "parse_error", "message": "the answer has no Python "
                         "function", "evidence": {}}, again)
