@@ -1,4 +1,5 @@
-"""AutoToS search speed: all 24 Game instances (1362 with the held-out examples; 1352 evaluated since issue 16) solved with the reference
+"""AutoToS search speed: all 24 Game instances (1362 with the held-out
+examples; 1352 are evaluated since issue 16) solved with the reference
 successor function and goal test, checks on, through veriplan's sandboxed
 harness, against a peer in the style of the AutoToS authors' BFS, measured in
 the same run.

@@ -81,6 +81,9 @@ def test_household_effects_and_preconditions():
     assert preconditions("household", "take apple 1 from fridge 1", w) == [
         F("at", A, "fridge 1"), F("in", "apple 1", "fridge 1"), F("handempty", A),
         F("pickupable", "apple 1"), F("open", "fridge 1")]
+    assert preconditions("household", "go to fridge 1", w) == [
+        F("kind", "fridge 1", "fridge"), F("at", A, "fridge 1", value=False)]
+    assert preconditions("household", "go to apple 1", w) is None  # not a receptacle
     # no (open R) for a receptacle that cannot be opened
     assert F("open", "countertop 1") not in preconditions(
         "household", "put apple 1 in/on countertop 1", w)

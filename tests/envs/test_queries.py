@@ -37,7 +37,8 @@ def F(pred, *args, value=True):
      {F("at", A, "diningtable 1")}, set()),
     ("-= Welcome to TextWorld, ALFRED! =-\n\nYou are in the middle of a room. Looking quickly "
      "around you, you see a cabinet 1, a sinkbasin 1, and a toaster 1.\n\nYour task is to: x.",
-     {F("kind", "cabinet 1", "cabinet"), F("kind", "toaster 1", "toaster")}, set()),
+     {F("kind", "cabinet 1", "cabinet"), F("kind", "toaster 1", "toaster"),
+      F("at", A, "sinkbasin 1", value=False)}, set()),
     # a listing that does not read to its end asserts nothing about its items
     ("On the desk 1, you see a pen 1, and some glue.", set(), {F("in", "pen 1", "desk 1")}),
 ])
