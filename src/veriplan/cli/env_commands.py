@@ -7,6 +7,7 @@ import argparse
 import sys
 
 from veriplan.cli.core import EXIT_FAIL, EXIT_OK
+from veriplan.errors import ConfigError
 
 
 def add_parsers(sub) -> None:
@@ -28,6 +29,13 @@ def add_parsers(sub) -> None:
     c.add_argument("--limit", type=int, help="first N tasks of the set")
     c.add_argument("--per-task", type=int, help="scienceworld: the first N variations of each "
                                                 "task of the split")
+    c.add_argument("--models", action="store_true",
+                   help="also check the rules, the action models and the grounded store "
+                        "against the simulator on every step")
+    c.add_argument("--walk", type=int, metavar="STEPS",
+                   help="with --models: a random walk of STEPS actions seeded by the task id "
+                        "(admissible ones, one in eight a command the game refuses) instead "
+                        "of the gold path")
 
 
 def _play(args: argparse.Namespace) -> int:
@@ -71,27 +79,17 @@ def _play(args: argparse.Namespace) -> int:
 
 def _check(args: argparse.Namespace) -> int:
     from veriplan.envs import make_env
-    from veriplan.envs.check import check_all
+    from veriplan.envs.check import check_all, select_ids
 
+    if args.walk and not args.models:
+        raise ConfigError("--walk goes with --models")
     ok = True
     for name in (["household", "scienceworld"] if args.env == "all" else [args.env]):
+        ids = select_ids(name, args.split, args.per_task, args.limit)
         with make_env(name) as env:
-            if name == "household":
-                from veriplan.envs.household.games import game_ids
-
-                ids = game_ids(args.split or "eval")
-            else:
-                ids = env.split(args.split or "unseen")  # type: ignore[attr-defined]
-            if args.per_task:
-                kept: dict[str, int] = {}
-                picked = []
-                for tid in ids:
-                    task = tid.rsplit(":", 1)[0]
-                    if kept.get(task, 0) < args.per_task:
-                        kept[task] = kept.get(task, 0) + 1
-                        picked.append(tid)
-                ids = picked
-            ids = ids[: args.limit] if args.limit else ids
+            if args.models:
+                ok &= _check_models(env, name, ids, args.walk)
+                continue
 
             def show(ep, name: str = name) -> None:
                 flag = "won" if ep.won else "NOT WON"
@@ -108,6 +106,28 @@ def _check(args: argparse.Namespace) -> int:
               f"{contradicted} contradicted by the simulator")
         ok &= won == len(results) and contradicted == 0
     return EXIT_OK if ok else EXIT_FAIL
+
+
+def _check_models(env, name: str, ids: list[str], walk: int | None) -> bool:
+    """The grounded store, the rules' derivations, the state after each step's
+    effects and each step's preconditions, against the simulator."""
+    from veriplan.envs.check import random_walk, replay_models
+
+    total: dict[str, int] = {}
+    bad = won = 0
+    for tid in ids:
+        r = replay_models(env, tid, policy=random_walk(tid) if walk else None, steps=walk)
+        won += r.won
+        for k, n in r.checked.items():
+            total[k] = total.get(k, 0) + n
+        problems = r.store + r.rules + r.effects + r.preconditions
+        bad += len(problems)
+        print(f"{name} {tid}: {'won' if r.won else 'not won'} in {r.steps} steps; "
+              f"checked {r.checked}" + (f"; contradicted: {problems[:3]}" if problems else ""),
+              flush=True)
+    done = f"{len(ids)} random walks of {walk} steps" if walk else f"{won}/{len(ids)} won"
+    print(f"== {name}: {done}; facts checked {total}; {bad} contradicted by the simulator")
+    return bad == 0 and (bool(walk) or won == len(ids))
 
 
 def _env(args: argparse.Namespace) -> int:

@@ -178,62 +178,34 @@ def random_walk(seed: str) -> Callable[[Env, int], str | None]:
     return policy
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``python -m veriplan.envs.check --env household|scienceworld [--split S]
-    [--limit N] [--per-task N]``: :func:`replay_models` over a set (the rules,
-    action models and grounded store against the simulator), one line per
-    episode and a summary; exit status 0 when nothing was contradicted."""
-    import argparse
-
-    from veriplan.envs import make_env
-
-    p = argparse.ArgumentParser(prog="python -m veriplan.envs.check")
-    p.add_argument("--env", choices=["household", "scienceworld"], required=True)
-    p.add_argument("--split", help="household: eval (default) or train; scienceworld: "
-                                   "unseen (default), seen or train")
-    p.add_argument("--limit", type=int)
-    p.add_argument("--per-task", type=int, help="scienceworld: first N variations of each task")
-    p.add_argument("--walk", type=int, metavar="STEPS",
-                   help="instead of the gold path, a random walk of STEPS actions seeded by the "
-                        "task id (admissible ones, one in eight a command the game refuses)")
-    args = p.parse_args(argv)
-    if args.env == "household":
+def select_ids(env: str, split: str | None = None, per_task: int | None = None,
+               limit: int | None = None) -> list[str]:
+    """The task ids a check runs: a split (household: eval or train; ScienceWorld:
+    unseen, seen or train), the first ``per_task`` variations of each ScienceWorld
+    task, the first ``limit``."""
+    if env == "household":
         from veriplan.envs.household.games import game_ids
 
-        ids = game_ids(args.split or "eval")
+        ids = list(game_ids(split or "eval"))
     else:
         from veriplan.envs.scienceworld import split_ids
 
-        ids = split_ids(args.split or "unseen")
-        if args.per_task:
-            kept: dict[str, int] = {}
-            picked = []
-            for tid in ids:
-                task = tid.rsplit(":", 1)[0]
-                if kept.get(task, 0) < args.per_task:
-                    kept[task] = kept.get(task, 0) + 1
-                    picked.append(tid)
-            ids = picked
-    ids = ids[: args.limit] if args.limit else ids
-    total: dict[str, int] = {}
-    bad = won = 0
-    with make_env(args.env) as env:
+        ids = list(split_ids(split or "unseen"))
+    if per_task:
+        kept: dict[str, int] = {}
+        picked = []
         for tid in ids:
-            r = replay_models(env, tid, policy=random_walk(tid) if args.walk else None,
-                              steps=args.walk)
-            won += r.won
-            for k, n in r.checked.items():
-                total[k] = total.get(k, 0) + n
-            problems = r.store + r.rules + r.effects + r.preconditions
-            bad += len(problems)
-            print(f"{args.env} {tid}: {'won' if r.won else 'not won'} in {r.steps} steps; "
-                  f"checked {r.checked}" + (f"; contradicted: {problems[:3]}" if problems else ""),
-                  flush=True)
-    done = f"{len(ids)} random walks of {args.walk} steps" if args.walk else \
-        f"{won}/{len(ids)} won"
-    print(f"== {args.env}: {done}; facts checked {total}; {bad} contradicted by the simulator")
-    return 0 if bad == 0 and (args.walk or won == len(ids)) else 1
+            task = tid.rsplit(":", 1)[0]
+            if kept.get(task, 0) < per_task:
+                kept[task] = kept.get(task, 0) + 1
+                picked.append(tid)
+        ids = picked
+    return ids[:limit] if limit else ids
 
 
-if __name__ == "__main__":
-    raise SystemExit(main())
+if __name__ == "__main__":  # the model check, as `veriplan env check --models`
+    import sys
+
+    from veriplan.cli import main
+
+    raise SystemExit(main(["env", "check", "--models", *sys.argv[1:]]))
