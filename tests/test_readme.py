@@ -17,7 +17,7 @@ def _blocks() -> list[str]:
 
 def test_readme_python_examples_print_what_they_claim():
     blocks = _blocks()
-    assert len(blocks) == 5
+    assert len(blocks) >= 5  # the regex finds the examples (more are added over time)
     cwd = os.getcwd()
     os.chdir(REPO)
     try:
