@@ -45,9 +45,34 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--version", action="version", version=f"veriplan {__version__}")
     sub = ap.add_subparsers(dest="command", required=True)
 
-    v = sub.add_parser("validate", help="check a plan against a PDDL task")
-    _task_args(v, positional=False)
-    v.add_argument("--plan", required=True, help="plan file ('-' for standard input)")
+    v = sub.add_parser(
+        "validate", help="check a plan against a PDDL task (or many: --batch)",
+        usage="veriplan validate --domain D --problem P --plan FILE [options]\n"
+              "       veriplan validate --batch FILE.jsonl [--workers N] [--base-dir DIR]",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="--batch reads JSON Lines, one plan a line:\n"
+               "  {\"id\": ..., \"domain\": PATH, \"problem\": PATH, \"plan\": TEXT}\n"
+               "(or \"plan_file\": PATH; optional \"format\": \"planbench\" with "
+               "\"planbench_config\": PATH),\nand prints one JSON record per line, in "
+               "order (blank lines are skipped; each record\nnames its input \"line\").\n\n"
+               "exit codes: 0 valid (--batch: every line judged and valid), 1 not valid\n"
+               "(--batch: every line judged, some not valid), 2 usage or parse error,\n"
+               "3 internal error (a bug), 4 (--batch) some lines could not be judged (their\n"
+               "records carry an \"error\").\n")
+    v.set_defaults(usage_error=v.error)  # _validate checks which options go together
+    v.add_argument("--domain", help="PDDL domain file")
+    v.add_argument("--problem", help="PDDL problem file")
+    v.add_argument("--lenient", action="store_true",
+                   help="accept known defects of published domains (type misuse, a declared "
+                        "'object' type, stray commas) with a warning instead of an error")
+    v.add_argument("--plan", help="plan file ('-' for standard input)")
+    v.add_argument("--batch", metavar="FILE.jsonl",
+                   help="judge many plans: JSON Lines file ('-' for standard input)")
+    v.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="--batch: judge in N processes (order kept; default 1)")
+    v.add_argument("--base-dir", metavar="DIR",
+                   help="--batch: read relative paths relative to DIR (default: the "
+                        "current directory)")
     v.add_argument("--format", choices=["pddl", "planbench"], default="pddl",
                    help="plan format: (action args) lines, or PlanBench natural language")
     v.add_argument("--planbench-config", help="PlanBench YAML config (for --format planbench)")

@@ -27,10 +27,24 @@ def read_text(path: str, what: str) -> str:
         raise VeriplanError(f"cannot read {what} {path}: {exc.strerror}") from None
 
 
+EXIT_UNJUDGED = 4  # validate --batch: some lines could not be judged
+
+
 def _validate(args: argparse.Namespace) -> int:
     from veriplan.planio import parse_plan
     from veriplan.verify import validate_plan
 
+    if args.batch is not None:
+        return _validate_batch(args)
+    given = [o for o, v in (("--workers", args.workers != 1), ("--base-dir", args.base_dir))
+             if v]
+    if given:
+        args.usage_error(f"{' and '.join(given)} go with --batch FILE.jsonl only")
+    missing = [o for o, v in (("--domain", args.domain), ("--problem", args.problem),
+                              ("--plan", args.plan)) if not v]
+    if missing:
+        args.usage_error(f"validate needs {', '.join(missing)} (or --batch FILE.jsonl to "
+                         "judge many plans)")
     if args.format == "planbench" and not args.planbench_config:
         raise VeriplanError("--format planbench needs --planbench-config "
                             "(e.g. configs/blocksworld.yaml of PlanBench)")
@@ -48,6 +62,77 @@ def _validate(args: argparse.Namespace) -> int:
             for i, state in enumerate(result.trace):
                 print(f"state {i}: {' '.join(state)}")
     return EXIT_OK if result.valid else EXIT_FAIL
+
+
+def _validate_batch(args: argparse.Namespace) -> int:
+    """validate --batch: one JSON record per input line on stdout, in order."""
+    import warnings
+
+    from veriplan.errors import PDDLLenientWarning
+    from veriplan.verify.batch import batch_lines
+
+    clash = [o for o, v in (("--domain", args.domain), ("--problem", args.problem),
+                            ("--plan", args.plan), ("--json", args.json),
+                            ("--trace", args.trace), ("--planbench-config",
+                                                      args.planbench_config),
+                            ("--format", args.format != "pddl")) if v]
+    if clash:
+        args.usage_error(f"--batch reads domain, problem, plan and format from each line: "
+                         f"drop {', '.join(clash)}")
+    if args.workers < 1:
+        args.usage_error(f"--workers must be at least 1, not {args.workers}")
+    if args.batch == "-":
+        stream, total = sys.stdin, None
+    else:
+        try:
+            stream = open(args.batch, encoding="utf-8", errors="replace")  # noqa: SIM115
+        except OSError as exc:
+            raise VeriplanError(f"cannot read batch file {args.batch}: {exc.strerror}") from None
+        total = None
+    counts = {True: 0, False: 0, None: 0}
+    out = sys.stdout
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", PDDLLenientWarning)
+            records = batch_lines(stream, base_dir=args.base_dir, strict=not args.lenient,
+                                  workers=args.workers)
+            if sys.stderr.isatty():
+                if stream is not sys.stdin:
+                    with open(args.batch, "rb") as f:
+                        total = sum(1 for _ in f)
+                records = _progress(records, total)
+            for valid, text in records:
+                counts[valid] += 1
+                out.write(text + "\n")
+            out.flush()
+    finally:
+        if stream is not sys.stdin:
+            stream.close()
+    for message in dict.fromkeys(str(w.message) for w in caught
+                                 if issubclass(w.category, PDDLLenientWarning)):
+        warnings.warn(message, PDDLLenientWarning, stacklevel=1)
+    if counts[None]:
+        return EXIT_UNJUDGED
+    return EXIT_FAIL if counts[False] else EXIT_OK
+
+
+def _progress(records, total: int | None):
+    """``records`` passed through, with a rich progress bar on stderr."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    columns = [TextColumn("validate"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("{task.fields[bad]} not valid, {task.fields[unjudged]} not judged")]
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("validate", total=total, bad=0, unjudged=0)
+        bad = unjudged = n = 0
+        for n, (valid, text) in enumerate(records, 1):  # noqa: B007
+            bad += valid is False
+            unjudged += valid is None
+            if n % 64 == 0:
+                bar.update(task, completed=n, bad=bad, unjudged=unjudged)
+            yield valid, text
+        bar.update(task, completed=n if total is None else total, bad=bad, unjudged=unjudged)
 
 
 def _solve_classical(args: argparse.Namespace) -> int:

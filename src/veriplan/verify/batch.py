@@ -55,11 +55,11 @@ class ItemError:
     """Why an item could not be judged.
 
     ``kind`` is one of :data:`ERROR_KINDS`: ``json`` (the input line is not
-    JSON; ``col`` is the column), ``item`` (not an object, a key missing or of
-    the wrong type), ``missing-file`` (``file`` cannot be read), ``pddl`` (a
-    PDDL file is malformed or outside veriplan's subset: ``file``, ``line`` and
-    ``col`` locate it when known), ``config`` (a PlanBench config that cannot
-    be used)."""
+    JSON; ``line`` and ``col`` locate the fault in the input), ``item`` (not an
+    object, a key missing or of the wrong type), ``missing-file`` (``file``
+    cannot be read), ``pddl`` (a PDDL file is malformed or outside veriplan's
+    subset: ``file``, ``line`` and ``col`` locate it when known), ``config`` (a
+    PlanBench config that cannot be used)."""
 
     kind: str
     message: str
@@ -330,36 +330,33 @@ def validate_many(items: Iterable[Mapping], *, base_dir: str | Path | None = Non
 _BLANK = object()
 
 
-def _read_line(text: str) -> Any:
-    """The item on a JSON line, or an ItemError; _BLANK for a blank line."""
+def _read_line(n: int, text: str) -> Any:
+    """The item on JSON line ``n``, or an ItemError; _BLANK for a blank line."""
     if not text.strip():
         return _BLANK
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        return ItemError("json", f"not a JSON object: {exc.msg} (column {exc.colno})",
-                         col=exc.colno)
+        return ItemError("json", f"input line {n} is not JSON: {exc.msg} at column "
+                                 f"{exc.colno}", line=n, col=exc.colno)
     except RecursionError:
-        return ItemError("json", "not a JSON object: nested too deeply")
+        return ItemError("json", f"input line {n} is not JSON: nested too deeply", line=n)
 
 
-def _record(line: int, item: Any, base: str | None, strict: bool) -> dict:
-    if isinstance(item, ItemError):
-        return BatchVerdict(line, None, error=item).to_dict()
-    return _verdict(line, item, base, strict).to_dict()
-
-
-def _dumps(record: dict) -> str:
-    return json.dumps(record, ensure_ascii=False)
+def _record(line: int, item: Any, base: str | None, strict: bool) -> tuple[bool | None, str]:
+    v = (BatchVerdict(line, None, error=item) if isinstance(item, ItemError)
+         else _verdict(line, item, base, strict))
+    return v.valid, json.dumps(v.to_dict(), ensure_ascii=False)
 
 
 def _work(base: str | None, strict: bool,
-          chunk: list[tuple[int, Any]]) -> tuple[list[tuple[int, str]], list[str]]:
-    """In a worker process: the JSON text of each item's record, and the
+          chunk: list[tuple[int, Any]]
+          ) -> tuple[list[tuple[int, tuple[bool | None, str]]], list[str]]:
+    """In a worker process: each item's verdict and record text, and the
     lenient warnings raised."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", PDDLLenientWarning)
-        out = [(n, _dumps(_record(n, item, base, strict))) for n, item in chunk]
+        out = [(n, _record(n, item, base, strict)) for n, item in chunk]
     return out, list(dict.fromkeys(str(w.message) for w in caught
                                    if issubclass(w.category, PDDLLenientWarning)))
 
@@ -372,8 +369,9 @@ def _group_key(item: Any) -> tuple:
 
 def batch_lines(lines: Iterable[str], *, base_dir: str | Path | None = None,
                 strict: bool = True, workers: int = 1,
-                window: int = 2000) -> Iterator[str]:
-    """Judge the items of JSON Lines ``lines`` and yield each record's JSON text
+                window: int = 2000) -> Iterator[tuple[bool | None, str]]:
+    """Judge the items of JSON Lines ``lines`` and yield, for each, its verdict
+    (True valid, False not valid, None not judged) and its record's JSON text
     (:meth:`BatchVerdict.to_dict`, ``line`` = the input line number), in input
     order; blank lines are skipped. A line that is not JSON gets a record with
     error kind ``json``.
@@ -383,17 +381,17 @@ def batch_lines(lines: Iterable[str], *, base_dir: str | Path | None = None,
     the same process, whose caches then parse it once; the order is kept.
     Lenient warnings of the workers are re-issued here, once each."""
     base = os.fspath(base_dir) if base_dir is not None else None
-    numbered = ((n, _read_line(t)) for n, t in enumerate(lines, 1))
+    numbered = ((n, _read_line(n, t)) for n, t in enumerate(lines, 1))
     numbered = ((n, x) for n, x in numbered if x is not _BLANK)
     if workers <= 1:
         for n, item in numbered:
-            yield _dumps(_record(n, item, base, strict))
+            yield _record(n, item, base, strict)
         return
     yield from _pooled(numbered, base, strict, workers, window)
 
 
 def _pooled(numbered: Iterator[tuple[int, Any]], base: str | None, strict: bool,
-            workers: int, window: int) -> Iterator[str]:
+            workers: int, window: int) -> Iterator[tuple[bool | None, str]]:
     import multiprocessing
     from concurrent.futures import Future, ProcessPoolExecutor
 
@@ -428,8 +426,8 @@ def _pooled(numbered: Iterator[tuple[int, Any]], base: str | None, strict: bool,
 
     seen_warnings: set[str] = set()
 
-    def drain(futures: list[Future]) -> Iterator[str]:
-        done: list[tuple[int, str]] = []
+    def drain(futures: list[Future]) -> Iterator[tuple[bool | None, str]]:
+        done: list[tuple[int, tuple[bool | None, str]]] = []
         for f in futures:
             out, warned = f.result()
             done += out
@@ -438,8 +436,8 @@ def _pooled(numbered: Iterator[tuple[int, Any]], base: str | None, strict: bool,
                     seen_warnings.add(text)
                     warnings.warn(text, PDDLLenientWarning, stacklevel=2)
         done.sort(key=lambda x: x[0])
-        for _n, text in done:
-            yield text
+        for _n, record in done:
+            yield record
 
     try:
         pending: list[Future] | None = None
