@@ -147,9 +147,11 @@ class EnvModel:
     """Everything AEC knows about one environment.
 
     ``predicates``: the grounder's vocabulary (name -> arity), the only
-    predicates a hypothesis may name; ``describe``: a predicate in words for
-    prompts; ``actions_help``: the command grammar for prompts;
-    ``failure_texts``: observations that mean an action failed.
+    predicates a hypothesis may name (a precondition of another arity is
+    dropped); ``signatures``: how each is written, for prompts ("open(X,
+    ROOM)"); ``describe``: a predicate in words for prompts;
+    ``actions_help``: the command grammar for prompts; ``failure_texts``:
+    observations that mean an action failed.
     """
 
     name: str
@@ -160,6 +162,13 @@ class EnvModel:
     actions_help: str = ""
     failure_texts: tuple[str, ...] = ("Nothing happens.", "No known action matches that input.")
     describe: Callable[[Key], str] = show
+    signatures: Mapping[str, str] = field(default_factory=dict)
+
+    def vocabulary(self) -> list[str]:
+        """The predicates as prompts show them: the signature, else the name
+        with its number of arguments."""
+        return [self.signatures.get(p) or f"{p} ({n} argument{'s' if n != 1 else ''})"
+                for p, n in sorted(self.predicates.items())]
 
 
 # ----- generic rules (sound wherever the relation is functional) ---------------------------

@@ -205,10 +205,19 @@ def household_goal(text: str) -> HouseholdGoal | None:
     return None
 
 
+HOUSEHOLD_SIGNATURES = {"at": "at(agent, R)", "in": "in(O, R)", "open": "open(R)",
+                        "openable": "openable(R)", "holds": "holds(agent, O)",
+                        "handempty": "handempty(agent)", "hot": "hot(O)", "cool": "cool(O)",
+                        "clean": "clean(O)", "toggled": "toggled(O)", "kind": "kind(X, KIND)",
+                        "pickupable": "pickupable(O)", "heatable": "heatable(O)",
+                        "coolable": "coolable(O)", "cleanable": "cleanable(O)",
+                        "toggleable": "toggleable(O)", "cancontain": "cancontain(R, O)"}
+
+
 def household() -> EnvModel:
     return EnvModel("household", rules=env_rules("household") or GENERIC_RULES,
                     actions=env_action_model("household"), goal_for=household_goal,
-                    predicates=HOUSEHOLD_PREDICATES,
+                    predicates=HOUSEHOLD_PREDICATES, signatures=HOUSEHOLD_SIGNATURES,
                     actions_help=HOUSEHOLD_HELP, describe=household_describe)
 
 
@@ -216,19 +225,40 @@ def household() -> EnvModel:
 SCIENCEWORLD_HELP = """look around / look at THING / go to ROOM / open THING / close THING
 pick up THING / put THING in CONTAINER / move THING to CONTAINER
 activate DEVICE / deactivate DEVICE / use THING on THING / focus on THING / wait"""
+# The grounder's facts (veriplan.envs.scienceworld): (at agent ROOM), (in X ROOM) with ROOM
+# a room or "inventory", and (open X ROOM): the container or door called X, as seen in
+# ROOM ("door to kitchen" from the hallway and from outside are two doors), is open.
+SCIENCEWORLD_PREDICATES = {"at": 2, "in": 2, "open": 2}
+SCIENCEWORLD_SIGNATURES = {"at": "at(agent, ROOM)", "in": "in(THING, ROOM or inventory)",
+                           "open": "open(THING, ROOM)"}
+
+
+def scienceworld_describe(key: Key) -> str:
+    pred, args = key
+    if len(args) != SCIENCEWORLD_PREDICATES.get(pred):
+        return f"{pred}({', '.join(args)})"
+    if pred == "at":
+        return f"the agent is in the {args[1]}"
+    if pred == "in":
+        return f"the {args[0]} is in the agent's inventory" if args[1] == "inventory" else \
+            f"the {args[0]} is in the {args[1]}"
+    return f"the {args[0]} in the {args[1]} is open"
 
 
 def scienceworld() -> EnvModel:
     """ScienceWorld: the grounder says where the agent is, what lies in a room,
-    what is open. Its goals are scored by the engine and have no symbolic form
-    here, so PULLBACKVERIFY checks that the plan composes (every step's
-    preconditions hold) and not the goal. Without the environment side's rules,
-    only the agent-in-one-place rule (object names repeat across rooms)."""
+    what is open (two arguments: the container or door and the room it is seen
+    in). Its goals are scored by the engine and have no symbolic form here, so
+    PULLBACKVERIFY checks that the plan composes (every step's preconditions
+    hold) and not the goal. Without the environment side's rules, only the
+    agent-in-one-place rule (object names repeat across rooms)."""
     return EnvModel("scienceworld", rules=env_rules("scienceworld") or (AT_FUNCTIONAL,),
                     actions=env_action_model("scienceworld"), goal_for=lambda text: None,
-                    predicates={"at": 2, "in": 2, "open": 2},
-                    actions_help=SCIENCEWORLD_HELP)
+                    predicates=SCIENCEWORLD_PREDICATES, signatures=SCIENCEWORLD_SIGNATURES,
+                    actions_help=SCIENCEWORLD_HELP, describe=scienceworld_describe)
 
 
-__all__ = ["HOUSEHOLD_PREDICATES", "HouseholdGoal", "env_action_model", "env_rules",
-           "household", "household_describe", "household_goal", "kind", "scienceworld"]
+__all__ = ["HOUSEHOLD_PREDICATES", "HOUSEHOLD_SIGNATURES", "SCIENCEWORLD_PREDICATES",
+           "SCIENCEWORLD_SIGNATURES", "HouseholdGoal", "env_action_model", "env_rules",
+           "household", "household_describe", "household_goal", "kind", "scienceworld",
+           "scienceworld_describe"]

@@ -331,7 +331,7 @@ class Agent:
         prompt = render("generate.j2", task=env.task_description, facts=self.w.describe(),
                         feedback=feedback, actions_help=self.model.actions_help,
                         admissible=admissible(env), k=cfg.hypotheses,
-                        predicates=sorted(self.model.predicates) or ["(any)"])
+                        predicates=self.model.vocabulary() or ["(any)"])
         value, error = hyp.ask_json(self.run.llm, self.log, "hypotheses", prompt,
                                     hyp.plans_schema(cfg.hypotheses), name="plans",
                                     temperature=cfg.temperature, max_tokens=cfg.max_tokens,
