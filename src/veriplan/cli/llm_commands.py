@@ -164,8 +164,7 @@ def _solve(args: argparse.Namespace) -> int:
         return EXIT_OK if result.verified else EXIT_FAIL
     console.rule("result")
     if result.verified and result.solved_by == "llm":
-        console.print("verified plan, model-solved (the model's plan; veriplan's validator "
-                      "accepted it):")
+        console.print("verified plan, model-solved (veriplan's validator accepted it):")
     elif result.verified:
         console.print(f"verified plan, found by {result.solved_by}, not by the model "
                       "(veriplan's validator accepted it):")
@@ -175,6 +174,8 @@ def _solve(args: argparse.Namespace) -> int:
                       f"{escape(result.last_diagnosis)}")
     for step in result.plan if result.verified else ():
         console.print(f"  {step}")
+    if result.credit:
+        console.print(f"who did what: {escape(result.credit)}")
     console.print(f"{result.attempts} attempt(s), {result.llm_calls} LLM call(s), "
                   f"{result.tokens} tokens, {result.seconds:.1f}s, backend "
                   f"{result.backend}, model {result.model}")

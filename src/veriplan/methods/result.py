@@ -77,6 +77,9 @@ class SolveResult:
     failure: str | None = None
     metrics: dict[str, Any] = field(default_factory=dict)
     verified_scope: str = "plan"
+    # Who did what, in one sentence, for methods where the model does part of the
+    # work and veriplan another (DRIP: the model decomposes, veriplan executes).
+    credit: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -275,7 +275,20 @@ def _result(run: _Run, session: Run, stop: str, iterations: int) -> SolveResult:
     solver = "llm" if run.config.decomposer == "llm" else "decomposer:regression"
     return session.result(verified=verified, plan=plan, attempts=iterations, failure=failure,
                           solved_by=solver if verified else None, metrics=metrics,
-                          transcript=transcript, last_diagnosis=diagnosis)
+                          transcript=transcript, last_diagnosis=diagnosis,
+                          credit=_credit(run.config))
+
+
+def _credit(config: Config) -> str:
+    """Which part the model did and which part veriplan did."""
+    who = ("the model" if config.decomposer == "llm"
+           else f"the {config.decomposer} decomposer (no model)")
+    judge = ("the model also judged executability and tracked the state"
+             if config.actuator == "llm" else
+             "veriplan's simulator judged executability and executed each action")
+    return (f"{who} decomposed the goal into sub-goals and actions; {judge}; "
+            "veriplan's validator checked the whole plan, in the paper's tower-move actions, "
+            "on the task")
 
 
 def _untargeted(run: _Run, unmet: tuple[ConditionPart, ...]) -> list[str]:
