@@ -80,10 +80,17 @@ def model_solved(r: UnitRecord) -> bool:
     return bool(r.verified) and r.solved_by == "llm"
 
 
-def _arm(records: list[UnitRecord], spec: str) -> dict[str, UnitRecord]:
+def _arm(records: list[UnitRecord], spec: str, *, by_model: bool = True
+         ) -> dict[str, UnitRecord]:
     """Units of one configuration, ``method`` or ``method:key=value,...`` (the
-    settings given for the unit, exactly), keyed for pairing across arms."""
-    method, _, rest = spec.partition(":")
+    settings given for the unit, exactly; a method name may itself hold a colon,
+    like ``published:planbench``), keyed for pairing across arms: by dataset,
+    instance, seed and, with ``by_model``, backend and model."""
+    names = sorted({r.method for r in records}, key=len, reverse=True)
+    method = next((m for m in names if spec == m or spec.startswith(m + ":")), None)
+    rest = spec[len(method) + 1:] if method else ""
+    if method is None:
+        method, _, rest = spec.partition(":")
     wanted = {k.strip(): v.strip() for k, v in
               (kv.split("=", 1) for kv in rest.split(",") if "=" in kv)}
     out = {}
@@ -91,7 +98,8 @@ def _arm(records: list[UnitRecord], spec: str) -> dict[str, UnitRecord]:
         cfg = {k: str(v) for k, v in json.loads(r.config).items()}
         if r.method != method or cfg != wanted:
             continue
-        out[f"{r.dataset}/{r.instance}/{r.backend}:{r.model}/seed{r.seed}"] = r
+        model = f"/{r.backend}:{r.model}" if by_model else ""
+        out[f"{r.dataset}/{r.instance}{model}/seed{r.seed}"] = r
     return out
 
 
@@ -100,6 +108,12 @@ def compare(records: list[UnitRecord], a: str, b: str) -> dict:
     the exact McNemar test on the units both ran; the rates with fallback
     solutions included ride along, labelled ``*_with_fallback``."""
     recs_a, recs_b = _arm(records, a), _arm(records, b)
+    models_a = {f"{r.backend}:{r.model}" for r in recs_a.values()}
+    models_b = {f"{r.backend}:{r.model}" for r in recs_b.values()}
+    across = None  # one model each, not the same (a published run against your own):
+    if len(models_a) == len(models_b) == 1 and models_a != models_b:  # pair by instance
+        across = [*models_a, *models_b]
+        recs_a, recs_b = _arm(records, a, by_model=False), _arm(records, b, by_model=False)
     arm_a = {k: model_solved(r) for k, r in recs_a.items()}
     arm_b = {k: model_solved(r) for k, r in recs_b.items()}
     if not arm_a or not arm_b:
@@ -124,7 +138,8 @@ def compare(records: list[UnitRecord], a: str, b: str) -> dict:
             "a_rate": ka / na, "b_rate": kb / nb, "z": z.z, "p_value": z.p_value,
             "cohens_h": cohens_h(ka / na, kb / nb), "paired": asdict(paired),
             "a_verified_with_fallback": fa, "b_verified_with_fallback": fb,
-            "a_rate_with_fallback": fa / na, "b_rate_with_fallback": fb / nb}
+            "a_rate_with_fallback": fa / na, "b_rate_with_fallback": fb / nb,
+            "paired_across_models": across}
 
 
 def _fmt(x: float | None, digits: int = 1) -> str:
@@ -165,7 +180,9 @@ def markdown(summaries: list[GroupSummary], comparisons: list[dict], plots: list
                   f"{100 * c['b_rate_with_fallback']:.1f}% |", "",
                   "On model-solved units: "
                   f"two-proportion z = {c['z']:.3f}, p = {c['p_value']:.4f}; Cohen's h = "
-                  f"{c['cohens_h']:.3f}. Paired on {p['shared']} shared units: only A "
+                  f"{c['cohens_h']:.3f}. Paired on {p['shared']} shared units"
+                  + (" (the same instances, models {} and {})".format(*c["paired_across_models"])
+                     if c.get("paired_across_models") else "") + ": only A "
                   f"{p['only_a']}, only B {p['only_b']}, both {p['both']}; exact McNemar "
                   f"p = {p['p_value']:.4f}."]
         pl = c["plan_lengths"]
@@ -510,6 +527,10 @@ def write_report(directory: str | Path, *,
 
     hidden_md, hidden, hidden_plots = report_hidden.section(records, out)
     md += hidden_md
+    from veriplan.bench import published
+
+    published_md, published_json = published.section(records)
+    md += published_md
     plots = plots + hidden_plots
     paths = {"markdown": out / "report.md", "html": out / "report.html",
              "json": out / "report.json"}
@@ -518,5 +539,6 @@ def write_report(directory: str | Path, *,
     paths["json"].write_text(json.dumps({
         "groups": [asdict(s) for s in summaries], "analyses": analyses,
         "comparison": comparisons[0] if comparisons else None,
-        "comparisons": comparisons, "autotos": autotos, "hidden": hidden}, indent=2))
+        "comparisons": comparisons, "autotos": autotos, "hidden": hidden,
+        "published": published_json}, indent=2))
     return paths

@@ -15,6 +15,7 @@ from veriplan.cli import (
     bench_commands,
     core,
     env_commands,
+    import_commands,
     llm_commands,
 )
 from veriplan.cli.core import EXIT_BUG, EXIT_USAGE
@@ -22,7 +23,7 @@ from veriplan.errors import PDDLLenientWarning, VeriplanError
 
 COMMANDS = {**core.COMMANDS, **llm_commands.COMMANDS, **bench_commands.COMMANDS,
             **autotos_commands.COMMANDS, **env_commands.COMMANDS, **ask_commands.COMMANDS,
-            **aec_commands.COMMANDS}
+            **aec_commands.COMMANDS, **import_commands.COMMANDS}
 
 
 def _task_args(p: argparse.ArgumentParser, positional: bool) -> None:
@@ -111,6 +112,7 @@ def _parser() -> argparse.ArgumentParser:
     env_commands.add_parsers(sub)
     ask_commands.add_parsers(sub)
     aec_commands.add_parsers(sub)
+    import_commands.add_parsers(sub)
     return ap
 
 
