@@ -111,14 +111,23 @@ class ValidationResult:
 
 def false_parts(cond: Conj | Disj, state: State, facts: FactIndex) -> list[ConditionPart]:
     """The parts of ``cond`` that are false in ``state``: literals over the
-    atoms of ``facts``, and any false disjunction as its PDDL text."""
+    atoms of ``facts`` (positive, then negative, each sorted by predicate and
+    arguments: bit positions depend on which problems shared the fact index
+    before, so their order would not be reproducible), and any false
+    disjunction as its PDDL text."""
     if isinstance(cond, Disj):
         return [] if cond.holds(state) else [FormulaText(render(cond, facts.name))]
     atoms = facts.atoms
-    out: list[ConditionPart] = [Literal(atoms[b], True) for b in bits(cond.pos & ~state)]
-    out += [Literal(atoms[b], False) for b in bits(cond.neg & state)]
+    out: list[ConditionPart] = [Literal(a, True) for a in sorted(
+        (atoms[b] for b in bits(cond.pos & ~state)), key=_atom_key)]
+    out += [Literal(a, False) for a in sorted(
+        (atoms[b] for b in bits(cond.neg & state)), key=_atom_key)]
     out += [FormulaText(render(d, facts.name)) for d in cond.parts if not d.holds(state)]
     return out
+
+
+def _atom_key(atom) -> tuple:
+    return atom.pred, atom.args
 
 
 def _to_steps(plan: Iterable[Step | Operator | str]) -> tuple[Step, ...]:
