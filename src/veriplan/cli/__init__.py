@@ -16,6 +16,7 @@ from veriplan.cli import (
     core,
     env_commands,
     import_commands,
+    inspect_commands,
     llm_commands,
 )
 from veriplan.cli.core import EXIT_BUG, EXIT_USAGE
@@ -38,7 +39,10 @@ def _task_args(p: argparse.ArgumentParser, positional: bool) -> None:
                         "'object' type, stray commas) with a warning instead of an error")
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(only_validate: bool = False) -> argparse.ArgumentParser:
+    """The whole command line; ``only_validate``: the validate command alone (the
+    other commands' options import much of veriplan, which a run of
+    ``validate --batch`` over thousands of plans should not wait for)."""
     ap = argparse.ArgumentParser(
         prog="veriplan",
         description="Planning with LLMs, where nothing counts as solved until a sound "
@@ -79,6 +83,8 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("--planbench-config", help="PlanBench YAML config (for --format planbench)")
     v.add_argument("--json", action="store_true", help="print the ValidationResult as JSON")
     v.add_argument("--trace", action="store_true", help="include the state trace")
+    if only_validate:
+        return ap
 
     s = sub.add_parser("solve-classical", help="solve a PDDL task with a classical planner "
                                                 "and validate the plan")
@@ -112,13 +118,15 @@ def _parser() -> argparse.ArgumentParser:
     env_commands.add_parsers(sub)
     ask_commands.add_parsers(sub)
     aec_commands.add_parsers(sub)
+    inspect_commands.add_parsers(sub, COMMANDS)
     import_commands.add_parsers(sub)
     return ap
 
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else argv
+    args = _parser(only_validate=argv[:1] == ["validate"]).parse_args(argv)
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", PDDLLenientWarning)

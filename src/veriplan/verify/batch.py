@@ -232,12 +232,17 @@ def _missing(path: str, what: str, exc: OSError) -> _Bad:
 
 
 def _readable(path: str, what: str) -> None:
+    """Raise a missing-file error when ``path`` cannot be read as a file (after a
+    read error, to tell a missing file from a malformed one)."""
     try:
         st = os.stat(path)
     except OSError as exc:
         raise _missing(path, what, exc) from None
     if stat.S_ISDIR(st.st_mode):
         raise _Bad(ItemError("missing-file", f"cannot read {what} {path}: it is a directory",
+                             file=path))
+    if not os.access(path, os.R_OK):
+        raise _Bad(ItemError("missing-file", f"cannot read {what} {path}: permission denied",
                              file=path))
 
 
@@ -247,64 +252,83 @@ def _pddl_error(exc: VeriplanError) -> _Bad:
     return _Bad(ItemError("pddl", str(exc)))
 
 
-def _judge(item: Any, base: str | None, strict: bool) -> ValidationResult:
-    if not isinstance(item, Mapping):
-        raise _Bad(ItemError("item", f"an item must be a JSON object, not "
-                                     f"{type(item).__name__}"))
-    dpath = _path(item, "domain", base)
-    ppath = _path(item, "problem", base)
-    fmt = item.get("format", "pddl")
-    if fmt not in ("pddl", "planbench"):
-        raise _Bad(ItemError("item", f"unknown format {fmt!r}: use 'pddl' or 'planbench'"))
-    if "plan" in item:
-        plan_text = item["plan"]
-        if isinstance(plan_text, list) and all(isinstance(s, str) for s in plan_text):
-            plan_text = "\n".join(plan_text)
-        if not isinstance(plan_text, str):
-            raise _Bad(ItemError("item", "'plan' must be the plan's text (a string, or a "
-                                         "list of lines)"))
-    elif "plan_file" in item:
-        plan_path = _path(item, "plan_file", base)
-        try:
-            with open(plan_path, encoding="utf-8", errors="replace") as f:
-                plan_text = f.read()
-        except OSError as exc:
-            raise _missing(plan_path, "plan file", exc) from None
-    else:
-        raise _Bad(ItemError("item", "the item has neither 'plan' (text) nor 'plan_file'"))
-    config = None
-    if fmt == "planbench" or "planbench_config" in item:
-        if "planbench_config" not in item:
-            raise _Bad(ItemError("item", "format 'planbench' needs 'planbench_config' "
-                                         "(a PlanBench YAML config)"))
-        cpath = _path(item, "planbench_config", base)
-        try:
-            config = _CONFIGS.get(cpath, (), lambda _text: PlanBenchConfig.from_yaml(cpath))
-        except OSError as exc:
-            raise _missing(cpath, "PlanBench config", exc) from None
-        except (ConfigError, SourceError) as exc:
-            raise _Bad(ItemError("config", str(exc), file=cpath)) from None
-    _readable(dpath, "domain file")
-    try:
-        domain = cached_domain(dpath, strict=strict)
-    except (SourceError, PDDLSemanticError) as exc:
-        raise _pddl_error(exc) from None
-    _readable(ppath, "problem file")
-    try:
-        task = _task(domain, ppath, strict)
-    except OSError as exc:
-        raise _missing(ppath, "problem file", exc) from None
-    except (SourceError, PDDLSemanticError) as exc:
-        raise _pddl_error(exc) from None
-    return validate_plan(task, parse_plan(plan_text, task, format=fmt, config=config))
+class _Judge:
+    """Judges items one by one for one run. Consecutive items that name the same
+    domain and problem files share one look-up of their task (the file identity
+    is checked when the run reaches the first of them)."""
 
+    def __init__(self, base: str | None, strict: bool) -> None:
+        self.base = base
+        self.strict = strict
+        self._last: tuple[str, str, Task] | None = None
 
-def _verdict(line: int, item: Any, base: str | None, strict: bool) -> BatchVerdict:
-    ident = item.get("id") if isinstance(item, Mapping) else None
-    try:
-        return BatchVerdict(line, ident, result=_judge(item, base, strict))
-    except _Bad as bad:
-        return BatchVerdict(line, ident, error=bad.error)
+    def verdict(self, line: int, item: Any) -> BatchVerdict:
+        ident = item.get("id") if isinstance(item, Mapping) else None
+        try:
+            return BatchVerdict(line, ident, result=self._judge(item))
+        except _Bad as bad:
+            return BatchVerdict(line, ident, error=bad.error)
+
+    def _task(self, dpath: str, ppath: str) -> Task:
+        last = self._last
+        if last is not None and last[0] == dpath and last[1] == ppath:
+            return last[2]
+        strict = self.strict
+        try:
+            domain = cached_domain(dpath, strict=strict)
+        except (SourceError, PDDLSemanticError) as exc:
+            _readable(dpath, "domain file")
+            raise _pddl_error(exc) from None
+        try:
+            task = _task(domain, ppath, strict)
+        except OSError as exc:
+            raise _missing(ppath, "problem file", exc) from None
+        except (SourceError, PDDLSemanticError) as exc:
+            _readable(ppath, "problem file")
+            raise _pddl_error(exc) from None
+        self._last = (dpath, ppath, task)
+        return task
+
+    def _judge(self, item: Any) -> ValidationResult:
+        base = self.base
+        if not isinstance(item, Mapping):
+            raise _Bad(ItemError("item", f"an item must be a JSON object, not "
+                                         f"{type(item).__name__}"))
+        dpath = _path(item, "domain", base)
+        ppath = _path(item, "problem", base)
+        fmt = item.get("format", "pddl")
+        if fmt not in ("pddl", "planbench"):
+            raise _Bad(ItemError("item", f"unknown format {fmt!r}: use 'pddl' or 'planbench'"))
+        if "plan" in item:
+            plan_text = item["plan"]
+            if isinstance(plan_text, list) and all(isinstance(s, str) for s in plan_text):
+                plan_text = "\n".join(plan_text)
+            if not isinstance(plan_text, str):
+                raise _Bad(ItemError("item", "'plan' must be the plan's text (a string, or a "
+                                             "list of lines)"))
+        elif "plan_file" in item:
+            plan_path = _path(item, "plan_file", base)
+            try:
+                with open(plan_path, encoding="utf-8", errors="replace") as f:
+                    plan_text = f.read()
+            except OSError as exc:
+                raise _missing(plan_path, "plan file", exc) from None
+        else:
+            raise _Bad(ItemError("item", "the item has neither 'plan' (text) nor 'plan_file'"))
+        config = None
+        if fmt == "planbench" or "planbench_config" in item:
+            if "planbench_config" not in item:
+                raise _Bad(ItemError("item", "format 'planbench' needs 'planbench_config' "
+                                             "(a PlanBench YAML config)"))
+            cpath = _path(item, "planbench_config", base)
+            try:
+                config = _CONFIGS.get(cpath, (), lambda _text: PlanBenchConfig.from_yaml(cpath))
+            except OSError as exc:
+                raise _missing(cpath, "PlanBench config", exc) from None
+            except (ConfigError, SourceError) as exc:
+                raise _Bad(ItemError("config", str(exc), file=cpath)) from None
+        task = self._task(dpath, ppath)
+        return validate_plan(task, parse_plan(plan_text, task, format=fmt, config=config))
 
 
 def validate_many(items: Iterable[Mapping], *, base_dir: str | Path | None = None,
@@ -321,9 +345,9 @@ def validate_many(items: Iterable[Mapping], *, base_dir: str | Path | None = Non
     :class:`~veriplan.errors.PDDLLenientWarning`. Domains and problems are
     parsed once per file identity (see :func:`cached_task`).
     """
-    base = os.fspath(base_dir) if base_dir is not None else None
+    judge = _Judge(os.fspath(base_dir) if base_dir is not None else None, strict)
     for n, item in enumerate(items, 1):
-        yield _verdict(n, item, base, strict)
+        yield judge.verdict(n, item)
 
 
 # ----- JSON Lines, with worker processes ---------------------------------------------------
@@ -343,10 +367,13 @@ def _read_line(n: int, text: str) -> Any:
         return ItemError("json", f"input line {n} is not JSON: nested too deeply", line=n)
 
 
-def _record(line: int, item: Any, base: str | None, strict: bool) -> tuple[bool | None, str]:
+_ENCODER = json.JSONEncoder(ensure_ascii=False)
+
+
+def _record(judge: _Judge, line: int, item: Any) -> tuple[bool | None, str]:
     v = (BatchVerdict(line, None, error=item) if isinstance(item, ItemError)
-         else _verdict(line, item, base, strict))
-    return v.valid, json.dumps(v.to_dict(), ensure_ascii=False)
+         else judge.verdict(line, item))
+    return v.valid, _ENCODER.encode(v.to_dict())
 
 
 def _work(base: str | None, strict: bool,
@@ -356,7 +383,8 @@ def _work(base: str | None, strict: bool,
     lenient warnings raised."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", PDDLLenientWarning)
-        out = [(n, _record(n, item, base, strict)) for n, item in chunk]
+        judge = _Judge(base, strict)
+        out = [(n, _record(judge, n, item)) for n, item in chunk]
     return out, list(dict.fromkeys(str(w.message) for w in caught
                                    if issubclass(w.category, PDDLLenientWarning)))
 
@@ -384,8 +412,9 @@ def batch_lines(lines: Iterable[str], *, base_dir: str | Path | None = None,
     numbered = ((n, _read_line(n, t)) for n, t in enumerate(lines, 1))
     numbered = ((n, x) for n, x in numbered if x is not _BLANK)
     if workers <= 1:
+        judge = _Judge(base, strict)
         for n, item in numbered:
-            yield _record(n, item, base, strict)
+            yield _record(judge, n, item)
         return
     yield from _pooled(numbered, base, strict, workers, window)
 
