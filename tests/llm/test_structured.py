@@ -286,6 +286,30 @@ def test_anthropic_backend_forces_a_tool_with_the_schema(http):
     assert body["temperature"] == 0.0 and body["system"] == "Be brief."
 
 
+def test_a_request_without_a_cap_sends_none_to_openai_and_the_largest_to_anthropic(http):
+    """max_tokens=None is "no cap but the context": omitted for OpenAI-compatible
+    servers; Anthropic's API needs a number."""
+    from veriplan.llm.backends.anthropic_backend import ANTHROPIC_MAX_TOKENS
+
+    url, script, seen = http
+    openai_llm = LLM(create_backend("openai", model="m", base_url=url + "/v1", api_key="k"))
+    script.append((200, _chat_body("ok")))
+    openai_llm.complete(LLMRequest.of("Hello", max_tokens=None))
+    assert "max_tokens" not in seen[0]
+    script.append((200, _chat_body("ok")))
+    openai_llm.complete(LLMRequest.of("Hello again", max_tokens=7))
+    assert seen[1]["max_tokens"] == 7
+    anthropic_llm = LLM(create_backend("anthropic", model="claude-x", base_url=url,
+                                       api_key="k"))
+    script.append((200, {
+        "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-x",
+        "content": [{"type": "text", "text": "ok"}], "stop_reason": "end_turn",
+        "stop_sequence": None, "usage": {"input_tokens": 1, "output_tokens": 1}}))
+    anthropic_llm.complete(LLMRequest.of("Hello", max_tokens=None))
+    assert seen[2]["max_tokens"] == ANTHROPIC_MAX_TOKENS
+    assert LLMRequest.from_dict(LLMRequest.of("x", max_tokens=None).to_dict()).max_tokens is None
+
+
 # --- the real embedded model ---------------------------------------------------------------
 
 def test_llamacpp_grammar_keeps_the_real_model_inside_the_schema(smollm2, tmp_path):

@@ -40,7 +40,8 @@ class LLMRequest:
     messages: tuple[Message, ...]
     model: str = ""
     temperature: float = 0.0
-    max_tokens: int = 512
+    # None: no cap but the model's context (Anthropic's API needs a number: 8192 there)
+    max_tokens: int | None = 512
     stop: tuple[str, ...] = ()
     seed: int | None = 0
     sample_index: int = 0

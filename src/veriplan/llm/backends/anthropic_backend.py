@@ -23,6 +23,10 @@ def schema_tool(request: LLMRequest) -> tuple[dict, dict]:
     return tool, {"type": "tool", "name": request.schema_name}
 
 
+# Anthropic's API requires a cap on every answer; a request without one gets this.
+ANTHROPIC_MAX_TOKENS = 8192
+
+
 class AnthropicBackend:
     """A request with a schema gets one tool with that ``input_schema`` and a
     ``tool_choice`` that forces it; the tool input is returned as JSON text."""
@@ -58,7 +62,8 @@ class AnthropicBackend:
                 if m.role != "system"]
         # The SDK dropped ``temperature`` from create()'s arguments in 1.0; the API
         # still takes it, and extra_body sends it with any SDK version.
-        kwargs: dict = {"model": model, "messages": msgs, "max_tokens": request.max_tokens,
+        kwargs: dict = {"model": model, "messages": msgs, "max_tokens": (
+            ANTHROPIC_MAX_TOKENS if request.max_tokens is None else request.max_tokens),
                         "extra_body": {"temperature": request.temperature}}
         if system:
             kwargs["system"] = system

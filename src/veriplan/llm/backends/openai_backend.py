@@ -117,7 +117,8 @@ class OpenAIBackend:
             try:
                 return self._client.chat.completions.create(
                     model=model, messages=messages,
-                    temperature=request.temperature, max_tokens=request.max_tokens,
+                    temperature=request.temperature,
+                    **({} if request.max_tokens is None else {"max_tokens": request.max_tokens}),
                     stop=list(request.stop) or None,
                     seed=None if request.seed is None else request.seed + request.sample_index,
                     **({"response_format": fmt} if fmt is not None else {}))
