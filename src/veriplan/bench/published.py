@@ -119,6 +119,11 @@ class ImportSummary:
     solved_by: dict[str, int] = field(default_factory=dict)  # veriplan's attribution
     published_solved_by: dict[str, int] = field(default_factory=dict)
 
+    @property
+    def directory(self) -> Path:
+        """The experiment directory holding the store (for ``veriplan report``)."""
+        return self.store.parent
+
 
 def lookup(dataset: Dataset) -> dict[str, Instance]:
     """The dataset's instances by id and, for a union's ``part/id`` ids, also by
