@@ -215,6 +215,10 @@ class _Reader:
             if m is None:
                 continue
             args = tuple(self.aliases[m.group(f"a{i}")] for i in range(nslots))
+            article = self._article_object(m, inner, nslots)
+            if article is not None:
+                return (f"two readings: {article!r} may be an article or the object "
+                        f"{self.aliases[article]}")
             if self._rest_ok(m.group("rest"), name, args):
                 matches.append(Step(name, args, n))
         step = _choose(matches, inner)
@@ -226,6 +230,17 @@ class _Reader:
         if not isinstance(got, str):
             return [Step(name, args, n) for name, args in got]
         return "matches no action template of the config with the task's objects"
+
+    def _article_object(self, m: re.Match, line: str, nslots: int) -> str | None:
+        """An article read in front of an argument that also names an object
+        ("attack a b" where ``a`` is an object): the line has two readings."""
+        end = 0
+        for i in range(nslots):
+            before = line[end:m.start(f"a{i}")].split()
+            if before and before[-1] in ("a", "an", "the") and before[-1] in self.aliases:
+                return before[-1]
+            end = m.end(f"a{i}")
+        return None
 
     def _rest_ok(self, rest: str, name: str, args: tuple[str, ...]) -> bool:
         """Whether what follows an action phrase leaves it the line's one reading:
