@@ -232,13 +232,15 @@ class _Reader:
         return "matches no action template of the config with the task's objects"
 
     def _article_object(self, m: re.Match, line: str, nslots: int) -> str | None:
-        """An article read in front of an argument that also names an object
+        """An article read in front of an argument that also names another object
         ("attack a b" where ``a`` is an object): the line has two readings."""
         end = 0
         for i in range(nslots):
             before = line[end:m.start(f"a{i}")].split()
-            if before and before[-1] in ("a", "an", "the") and before[-1] in self.aliases:
-                return before[-1]
+            word = before[-1] if before else ""
+            if (word in ("a", "an", "the") and word in self.aliases
+                    and self.aliases[word] != self.aliases[m.group(f"a{i}")]):
+                return word  # ("pick up a red block" with a the red block: one object)
             end = m.end(f"a{i}")
         return None
 
