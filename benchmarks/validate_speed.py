@@ -1,28 +1,48 @@
-"""Validation speed: veriplan against unified-planning's sequential plan
-validator, in one run over PlanBench's 1000 recorded GPT-4 plans.
+"""Validation speed: veriplan against KCL's VAL and unified-planning, in one run, on
+PlanBench's 1000 recorded GPT-4 plans (Blocksworld and Mystery Blocksworld).
 
-veriplan is timed on two paths, each reading every plan's problem file:
+Measured, per plan:
 
-- the benchmark path: the domain parsed once by the script, then per plan
+- veriplan benchmark path: the domain parsed once by the script, then per plan
   ``Task(domain, read_problem(...))`` + ``parse_plan`` + ``validate_plan``;
-- the public path, the calls a user makes once per plan:
-  ``load_task(domain, problem)`` + ``parse_plan`` + ``validate_plan``
-  (``load_task`` finds the parsed domain in its cache while the file is unchanged).
+- veriplan public API: per plan ``load_task(domain, problem)`` (the domain from its
+  cache, the problem parsed each time) + ``parse_plan`` + ``validate_plan``;
+- ``veriplan validate --batch FILE.jsonl`` as a whole process (interpreter start,
+  imports, reading, judging, writing every record), on the batch set below;
+- VAL one process per plan (``Validate dom prob plan``, as PlanBench calls it);
+- VAL one process per problem with all its plans (``Validate dom prob p1 p2 ...``);
+  VAL stops a batch at a plan it cannot read ("Bad operator in plan!": an action
+  the domain does not have), so the rest of that problem's plans go to a new
+  process, and every process counts;
+- unified-planning's sequential validator (reader + validator), on a sample.
 
-unified-planning's reader parses a domain and a problem together, so its
-per-plan time is reported twice: the whole pipeline (domain re-read each
-time, as its API requires) and validation alone on pre-parsed problems.
-The three run in interleaved rounds of 50 plans.
+The batch set: the 1000 real plans grouped by problem (1000 problems), each
+problem's plan(s) replicated ``--copies`` times (default 10, so 10,000 plans with 10
+a problem; the issue's shape is about 7, and more plans a problem favour VAL
+batched). The JSON Lines file lists them by problem, as VAL batched gets them.
+VAL reads plans in clean PDDL (one ``(action args)`` a line: the steps veriplan
+read; a plan with an unread line is not valid for veriplan, so such plans are
+counted apart in the agreement line).
 
-    python benchmarks/validate_speed.py [--data-dir ../shared/data] [--limit N]
+Everything runs in ``--rounds`` interleaved rounds (default 10), so that all tools
+see the same load on a shared machine: each round takes a tenth of the problems
+for the per-plan and per-problem tools and runs one whole ``--batch`` process on
+the full set.
+
+    python benchmarks/validate_speed.py [--data-dir ../shared/data] [--copies 10]
+        [--rounds 10] [--up-plans 100] [--workers 2]
 """
 
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 import warnings
+from collections import defaultdict
 from pathlib import Path
 
 import common
@@ -30,8 +50,6 @@ from veriplan.pddl.parser import read_domain, read_problem
 from veriplan.pddl.task import Task, load_task
 from veriplan.planio import parse_plan
 from veriplan.verify import validate_plan
-
-ROUND = 50  # plans per interleaved round
 
 SETS = [
     ("blocksworld__gpt-4_chat__one_shot.json", "blocksworld/generated_domain.pddl",
@@ -43,6 +61,7 @@ SETS = [
 
 
 def load_cases(pb: Path, limit: int | None):
+    """(domain, problem, problem text, plan text, PlanBench's verdict) per recorded plan."""
     cases = []
     for resp, dom, probs, key in SETS:
         data = json.loads((pb / "responses" / resp).read_text())
@@ -103,48 +122,229 @@ class UnifiedPlanning:
         return time.perf_counter() - start, validate_only, agree
 
 
+# ----- VAL ---------------------------------------------------------------------------------
+def val_verdicts(stdout: str) -> list[bool]:
+    """One verdict per "Checking plan:" section of VAL's output, in order."""
+    return ["Plan valid" in part for part in stdout.split("Checking plan: ")[1:]]
+
+
+def val_batched(val, dom: Path, prob: Path, plans: list[str]) -> tuple[list[bool], int]:
+    """VAL's verdicts on ``plans`` of one problem, one process for all of them, a
+    new one after each plan VAL cannot read (that plan: not valid); and the
+    number of processes."""
+    out: list[bool] = []
+    runs = 0
+    while len(out) < len(plans):
+        rest = plans[len(out):]
+        r = val.run(dom, prob, *rest, verbose=False)
+        runs += 1
+        got = val_verdicts(r.stdout)[:len(rest)]
+        if len(got) < len(rest):  # stopped at plan len(got) (or before the first)
+            got = got[:-1] if got else []
+            got.append(False)
+        out += got
+    return out, runs
+
+
+class Batch:
+    """The batch set: JSON Lines for veriplan, plan files for VAL."""
+
+    def __init__(self, cases, copies: int, tmp: Path) -> None:
+        by_problem: dict[tuple[Path, Path], list[int]] = defaultdict(list)
+        for i, (dom, prob, *_rest) in enumerate(cases):
+            by_problem[(dom, prob)].append(i)
+        self.problems = list(by_problem.items())
+        plan_dir = tmp / "plans"
+        plan_dir.mkdir()
+        self.plan_files: list[str] = []
+        self.unread: set[int] = set()
+        domains: dict = {}
+        for i, (dom, prob, _text, plan, _e) in enumerate(cases):
+            d = domains.get(dom) or domains.setdefault(dom, read_domain(dom))
+            parsed = parse_plan(plan, Task(d, read_problem(prob, d)))
+            if parsed.unread:
+                self.unread.add(i)
+            path = plan_dir / f"plan-{i}.pddl"
+            path.write_text("".join(f"{s}\n" for s in parsed.steps))
+            self.plan_files.append(str(path))
+        self.jsonl = tmp / "batch.jsonl"
+        self.order: list[int] = []  # case index of each batch line
+        with self.jsonl.open("w") as f:
+            for (dom, prob), idx in self.problems:
+                for _ in range(copies):
+                    for i in idx:
+                        self.order.append(i)
+                        f.write(json.dumps({"id": f"{len(self.order)}", "domain": str(dom),
+                                            "problem": str(prob), "plan": cases[i][3]}) + "\n")
+        self.copies = copies
+
+    def __len__(self) -> int:
+        return len(self.order)
+
+
+def veriplan_command() -> list[str]:
+    exe = Path(sys.executable).parent / "veriplan"
+    if exe.is_file():
+        return [str(exe)]
+    found = shutil.which("veriplan")
+    return [found] if found else [sys.executable, "-m", "veriplan.cli"]
+
+
+def run_batch(cmd: list[str], jsonl: Path, out: Path, workers: int) -> float:
+    """Wall seconds of one whole ``veriplan validate --batch`` process."""
+    args = [*cmd, "validate", "--batch", str(jsonl), *(["--workers", str(workers)]
+                                                       if workers > 1 else [])]
+    with out.open("w") as f:
+        start = time.perf_counter()
+        r = subprocess.run(args, stdout=f, stderr=subprocess.PIPE, text=True, check=False)
+        seconds = time.perf_counter() - start
+    if r.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(args)} exited {r.returncode}: {r.stderr[-500:]}")
+    return seconds
+
+
 def main() -> int:
     ap = common.parser(__doc__)
-    ap.add_argument("--limit", type=int, default=None)
+    ap.add_argument("--limit", type=int, default=None, help="use the first N recorded plans")
+    ap.add_argument("--copies", type=int, default=10,
+                    help="copies of each problem's plans in the batch set (default 10)")
+    ap.add_argument("--rounds", type=int, default=10, help="interleaved rounds (default 10)")
+    ap.add_argument("--up-plans", type=int, default=100,
+                    help="plans judged by unified-planning (slow; default 100)")
+    ap.add_argument("--workers", type=int, default=1,
+                    help="also time --batch --workers N (N > 1)")
     args = ap.parse_args()
     pb = Path(args.data_dir) / "planbench"
     if not pb.is_dir():
         print(f"no PlanBench data at {pb}: pass --data-dir", file=sys.stderr)
         return 2
+    from veriplan.verify.val import ValUnavailable, find_val
+
+    try:
+        val = find_val()
+    except ValUnavailable as exc:
+        print(f"VAL is needed for this benchmark: {exc}", file=sys.stderr)
+        return 2
     cases = load_cases(pb, args.limit)
     warnings.simplefilter("ignore")
+    tmp = Path(tempfile.mkdtemp(prefix="validate-speed-"))
+    try:
+        return _run(args, cases, val, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _run(args, cases, val, tmp: Path) -> int:
+    batch = Batch(cases, args.copies, tmp)
+    cmd = veriplan_command()
+    n, nb, rounds = len(cases), len(batch), args.rounds
     domains: dict = {}
     time_veriplan(cases[:50], domains)  # warm up imports and caches
     time_public(cases[:50])
     up = UnifiedPlanning()
-    # Interleaved rounds of ROUND plans, so that both tools see the same load
-    # on a shared machine (a 0.1 s run of ours would otherwise meet whatever
-    # load one moment of unified-planning's minute did not).
-    ours = public = up_total = up_validate = 0.0
-    ours_agree = public_agree = up_agree = 0
-    for i in range(0, len(cases), ROUND):
-        part = cases[i:i + ROUND]
-        t, a = time_veriplan(part, domains)
-        ours, ours_agree = ours + t, ours_agree + a
-        t, a = time_public(part)
-        public, public_agree = public + t, public_agree + a
-        t, v, a = up.time(part)
-        up_total, up_validate, up_agree = up_total + t, up_validate + v, up_agree + a
-    ours, public, up_total, up_validate = (x / len(cases)
-                                           for x in (ours, public, up_total, up_validate))
-    n = len(cases)
-    print(f"plans: {n}")
-    print(f"veriplan          : {ours * 1e3:8.3f} ms/plan (benchmark path: parse problem + "
-          f"ground + validate), verdicts agree with PlanBench {ours_agree}/{n}")
-    print(f"veriplan          : {public * 1e3:8.3f} ms/plan (public path: load_task + "
-          f"parse_plan + validate_plan), verdicts agree with PlanBench {public_agree}/{n}")
-    print(f"unified-planning  : {up_total * 1e3:8.3f} ms/plan (parse + validate), "
-          f"verdicts agree {up_agree}/{n}")
-    print(f"unified-planning  : {up_validate * 1e3:8.3f} ms/plan (validate only, pre-parsed)")
-    print(f"ratio (UP pipeline / veriplan benchmark path): {up_total / ours:8.1f}x")
-    print(f"ratio (UP pipeline / veriplan public path)   : {up_total / public:8.1f}x  "
-          "(target >= 500x)")
-    print(f"ratio (UP validate only / veriplan benchmark path): {up_validate / ours:8.1f}x")
+    up.time(cases[:1])
+    run_batch(cmd, batch.jsonl, tmp / "warm.jsonl", 1)  # the file system's caches
+    t = defaultdict(float)
+    agree = defaultdict(int)
+    val_batch_verdicts: dict[int, bool] = {}  # batch line -> VAL's verdict
+    val_runs = 0
+    up_cases = cases[::max(1, n // args.up_plans)][:args.up_plans]
+    per_round = -(-len(batch.problems) // rounds)
+    line_of_problem = []  # first batch line (0-based) of each problem
+    pos = 0
+    for (_key, idx) in batch.problems:
+        line_of_problem.append(pos)
+        pos += len(idx) * batch.copies
+    for r in range(rounds):
+        probs = range(r * per_round, min((r + 1) * per_round, len(batch.problems)))
+        part = [i for p in probs for i in batch.problems[p][1]]
+        sub = [cases[i] for i in part]
+        # veriplan, in process
+        s, a = time_veriplan(sub, domains)
+        t["bench"] += s
+        agree["bench"] += a
+        s, a = time_public(sub)
+        t["public"] += s
+        agree["public"] += a
+        # veriplan --batch, a whole process on the whole set
+        out = tmp / f"out-{r}.jsonl"
+        t["batch"] += run_batch(cmd, batch.jsonl, out, 1)
+        if args.workers > 1:
+            t["batch_w"] += run_batch(cmd, batch.jsonl, tmp / "out-w.jsonl", args.workers)
+        # VAL, one process per plan
+        start = time.perf_counter()
+        for i in part:
+            dom, prob, *_rest, expected = cases[i]
+            res = val.run(dom, prob, batch.plan_files[i], verbose=False)
+            agree["val"] += (val_verdicts(res.stdout)[:1] == [True]) == expected
+        t["val"] += time.perf_counter() - start
+        # VAL, one process per problem with all its plans (as the batch set has them)
+        start = time.perf_counter()
+        for p in probs:
+            (dom, prob), idx = batch.problems[p]
+            files = [batch.plan_files[i] for _ in range(batch.copies) for i in idx]
+            verdicts, runs = val_batched(val, dom, prob, files)
+            val_runs += runs
+            for k, v in enumerate(verdicts):
+                val_batch_verdicts[line_of_problem[p] + k] = v
+        t["val_batch"] += time.perf_counter() - start
+        # unified-planning, on its share of the sample
+        share = up_cases[r * len(up_cases) // rounds:(r + 1) * len(up_cases) // rounds]
+        s, v, a = up.time(share)
+        t["up"] += s
+        t["up_validate"] += v
+        agree["up"] += a
+    # agreement of the last --batch output with VAL batched and with PlanBench
+    records = [json.loads(line) for line in (tmp / f"out-{rounds - 1}.jsonl").open()]
+    same_val = same_pb = unread_lines = 0
+    for k, rec in enumerate(records):
+        i = batch.order[k]
+        if i in batch.unread:
+            unread_lines += 1
+            continue
+        same_val += rec["valid"] == val_batch_verdicts[k]
+        same_pb += rec["valid"] == cases[i][4]
+    judged = len(records) - unread_lines
+    nup = len(up_cases)
+    per = {
+        "bench": t["bench"] / n, "public": t["public"] / n, "batch": t["batch"] / (nb * rounds),
+        "batch_w": t["batch_w"] / (nb * rounds), "val": t["val"] / n,
+        "val_batch": t["val_batch"] / nb, "up": t["up"] / nup,
+        "up_validate": t["up_validate"] / nup,
+    }
+    ms = {k: v * 1e3 for k, v in per.items()}
+    print(f"recorded plans: {n} on {len(batch.problems)} problems; batch set: {nb} plans "
+          f"({batch.copies} a problem); {rounds} interleaved rounds")
+    print(f"veriplan public API     : {ms['public']:8.4f} ms/plan (load_task + parse_plan + "
+          f"validate_plan; problem parsed each time), agree with PlanBench "
+          f"{agree['public']}/{n}")
+    print(f"veriplan benchmark path : {ms['bench']:8.4f} ms/plan (problem parsed each time, "
+          f"domain once), agree with PlanBench {agree['bench']}/{n}")
+    print(f"veriplan --batch        : {ms['batch']:8.4f} ms/plan (whole process, {nb} plans, "
+          f"mean of {rounds} runs)")
+    if args.workers > 1:
+        print(f"veriplan --batch -w {args.workers}   : {ms['batch_w']:8.4f} ms/plan (whole "
+              f"process, {args.workers} worker processes)")
+    print(f"VAL per plan            : {ms['val']:8.4f} ms/plan (one process a plan), agree "
+          f"with PlanBench {agree['val']}/{n}")
+    print(f"VAL batched per problem : {ms['val_batch']:8.4f} ms/plan ({val_runs} processes "
+          f"for {nb} plans)")
+    print(f"unified-planning        : {ms['up']:8.4f} ms/plan (parse + validate; "
+          f"{ms['up_validate']:.4f} validate only), agree with PlanBench {agree['up']}/{nup}")
+    print(f"--batch verdicts: agree with VAL batched {same_val}/{judged}, with PlanBench "
+          f"{same_pb}/{judged} ({unread_lines} lines with an unread plan line left out)")
+    print(f"ratio VAL batched / --batch     : {per['val_batch'] / per['batch']:8.1f}x  "
+          "(target >= 10x)")
+    print(f"ratio VAL per plan / --batch    : {per['val'] / per['batch']:8.1f}x  "
+          "(target >= 100x)")
+    if args.workers > 1:
+        print(f"ratio VAL batched / --batch -w {args.workers}: "
+              f"{per['val_batch'] / per['batch_w']:8.1f}x")
+    print(f"ratio VAL per plan / public API : {per['val'] / per['public']:8.1f}x  "
+          "(target >= 10x)")
+    print(f"ratio VAL batched / public API  : {per['val_batch'] / per['public']:8.1f}x")
+    print(f"ratio UP / public API           : {per['up'] / per['public']:8.1f}x")
+    print(f"ratio UP / --batch              : {per['up'] / per['batch']:8.1f}x")
     return 0
 
 
