@@ -285,7 +285,7 @@ def test_mystery_planning_keeps_model_and_fallback_attribution(mystery, data_dir
     assert "| 5 | 4 | 3 | 2 / 2 | 2 / 1 | 3 | 2 (" in md
 
 
-def test_mystery_planning_bad_input(mystery, data_dir, tmp_path):
+def test_mystery_planning_bad_input(mystery, data_dir, tmp_path, capsys):
     folder, out, _, _ = mystery
     with pytest.raises(UnknownInstanceError, match="instance-1.*--skip-unknown"):
         import_mystery_planning(folder, tmp_path / "o", data_dir=data_dir)
@@ -293,6 +293,11 @@ def test_mystery_planning_bad_input(mystery, data_dir, tmp_path):
         import_mystery_planning(tmp_path / "missing", tmp_path / "o", data_dir=data_dir)
     again = import_mystery_planning(folder, out, data_dir=data_dir, skip_unknown=True)
     assert (again.added, again.already) == (0, 5)
+    assert main(["import", "mystery-planning", str(folder), "--out", str(out), "--data-dir",
+                 str(data_dir), "--skip-unknown"]) == 0
+    printed = capsys.readouterr().out
+    assert "0 added, 5 already" in printed and "instances not in mystery_blocksworld: " \
+        "instance-1" in printed and "fallback:bfs 2, llm 2" in printed
     odd = tmp_path / "odd_name"
     (odd / "instances").mkdir(parents=True)
     (odd / "instances" / "instance-2.json").write_text('{"problem_id": "instance-2",\n"x": }')

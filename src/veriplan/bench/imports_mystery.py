@@ -41,8 +41,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from veriplan.bench.datasets import load_dataset
-from veriplan.bench.imports_planbench import read_json
+from veriplan.bench.datasets import Instance, load_dataset
+from veriplan.bench.imports_planbench import read_json, verdict
 from veriplan.bench.published import (
     Answer,
     ImportSummary,
@@ -163,11 +163,10 @@ def _note(att: dict) -> str:
     return "; ".join(parts)
 
 
-def to_record(file: Path, rec: Any, instance, *, where: str) -> PublishedRecord:
+def to_record(file: Path, rec: Any, instance: Instance, *, where: str) -> PublishedRecord:
+    """One of the authors' records as a :class:`PublishedRecord` on ``instance``."""
     if not isinstance(rec, dict):
         raise PublishedResultsError("a record must be a JSON object", file=str(file), line=1)
-    from veriplan.bench.imports_planbench import verdict
-
     success = verdict(rec.get("success"))
     if success is None:
         raise PublishedResultsError(f"{where} has no published verdict ('success': true or "

@@ -194,9 +194,11 @@ def _judge_all(items: list[tuple[str, Instance, Answer]]) -> dict[str, Validatio
         batch.append(item)
     out = {}
     for v in validate_many(batch):
-        if v.result is None:
+        if v.result is None:  # a problem, domain or config of the dataset that cannot be read
             e = v.error
-            raise DataError(f"cannot judge {v.id}: {e.message if e else 'unknown error'}")
+            raise DataError(f"cannot judge the answers on {items[v.line - 1][1].dataset}/"
+                            f"{items[v.line - 1][1].id}: "
+                            f"{e.message if e else 'unknown error'}")
         out[v.id] = v.result
     return out
 
