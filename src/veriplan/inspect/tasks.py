@@ -7,9 +7,12 @@ PDDL dataset of veriplan's registry, e.g. ``blocksworld_3``).
 Parameters (``-T name=value``): ``method`` (none: inspect's ``generate()``
 answers PlanBench's prompt once, as veriplan's ``direct``; else a veriplan
 method run through inspect's model, e.g. ``closed-loop`` or ``backprompt``),
-``config`` (the method's settings, a mapping), ``prompt`` (``planbench`` or
-``pddl``), ``one_shot``, ``data_dir`` (else ``VERIPLAN_DATA``), ``limit``
-(instances read; inspect's ``--limit`` picks among those).
+``config`` (the method's settings, a mapping), ``prompt`` (``planbench``:
+PlanBench's natural-language prompt, the default for Blocksworld and Mystery;
+``pddl``: the task in PDDL, the default for Logistics and Blocksworld-hard,
+whose PlanBench configs veriplan cannot render), ``one_shot``, ``data_dir``
+(else ``VERIPLAN_DATA``), ``limit`` (instances read; inspect's ``--limit``
+picks among those).
 """
 
 from __future__ import annotations
@@ -70,17 +73,21 @@ def planbench_mystery(method: str | None = None, config: Mapping[str, Any] | str
 
 @task
 def planbench_logistics(method: str | None = None, config: Mapping[str, Any] | str | None = None,
-                        prompt: str = "planbench", one_shot: bool = True,
+                        prompt: str = "pddl", one_shot: bool = True,
                         data_dir: str | None = None, limit: int | None = None) -> Task:
-    """PlanBench Logistics (200 instances, one-shot)."""
+    """PlanBench Logistics (200 instances). The prompt is the task in PDDL:
+    PlanBench's Logistics config leaves the type facts (``(truck t0)``) out of
+    its text with empty templates, which veriplan's prompt renderer does not
+    accept yet (``-T prompt=planbench`` says so)."""
     return build("logistics", method, config, prompt, one_shot, data_dir, limit)
 
 
 @task
 def planbench_blocksworld_hard(method: str | None = None,
                                config: Mapping[str, Any] | str | None = None,
-                               prompt: str = "planbench", one_shot: bool = False,
+                               prompt: str = "pddl", one_shot: bool = False,
                                data_dir: str | None = None, limit: int | None = None) -> Task:
-    """PlanBench's Blocksworld-hard (110 larger problems; zero-shot, as PlanBench
-    queries it)."""
+    """PlanBench's Blocksworld-hard (110 problems of 6 to 16 blocks, zero-shot).
+    The prompt is the task in PDDL: this set's PlanBench config has no
+    natural-language templates."""
     return build("blocksworld_hard", method, config, prompt, one_shot, data_dir, limit)
