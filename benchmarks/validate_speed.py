@@ -36,6 +36,8 @@ the full set.
 from __future__ import annotations
 
 import json
+import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -182,6 +184,28 @@ class Batch:
         return len(self.order)
 
 
+def child_cpu() -> float:
+    """CPU seconds (user + system) of the finished child processes so far."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+class Clock:
+    """Wall and CPU seconds of a block: in-process CPU plus the CPU of the child
+    processes it waited for (VAL, ``veriplan validate --batch``)."""
+
+    def __init__(self, wall: dict, cpu: dict, key: str) -> None:
+        self.wall, self.cpu, self.key = wall, cpu, key
+
+    def __enter__(self) -> Clock:
+        self.t0, self.c0 = time.perf_counter(), time.process_time() + child_cpu()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.wall[self.key] += time.perf_counter() - self.t0
+        self.cpu[self.key] += time.process_time() + child_cpu() - self.c0
+
+
 def veriplan_command() -> list[str]:
     exe = Path(sys.executable).parent / "veriplan"
     if exe.is_file():
@@ -190,17 +214,14 @@ def veriplan_command() -> list[str]:
     return [found] if found else [sys.executable, "-m", "veriplan.cli"]
 
 
-def run_batch(cmd: list[str], jsonl: Path, out: Path, workers: int) -> float:
-    """Wall seconds of one whole ``veriplan validate --batch`` process."""
+def run_batch(cmd: list[str], jsonl: Path, out: Path, workers: int) -> None:
+    """One whole ``veriplan validate --batch`` process."""
     args = [*cmd, "validate", "--batch", str(jsonl), *(["--workers", str(workers)]
                                                        if workers > 1 else [])]
     with out.open("w") as f:
-        start = time.perf_counter()
         r = subprocess.run(args, stdout=f, stderr=subprocess.PIPE, text=True, check=False)
-        seconds = time.perf_counter() - start
     if r.returncode not in (0, 1):
         raise SystemExit(f"{' '.join(args)} exited {r.returncode}: {r.stderr[-500:]}")
-    return seconds
 
 
 def main() -> int:
@@ -244,8 +265,10 @@ def _run(args, cases, val, tmp: Path) -> int:
     up = UnifiedPlanning()
     up.time(cases[:1])
     run_batch(cmd, batch.jsonl, tmp / "warm.jsonl", 1)  # the file system's caches
-    t = defaultdict(float)
-    agree = defaultdict(int)
+    load0 = f"{os.getloadavg()[0]:.2f}"
+    wall: dict[str, float] = defaultdict(float)
+    cpu: dict[str, float] = defaultdict(float)
+    agree: dict[str, int] = defaultdict(int)
     val_batch_verdicts: dict[int, bool] = {}  # batch line -> VAL's verdict
     val_runs = 0
     up_cases = cases[::max(1, n // args.up_plans)][:args.up_plans]
@@ -260,40 +283,35 @@ def _run(args, cases, val, tmp: Path) -> int:
         part = [i for p in probs for i in batch.problems[p][1]]
         sub = [cases[i] for i in part]
         # veriplan, in process
-        s, a = time_veriplan(sub, domains)
-        t["bench"] += s
-        agree["bench"] += a
-        s, a = time_public(sub)
-        t["public"] += s
-        agree["public"] += a
+        with Clock(wall, cpu, "bench"):
+            agree["bench"] += time_veriplan(sub, domains)[1]
+        with Clock(wall, cpu, "public"):
+            agree["public"] += time_public(sub)[1]
         # veriplan --batch, a whole process on the whole set
-        out = tmp / f"out-{r}.jsonl"
-        t["batch"] += run_batch(cmd, batch.jsonl, out, 1)
+        with Clock(wall, cpu, "batch"):
+            run_batch(cmd, batch.jsonl, tmp / f"out-{r}.jsonl", 1)
         if args.workers > 1:
-            t["batch_w"] += run_batch(cmd, batch.jsonl, tmp / "out-w.jsonl", args.workers)
+            with Clock(wall, cpu, "batch_w"):
+                run_batch(cmd, batch.jsonl, tmp / "out-w.jsonl", args.workers)
         # VAL, one process per plan
-        start = time.perf_counter()
-        for i in part:
-            dom, prob, *_rest, expected = cases[i]
-            res = val.run(dom, prob, batch.plan_files[i], verbose=False)
-            agree["val"] += (val_verdicts(res.stdout)[:1] == [True]) == expected
-        t["val"] += time.perf_counter() - start
+        with Clock(wall, cpu, "val"):
+            for i in part:
+                dom, prob, *_rest, expected = cases[i]
+                res = val.run(dom, prob, batch.plan_files[i], verbose=False)
+                agree["val"] += (val_verdicts(res.stdout)[:1] == [True]) == expected
         # VAL, one process per problem with all its plans (as the batch set has them)
-        start = time.perf_counter()
-        for p in probs:
-            (dom, prob), idx = batch.problems[p]
-            files = [batch.plan_files[i] for _ in range(batch.copies) for i in idx]
-            verdicts, runs = val_batched(val, dom, prob, files)
-            val_runs += runs
-            for k, v in enumerate(verdicts):
-                val_batch_verdicts[line_of_problem[p] + k] = v
-        t["val_batch"] += time.perf_counter() - start
+        with Clock(wall, cpu, "val_batch"):
+            for p in probs:
+                (dom, prob), idx = batch.problems[p]
+                files = [batch.plan_files[i] for _ in range(batch.copies) for i in idx]
+                verdicts, runs = val_batched(val, dom, prob, files)
+                val_runs += runs
+                for k, v in enumerate(verdicts):
+                    val_batch_verdicts[line_of_problem[p] + k] = v
         # unified-planning, on its share of the sample
         share = up_cases[r * len(up_cases) // rounds:(r + 1) * len(up_cases) // rounds]
-        s, v, a = up.time(share)
-        t["up"] += s
-        t["up_validate"] += v
-        agree["up"] += a
+        with Clock(wall, cpu, "up"):
+            agree["up"] += up.time(share)[2]
     # agreement of the last --batch output with VAL batched and with PlanBench
     records = [json.loads(line) for line in (tmp / f"out-{rounds - 1}.jsonl").open()]
     same_val = same_pb = unread_lines = 0
@@ -306,45 +324,46 @@ def _run(args, cases, val, tmp: Path) -> int:
         same_pb += rec["valid"] == cases[i][4]
     judged = len(records) - unread_lines
     nup = len(up_cases)
-    per = {
-        "bench": t["bench"] / n, "public": t["public"] / n, "batch": t["batch"] / (nb * rounds),
-        "batch_w": t["batch_w"] / (nb * rounds), "val": t["val"] / n,
-        "val_batch": t["val_batch"] / nb, "up": t["up"] / nup,
-        "up_validate": t["up_validate"] / nup,
-    }
-    ms = {k: v * 1e3 for k, v in per.items()}
+    plans = {"bench": n, "public": n, "batch": nb * rounds, "batch_w": nb * rounds,
+             "val": n, "val_batch": nb, "up": nup}
+    ms = {k: wall[k] / plans[k] * 1e3 for k in plans}
+    cms = {k: cpu[k] / plans[k] * 1e3 for k in plans}
     print(f"recorded plans: {n} on {len(batch.problems)} problems; batch set: {nb} plans "
-          f"({batch.copies} a problem); {rounds} interleaved rounds")
-    print(f"veriplan public API     : {ms['public']:8.4f} ms/plan (load_task + parse_plan + "
-          f"validate_plan; problem parsed each time), agree with PlanBench "
-          f"{agree['public']}/{n}")
-    print(f"veriplan benchmark path : {ms['bench']:8.4f} ms/plan (problem parsed each time, "
-          f"domain once), agree with PlanBench {agree['bench']}/{n}")
-    print(f"veriplan --batch        : {ms['batch']:8.4f} ms/plan (whole process, {nb} plans, "
-          f"mean of {rounds} runs)")
-    if args.workers > 1:
-        print(f"veriplan --batch -w {args.workers}   : {ms['batch_w']:8.4f} ms/plan (whole "
-              f"process, {args.workers} worker processes)")
-    print(f"VAL per plan            : {ms['val']:8.4f} ms/plan (one process a plan), agree "
-          f"with PlanBench {agree['val']}/{n}")
-    print(f"VAL batched per problem : {ms['val_batch']:8.4f} ms/plan ({val_runs} processes "
-          f"for {nb} plans)")
-    print(f"unified-planning        : {ms['up']:8.4f} ms/plan (parse + validate; "
-          f"{ms['up_validate']:.4f} validate only), agree with PlanBench {agree['up']}/{nup}")
+          f"({batch.copies} a problem); {rounds} interleaved rounds; "
+          f"load average before: {load0}, after: {os.getloadavg()[0]:.2f}")
+    print(f"{'':28s} {'wall ms/plan':>12s} {'CPU ms/plan':>12s}")
+    rows = [
+        ("veriplan public API", "public", f"load_task + parse_plan + validate_plan, problem "
+                                          f"parsed each time; agree with PlanBench "
+                                          f"{agree['public']}/{n}"),
+        ("veriplan benchmark path", "bench", f"domain parsed once by the script; agree "
+                                             f"{agree['bench']}/{n}"),
+        ("veriplan --batch", "batch", f"whole process on {nb} plans, {rounds} runs"),
+        *([(f"veriplan --batch -w {args.workers}", "batch_w",
+            f"whole process, {args.workers} worker processes")] if args.workers > 1 else []),
+        ("VAL per plan", "val", f"one process a plan; agree with PlanBench {agree['val']}/{n}"),
+        ("VAL batched per problem", "val_batch", f"{val_runs} processes for {nb} plans"),
+        ("unified-planning", "up", f"reader + sequential validator on {nup} plans; agree "
+                                   f"{agree['up']}/{nup}"),
+    ]
+    for label, key, note in rows:
+        print(f"{label:28s} {ms[key]:12.4f} {cms[key]:12.4f}  {note}")
     print(f"--batch verdicts: agree with VAL batched {same_val}/{judged}, with PlanBench "
           f"{same_pb}/{judged} ({unread_lines} lines with an unread plan line left out)")
-    print(f"ratio VAL batched / --batch     : {per['val_batch'] / per['batch']:8.1f}x  "
-          "(target >= 10x)")
-    print(f"ratio VAL per plan / --batch    : {per['val'] / per['batch']:8.1f}x  "
-          "(target >= 100x)")
-    if args.workers > 1:
-        print(f"ratio VAL batched / --batch -w {args.workers}: "
-              f"{per['val_batch'] / per['batch_w']:8.1f}x")
-    print(f"ratio VAL per plan / public API : {per['val'] / per['public']:8.1f}x  "
-          "(target >= 10x)")
-    print(f"ratio VAL batched / public API  : {per['val_batch'] / per['public']:8.1f}x")
-    print(f"ratio UP / public API           : {per['up'] / per['public']:8.1f}x")
-    print(f"ratio UP / --batch              : {per['up'] / per['batch']:8.1f}x")
+    print(f"{'ratio':40s} {'wall':>7s} {'CPU':>7s}  target")
+    ratios = [
+        ("VAL batched / --batch", "val_batch", "batch", ">= 10x"),
+        ("VAL per plan / --batch", "val", "batch", ">= 100x"),
+        *([(f"VAL batched / --batch -w {args.workers}", "val_batch", "batch_w", ""),
+           (f"VAL per plan / --batch -w {args.workers}", "val", "batch_w", "")]
+          if args.workers > 1 else []),
+        ("VAL per plan / public API", "val", "public", ">= 10x"),
+        ("VAL batched / public API", "val_batch", "public", ""),
+        ("unified-planning / public API", "up", "public", ""),
+        ("unified-planning / --batch", "up", "batch", ""),
+    ]
+    for label, a, b, target in ratios:
+        print(f"{label:40s} {ms[a] / ms[b]:6.1f}x {cms[a] / cms[b]:6.1f}x  {target}")
     return 0
 
 
