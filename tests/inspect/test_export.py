@@ -4,10 +4,13 @@ read back with inspect's own reader, every field against the store."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 from inspect_ai.log import read_eval_log
 
+from tests.conftest import REPO
 from veriplan.cli import main
 from veriplan.methods.records import Entry
 
@@ -102,3 +105,15 @@ def test_export_again_rewrites_the_same_files(exported, tmp_path, capsys):
 def test_not_a_run_store_is_a_clear_error(tmp_path, capsys):
     assert main(["export-inspect", str(tmp_path), "--out", str(tmp_path / "logs")]) == 2
     assert "no run store in" in capsys.readouterr().err
+
+
+def test_without_the_extra_the_error_names_it(exported):
+    """As if inspect-ai were not installed: the command says which extra to install."""
+    code = ("import sys; sys.modules['inspect_ai'] = None\n"
+            "from veriplan.cli import main\n"
+            f"sys.exit(main(['export-inspect', {str(exported.runs)!r}, '--out', 'unused']))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=REPO, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert "pip install 'veriplan[inspect]'" in done.stderr
+    assert "Traceback" not in done.stderr

@@ -28,6 +28,6 @@ try:
 except ImportError:
     raise InspectUnavailableError(
         "veriplan.inspect needs inspect-ai, which is not installed: "
-        "pip install 'veriplan[inspect]'") from None
+        "pip install 'veriplan[inspect]'", name="inspect_ai") from None
 
 __all__ = ["InspectUnavailableError"]
