@@ -229,3 +229,30 @@ def test_stdin_workers_and_base_dir_through_a_process(tmp_path):
     assert [(r["id"], r["valid"]) for r in records] == [("a", True), ("b", False), (None, None),
                                                         ("r", True)]
     assert records[2]["error"]["kind"] == "json" and records[2]["line"] == 3
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a pseudo-terminal")
+def test_progress_bar_only_on_a_terminal(tmp_path):
+    import pty
+
+    path = write(tmp_path, *(item(i) for i in range(3)))
+    cmd = [sys.executable, "-m", "veriplan.cli", "validate", "--batch", path]
+    env = {**os.environ, "PYTHONPATH": str(Path(batch.__file__).parents[2])}
+    leader, follower = pty.openpty()
+    try:
+        done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=follower, env=env,
+                              timeout=60, check=False)
+        os.close(follower)
+        bar = b""
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # the other end is closed
+                break
+            if not chunk:
+                break
+            bar += chunk
+    finally:
+        os.close(leader)
+    assert done.returncode == 0 and len(done.stdout.splitlines()) == 3
+    assert b"3/3" in bar and b"0 not valid" in bar
