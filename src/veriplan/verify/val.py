@@ -527,8 +527,10 @@ def fuzz(problems: Iterable[FuzzProblem], val: ValTool, *, seed: int = 0, walks:
 
 
 def shrink(d: Disagreement, val: ValTool) -> Disagreement:
-    """The smallest case (fewest steps, then fewest goal atoms, greedily) on which
-    veriplan and VAL still disagree."""
+    """A smallest case on which veriplan and VAL still disagree: runs of steps
+    dropped (halves first, then shorter runs, down to single steps) while they
+    disagree, then goal atoms; no single step or goal atom can be dropped from
+    the result."""
     best = d
     with tempfile.TemporaryDirectory(prefix="veriplan-shrink-") as tmp:
         base = d.case.problem.task()
@@ -541,12 +543,16 @@ def shrink(d: Disagreement, val: ValTool) -> Disagreement:
         while changed:
             changed = False
             case = best.case
-            for i in reversed(range(len(case.plan))):
-                cand = dataclasses.replace(case, plan=case.plan[:i] + case.plan[i + 1:])
-                hit = still(cand)
-                if hit is not None:
-                    best, changed = hit, True
-                    break
+            n = len(case.plan)
+            size = max(1, n // 2)
+            while size >= 1 and not changed:  # drop runs of steps, long runs first
+                for i in range(0, n, size):
+                    cand = dataclasses.replace(case, plan=case.plan[:i] + case.plan[i + size:])
+                    hit = still(cand)
+                    if hit is not None:
+                        best, changed = hit, True
+                        break
+                size //= 2
             if changed:
                 continue
             for i in range(len(case.goal)):
