@@ -63,3 +63,23 @@ def test_zero_shot_prompt(planbench):
     assert prompt.startswith("I am playing with a set of blocks")
     assert prompt.count("[STATEMENT]") == 1 and prompt.endswith("[PLAN]")
     assert "the orange block is on top of the blue block" in prompt
+
+
+def test_logistics_prompt_leaves_out_the_facts_its_config_gives_no_words(planbench):
+    """Logistics' config declares its type predicates with empty templates: PlanBench
+    leaves those facts out of the text; every other fact is in its words."""
+    domain = read_domain(planbench / "instances/logistics/generated_domain.pddl")
+    t = Task(domain, read_problem(
+        planbench / "instances/logistics/generated_basic/instance-2.pddl", domain))
+    cfg = PlanBenchConfig.from_yaml(planbench / "configs/logistics.yaml")
+    prompt = render_prompt(t, cfg)
+    statement = prompt[prompt.rindex("[STATEMENT]"):]
+    assert "location_0_0 is an airport" in statement
+    assert "location_0_0 is in the city city_0" in statement
+    assert "package_0 is at location_0_0" in statement.split("My goal is")[1]
+    assert ", ," not in statement and "that ," not in statement and " and ." not in statement
+    typed = [a for a in t.problem.init if a.pred in ("truck", "airplane", "city", "obj")]
+    assert typed and all(cfg.describe_atom(a) == "" for a in typed)
+    facts = statement.split("I have that, ")[1].split(".\n")[0]
+    said = facts.replace(" and ", ", ").split(", ")
+    assert len(said) == len(t.problem.init) - len(typed)

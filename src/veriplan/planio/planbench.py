@@ -90,7 +90,12 @@ class PlanBenchConfig:
 
     # ----- rendering -------------------------------------------------------------------
     def describe_atom(self, atom: Atom) -> str:
+        """The atom in the config's words; ``""`` for a predicate the config
+        declares with an empty template (PlanBench leaves those facts out of the
+        text: Logistics' type facts such as ``(truck t0)``)."""
         template = self.predicates.get(atom.pred)
+        if template == "":
+            return ""
         if template is None or template.count("{}") != len(atom.args):
             raise ConfigError(f"PlanBench config {self.file} has no template for predicate "
                               f"{atom.pred}/{len(atom.args)}")
@@ -344,8 +349,8 @@ def _goal_atoms(goal: Formula) -> list[Atom]:
 def render_statement(init: Sequence[Atom], goal: Formula, cfg: PlanBenchConfig,
                      plan: Sequence[Step] | None = None) -> str:
     """One ``[STATEMENT]`` block; with ``plan``, closed by the plan and ``[PLAN END]``."""
-    facts = _join([cfg.describe_atom(a) for a in sorted(init)])
-    goals = _join([cfg.describe_atom(a) for a in _goal_atoms(goal)])
+    facts = _join([t for t in (cfg.describe_atom(a) for a in sorted(init)) if t])
+    goals = _join([t for t in (cfg.describe_atom(a) for a in _goal_atoms(goal)) if t])
     text = (f"\n[STATEMENT]\nAs initial conditions I have that, {facts}.\n"
             f"My goal is to have that {goals}.\n\nMy plan is as follows:\n\n[PLAN]")
     if plan is not None:

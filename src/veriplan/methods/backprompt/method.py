@@ -64,6 +64,8 @@ def _describe(result: ValidationResult, cfg: PlanBenchConfig) -> str:
             desc = cfg.describe_atom(part.atom)
         except Exception:  # a predicate without a template
             return part.pddl()
+        if not desc:  # a fact the config leaves out of its text (an empty template)
+            return part.pddl()
         return desc if part.positive else f"it is not the case that {desc}"
 
     if result.failed_step is not None:
