@@ -78,7 +78,8 @@ def test_logistics_prompt_leaves_out_the_facts_its_config_gives_no_words(planben
     assert "location_0_0 is in the city city_0" in statement
     assert "package_0 is at location_0_0" in statement.split("My goal is")[1]
     assert ", ," not in statement and "that ," not in statement and " and ." not in statement
-    typed = [a for a in t.problem.init if a.pred in ("truck", "airplane", "city", "obj")]
+    typed = [a for a in t.problem.init
+             if a.pred in ("truck", "airplane", "city", "obj", "location")]
     assert typed and all(cfg.describe_atom(a) == "" for a in typed)
     facts = statement.split("I have that, ")[1].split(".\n")[0]
     said = facts.replace(" and ", ", ").split(", ")
