@@ -118,16 +118,19 @@ def false_parts(cond: Conj | Disj, state: State, facts: FactIndex) -> list[Condi
     if isinstance(cond, Disj):
         return [] if cond.holds(state) else [FormulaText(render(cond, facts.name))]
     atoms = facts.atoms
-    out: list[ConditionPart] = [Literal(a, True) for a in sorted(
-        (atoms[b] for b in bits(cond.pos & ~state)), key=_atom_key)]
-    out += [Literal(a, False) for a in sorted(
-        (atoms[b] for b in bits(cond.neg & state)), key=_atom_key)]
+    out: list[ConditionPart] = [Literal(a, True) for a in _sorted(
+        [atoms[b] for b in bits(cond.pos & ~state)])]
+    neg = cond.neg & state
+    if neg:
+        out += [Literal(a, False) for a in _sorted([atoms[b] for b in bits(neg)])]
     out += [FormulaText(render(d, facts.name)) for d in cond.parts if not d.holds(state)]
     return out
 
 
-def _atom_key(atom) -> tuple:
-    return atom.pred, atom.args
+def _sorted(atoms: list) -> list:
+    if len(atoms) > 1:
+        atoms.sort(key=lambda a: (a.pred, a.args))
+    return atoms
 
 
 def _to_steps(plan: Iterable[Step | Operator | str]) -> tuple[Step, ...]:
