@@ -70,3 +70,18 @@ def test_bounds_that_name_a_missing_file_are_an_error(tmp_path):
     (tmp_path / "c.yaml").write_text("n_instances: 3\n")
     with pytest.raises(DataError, match="no integer start and end"):
         planbench_dataset("x", tmp_path, "domain.pddl", "probs", "c.yaml")
+
+
+def test_zero_shot_sets_have_no_example_and_a_bounds_only_config_words_no_prompt(data_dir):
+    """Blocksworld-hard is queried zero-shot and its config holds only bounds: no
+    instance gets the previous one as an example or a PlanBench config (methods prompt
+    in PDDL); a one-shot set keeps both."""
+    from veriplan.bench.datasets import load_dataset
+
+    hard = load_dataset("blocksworld_hard", data_dir)
+    assert all(i.previous is None and i.planbench_config() is None for i in hard.instances)
+    problem = hard.instances[1].problem()
+    assert problem.planbench_config() is None and problem.one_shot_example() is None
+    blocks = load_dataset("blocksworld", data_dir)
+    assert all(i.previous is not None for i in blocks.instances)
+    assert blocks.instances[0].planbench_config() is not None

@@ -148,12 +148,16 @@ def pddl_dataset(name: str, root: Path, domain: str, problems: str,
 
 
 def _dataset(name: str, dom: Path, pairs: list[tuple[Path, Path | None]],
-             cfg: Path | None, ids: list[str] | None = None) -> Dataset:
+             cfg: Path | None, ids: list[str] | None = None, *,
+             prompts: bool = True) -> Dataset:
+    """``prompts=False``: ``cfg`` holds bounds only (no words for prompts), so the
+    instances carry no PlanBench config and methods prompt in PDDL."""
     digest = hashlib.sha256()
     for f in [dom, *(f for f, _ in pairs), *([cfg] if cfg else [])]:
         digest.update(f.name.encode())
         digest.update(f.read_bytes())
-    instances = tuple(Instance(ids[k] if ids else f.stem, name, dom, f, cfg, prev)
+    words = cfg if prompts else None
+    instances = tuple(Instance(ids[k] if ids else f.stem, name, dom, f, words, prev)
                       for k, (f, prev) in enumerate(pairs))
     return Dataset(name, instances, digest.hexdigest()[:16])
 
@@ -165,7 +169,9 @@ def planbench_dataset(name: str, root: Path, domain: str, problems: str, config:
     the first example and query instance ``i + shots``, so the queried ids are
     ``start + shots .. end + shots`` (Blocksworld: ``start: 1, end: 500`` gives
     instance-2 .. instance-501, the ids of PlanBench's recorded responses).
-    Each instance's example is the instance before it."""
+    Each instance's example is the instance before it (none in a zero-shot set).
+    A config without action templates (Blocksworld-hard's gives bounds only)
+    words no prompt: its instances carry no PlanBench config."""
     dom, pdir, cfg = root / domain, root / problems, root / config
     if not dom.is_file() or not pdir.is_dir() or not cfg.is_file():
         raise DataError(f"dataset {name}: expected {dom}, {pdir} and {cfg}; is --data-dir the "
@@ -183,8 +189,8 @@ def planbench_dataset(name: str, root: Path, domain: str, problems: str, config:
             raise DataError(f"dataset {name}: {cfg} bounds ({start}..{end}, {shots}-shot) "
                             f"name {f.name}, which {pdir} lacks")
         prev = pdir / template.format(i - 1)
-        pairs.append((f, prev if prev.is_file() else None))
-    return _dataset(name, dom, pairs, cfg)
+        pairs.append((f, prev if shots and prev.is_file() else None))
+    return _dataset(name, dom, pairs, cfg, prompts=isinstance(spec.get("actions"), dict))
 
 
 _PB = "planbench"
