@@ -83,7 +83,73 @@ def test_household_queries_answer_only_what_the_text_supports(household):
         _check(env, q)
     q = env.query("hot", "bread 9")  # never seen: nowhere to look
     assert q.value is None and q.steps == 0
-    assert env.query("kind", "fridge 1", "fridge").value is None  # not queryable
+    assert env.query("slice", "bread 1").value is None  # not queryable: no steps
+    assert env.contradicted(env.grounded) == []
+
+
+def _agrees(env, q, asked):
+    """A type-level answer agrees with the simulator (whose state is complete:
+    a fact it lacks is false), and so does everything grounded on the way."""
+    _check(env, q)
+    if q.value is not None:
+        assert (asked in env.true_facts()) is q.value, (asked, q)
+
+
+def test_household_type_level_queries_read_the_games_admissible_commands(household):
+    env = household
+    env.reset("eval/look_at_obj_in_light/0")  # a statue on diningtable 1, a floorlamp on sofa 1
+    # kind: from the name once the game has shown the thing (no steps); a receptacle name
+    # the room's listing lacks names nothing; an object never seen is unknown
+    for args, expected in ((("sofa 1", "sofa"), True), (("sofa 1", "armchair"), False),
+                           (("fridge 9", "fridge"), False), (("statue 1", "statue"), None)):
+        q = env.query("kind", *args)
+        assert q.value is expected and q.steps == 0, args
+        _agrees(env, q, F("kind", *args))
+    # nothing known about where the statue is: nowhere to look, no steps
+    for pred in ("pickupable", "toggleable", "heatable"):
+        q = env.query(pred, "statue 1")
+        assert q.value is None and q.steps == 0, pred
+    env.step("go to sofa 1")
+    q = env.query("pickupable", "floorlamp 1")  # the hand is checked first: inventory
+    assert q.value is False and q.actions == ("inventory", "examine sofa 1")
+    _agrees(env, q, F("pickupable", "floorlamp 1"))
+    q = env.query("toggleable", "floorlamp 1")
+    assert q.value is True
+    _agrees(env, q, F("toggleable", "floorlamp 1"))
+    env.step("go to diningtable 1")
+    assert env.query("kind", "statue 1", "statue").value is True  # seen now
+    for pred, expected in (("pickupable", True), ("toggleable", False)):
+        q = env.query(pred, "statue 1")
+        assert q.value is expected and q.actions == ("examine diningtable 1",), pred
+        _agrees(env, q, F(pred, "statue 1"))
+    env.step("take statue 1 from diningtable 1")
+    assert env.query("pickupable", "statue 1").steps == 0  # held: it was taken
+    q = env.query("heatable", "statue 1")  # no microwave in this room: unknown
+    assert q.value is None and q.steps == 0
+    for r in ("sofa 1", "diningtable 2"):  # goes there with the statue, reads the commands
+        q = env.query("cancontain", r, "statue 1")
+        assert q.value is not None and q.actions == (f"go to {r}",)
+        _agrees(env, q, F("cancontain", r, "statue 1"))
+    assert env.contradicted(env.grounded) == []
+
+
+def test_household_abilities_are_queried_at_a_station_with_the_object_at_hand(household):
+    env = household
+    env.reset("eval/pick_heat_then_place/0")  # bread 1 on countertop 3, a microwave 1
+    assert env.query("heatable", "bread 1").value is None  # not at hand
+    for cmd in ("go to countertop 3", "take bread 1 from countertop 3"):
+        env.step(cmd)
+    q = env.query("heatable", "bread 1")
+    assert q.value is True and q.actions == ("go to microwave 1",)
+    _agrees(env, q, F("heatable", "bread 1"))
+    for pred in ("coolable", "cleanable"):
+        q = env.query(pred, "bread 1")
+        _agrees(env, q, F(pred, "bread 1"))
+    q = env.query("cancontain", "microwave 1", "bread 1")  # closed: opened to read
+    assert q.actions[-1] == "open microwave 1"
+    _agrees(env, q, F("cancontain", "microwave 1", "bread 1"))
+    env.step("heat bread 1 with microwave 1")
+    assert env.query("heatable", "bread 1").steps == 0  # hot: only heating does that
     assert env.contradicted(env.grounded) == []
 
 

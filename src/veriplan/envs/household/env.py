@@ -62,6 +62,7 @@ class Household(Env):
         self.game: Game | None = None
         self._state: dict = {}
         self._here: str | None = None
+        self._receptacles: frozenset[str] | None = None  # the room's, once listed
 
     def _check_alive(self) -> None:
         if self._proc.poll() is not None:
@@ -106,6 +107,7 @@ class Household(Env):
             out = self._ask({"op": "reset"})
         self.task_description = game.task
         self._here = None
+        self._receptacles = None
         return out["feedback"]
 
     def _step(self, action: str) -> tuple[str, float, bool, dict]:
@@ -130,6 +132,9 @@ class Household(Env):
         return None
 
     def ground(self, text: str, action: str | None = None) -> set[Fact]:
+        room = grounder.receptacles(text)
+        if room is not None:  # the room's listing names every receptacle
+            self._receptacles = frozenset(room)
         return grounder.ground(text)
 
     def true_facts(self) -> set[Fact]:
@@ -182,44 +187,55 @@ class Household(Env):
 
     def query(self, pred: str, *args: str) -> QueryResult:
         """A query macro-action: a few real steps (from the episode's budget)
-        that make the game's text say whether ``pred(args)`` holds. The answer
-        is what the text supports, else None (unknown):
+        that make the game say whether ``pred(args)`` holds. The answer is what
+        the text, or the game's admissible commands, support, else None
+        (unknown, never a guess):
 
         - ``open R``, ``openable R``: go to R (or examine it when already there);
           a receptacle that cannot be opened has no open state (None);
         - ``in O R``: go to R, open it when closed, read its complete listing;
         - ``at agent R``: look; ``holds agent O``, ``handempty agent``: inventory;
         - ``hot O``, ``cool O``, ``clean O``, ``toggled O``: examine O, first going
-          to (and opening) the receptacle O was last seen in when O is not at hand.
+          to (and opening) the receptacle O was last seen in when O is not at hand;
+        - ``kind X K`` (no steps): X's name says its kind once the game has shown
+          X (every game names a thing after its type, "fridge 1"); a receptacle
+          name the room's complete listing of receptacles lacks names nothing
+          (False); a name never shown is unknown;
+        - the type-level ``pickupable O``, ``toggleable O``, ``heatable O`` /
+          ``coolable O`` / ``cleanable O`` and ``cancontain R O``: put the agent
+          where the game's command for them (take, use, heat/cool/clean, move)
+          would run, then read the admissible commands, which TextWorld lists
+          exactly for the actions whose PDDL preconditions hold: the command
+          listed is True; not listed while every other precondition is
+          grounded is False; otherwise None. ``pickupable`` needs an empty
+          hand, the abilities and ``cancontain`` need O at hand (a query never
+          takes or drops anything); what only the ability's own action brings
+          about answers at once (holding O: pickupable; hot O: heatable; ...).
 
-        Other predicates (the type-level ones: see :mod:`veriplan.envs.rules`) are
-        not queryable (None, no steps). ``facts`` holds everything grounded on the
-        way, the answer included."""
-        from veriplan.envs.actions import advance
-
+        The answer is read from the grounded store (``grounded``) as the
+        macro's steps left it; ``facts`` holds what the macro's observations
+        grounded that is still current after it, the answer included."""
         self._check_alive()
         args = tuple(a.strip() for a in args)
         if pred in ("at", "holds") and len(args) == 1:
             args = ("agent", *args)
         if pred == "handempty" and not args:
             args = ("agent",)
-        asked = Fact(pred, args)
         actions: list[str] = []
-        facts: set[Fact] = set()
         texts: list[str] = []
+        seen: set[tuple[str, tuple[str, ...]]] = set()
 
         def do(cmd: str) -> None:
-            nonlocal facts
             actions.append(cmd)
             obs = self.step(cmd).observation
             texts.append(obs.text)
-            facts = set(advance("household", facts, cmd, obs))  # later steps win
+            seen.update((f.pred, f.args) for f in obs.facts)
 
         def can(cmd: str) -> bool:
             return cmd in self.valid_actions() and self.steps < self.max_steps
 
         def visit(r: str, look_inside: bool) -> None:
-            if Fact("at", ("agent", r)) in self.grounded and can(f"examine {r}"):
+            if self._known("at", "agent", r) and can(f"examine {r}"):
                 do(f"examine {r}")
             elif can(f"go to {r}"):
                 do(f"go to {r}")
@@ -227,13 +243,29 @@ class Household(Env):
                 do(f"examine {r}")
             else:
                 return
-            if look_inside and Fact("open", (r,), False) in facts and can(f"open {r}"):
+            if look_inside and self._known("open", r) is False and can(f"open {r}"):
                 do(f"open {r}")
+
+        def where(obj: str) -> str | None:
+            return next((f.args[1] for f in self.grounded
+                         if f.pred == "in" and f.value and f.args[0] == obj), None)
+
+        def reachable(r: str) -> bool:
+            """The agent is at R and can reach inside (R open or not openable)."""
+            return bool(self._known("at", "agent", r)) and \
+                (self._known("open", r) is True or self._known("openable", r) is False)
+
+        def admitted(cmd: str, others: bool) -> bool | None:
+            """The game's admissible commands on ``cmd``: listed, True; not
+            listed while the other preconditions are grounded (``others``), False."""
+            if cmd in self.valid_actions():
+                return True
+            return False if others else None
 
         value: bool | None = None
         if pred in ("open", "openable") and len(args) == 1:
             visit(args[0], look_inside=False)
-            value = _last(facts, asked)
+            value = self._known(pred, *args) if (pred, args) in seen else None
         elif pred == "in" and len(args) == 2:
             visit(args[1], look_inside=True)
             listed = [grounder.listings(t).get(args[1]) for t in texts]
@@ -254,21 +286,83 @@ class Household(Env):
         elif pred in ("hot", "cool", "clean", "toggled") and len(args) == 1:
             obj = args[0]
             if not can(f"examine {obj}"):
-                where = next((f.args[1] for f in self.grounded
-                              if f.pred == "in" and f.value and f.args[0] == obj), None)
-                if where is not None:
-                    visit(where, look_inside=True)
+                r = where(obj)
+                if r is not None:
+                    visit(r, look_inside=True)
             if can(f"examine {obj}"):
                 do(f"examine {obj}")
-            value = _last(facts, asked)
+            value = self._known(pred, *args) if (pred, args) in seen else None
+        elif pred == "kind" and len(args) == 2:
+            value = self._kind(args[0], args[1])
+        elif pred == "pickupable" and len(args) == 1:
+            obj = args[0]
+            if self._known("holds", "agent", obj):
+                value = True  # only taking it makes the agent hold it
+            elif (r := where(obj)) is not None:
+                if self._known("handempty", "agent") is None and can("inventory"):
+                    do("inventory")
+                if self._known("handempty", "agent"):
+                    visit(r, look_inside=True)
+                    value = admitted(f"take {obj} from {r}", reachable(r) and bool(
+                        self._known("in", obj, r)) and bool(self._known("handempty", "agent")))
+        elif pred == "toggleable" and len(args) == 1:
+            obj = args[0]
+            if self._known("toggled", obj):
+                value = True  # only switching it makes it toggled
+            elif (r := where(obj)) is not None:
+                visit(r, look_inside=False)
+                value = admitted(f"use {obj}", bool(self._known("at", "agent", r)) and
+                                 bool(self._known("in", obj, r)))
+        elif pred in _STATIONS and len(args) == 1:
+            obj = args[0]
+            verb, station, state = _STATIONS[pred]
+            if self._known(state, obj):
+                value = True  # only that action brings it about
+            elif self._known("holds", "agent", obj):
+                stations = sorted(f.args[0] for f in self.grounded
+                                  if f.pred == "kind" and f.value and f.args[1] == station)
+                r = next((x for x in stations if self._known("at", "agent", x)),
+                         stations[0] if stations else None)
+                if r is not None:
+                    if not self._known("at", "agent", r) and can(f"go to {r}"):
+                        do(f"go to {r}")
+                    value = admitted(f"{verb} {obj} with {r}",
+                                     bool(self._known("at", "agent", r)) and
+                                     bool(self._known("holds", "agent", obj)))
+        elif pred == "cancontain" and len(args) == 2:
+            r, obj = args
+            if self._known("holds", "agent", obj) and self._kind(r, grounder.kind(r)):
+                visit(r, look_inside=True)
+                value = admitted(f"move {obj} to {r}", reachable(r) and
+                                 bool(self._known("holds", "agent", obj)))
         else:
             return QueryResult(None, frozenset(), 0)
+        facts = {f for f in self.grounded if (f.pred, f.args) in seen}
         if value is not None:
             answer = Fact(pred, args, value)
             facts = {f for f in facts if (f.pred, f.args) != (pred, args)} | {answer}
             self.grounded = frozenset(
                 {f for f in self.grounded if (f.pred, f.args) != (pred, args)} | {answer})
         return QueryResult(value, frozenset(facts), len(actions), tuple(actions))
+
+    def _known(self, pred: str, *args: str) -> bool | None:
+        """The grounded value of ``pred(args)`` (None: not grounded)."""
+        return next((f.value for f in self.grounded if f.pred == pred and f.args == args), None)
+
+    def _kind(self, name: str, kind: str) -> bool | None:
+        """Whether ``name`` is a ``kind``, when the game has shown that it exists
+        (it names things after their type) or, for a receptacle name, that it
+        does not (the room's listing of receptacles is complete)."""
+        from veriplan.envs.household import kinds
+
+        # a true fact names only what exists (a false one may name anything: "apple 9
+        # is not in the fridge")
+        if any(f.value and name in f.args for f in self.grounded):
+            return grounder.kind(name) == kind
+        if self._receptacles is not None and name not in self._receptacles and \
+                kinds.receptacle_kind(name) is not None and kinds.object_kind(name) is None:
+            return False  # no receptacle of the room, and no object kind: nothing
+        return None
 
     def close(self) -> None:
         if self._proc.poll() is None:
@@ -284,9 +378,9 @@ class Household(Env):
                 pipe.close()
 
 
-def _last(facts: set[Fact], asked: Fact) -> bool | None:
-    values = {f.value for f in facts if f.pred == asked.pred and f.args == asked.args}
-    return values.pop() if len(values) == 1 else None
+# ability -> (the command's verb, the station's kind, the state only that command brings about)
+_STATIONS = {"heatable": ("heat", "microwave", "hot"), "coolable": ("cool", "fridge", "cool"),
+             "cleanable": ("clean", "sinkbasin", "clean")}
 
 
 def _objects(problem: str) -> list[str]:

@@ -119,6 +119,13 @@ def facing(text: str) -> str | None:
     return "" if _MIDDLE.search(text) else None
 
 
+def receptacles(text: str) -> list[str] | None:
+    """The room's receptacles, when the text lists them ("Looking quickly
+    around you, you see ..."): the listing names every receptacle of the room."""
+    m = _AROUND.search(text)
+    return _items(m.group(1)) if m else None
+
+
 def kind(name: str) -> str:
     """"sinkbasin 1" -> "sinkbasin"."""
     base, _, n = name.rpartition(" ")
