@@ -51,7 +51,7 @@ def val():
 def test_report_of_three_plans_one_process():
     text = (REPORTS / "three-plans.txt").read_text()
     good, bad, short = parse_report(text, ["good.txt", "bad.txt", "short.txt"], 2)
-    assert good == ValVerdict(ValOutcome.VALID, exit_code=2) and good.valid and good.judged
+    assert good == ValVerdict(ValOutcome.VALID, exit_code=2, value=6) and good.valid and good.judged
     assert bad.outcome is ValOutcome.PRECONDITION and bad.failed_step == 2
     assert "(Set (handempty) to true)" in bad.detail and not bad.valid
     assert short.outcome is ValOutcome.GOAL and short.failed_step is None

@@ -81,12 +81,14 @@ class ValVerdict:
     ``failed_step`` (1-based) is the step VAL names for a plan that failed to
     execute (None otherwise); ``detail`` holds the lines of VAL's report that say
     why; ``exit_code`` is the code of the process that judged the plan (several
-    plans share one when batched)."""
+    plans share one when batched); ``value`` the plan's value VAL reports for a
+    valid plan (the metric, e.g. total cost; the length without one)."""
 
     outcome: ValOutcome
     failed_step: int | None = None
     detail: str = ""
     exit_code: int | None = None
+    value: float | None = None  # VAL's "Final value" of a valid plan (its metric, or length)
 
     @property
     def valid(self) -> bool:
@@ -244,7 +246,14 @@ def parse_section(lines: Sequence[str], exit_code: int | None = None) -> ValVerd
         elif line.startswith("Object with unknown type"):
             return ValVerdict(ValOutcome.UNKNOWN_OBJECT, detail=line, exit_code=exit_code)
         elif line == "Plan valid":
-            return ValVerdict(ValOutcome.VALID, exit_code=exit_code)
+            value = None
+            for x in lines[i + 1:i + 3]:
+                if x.strip().startswith("Final value:"):
+                    try:
+                        value = float(x.split(":", 1)[1])
+                    except ValueError:
+                        value = None
+            return ValVerdict(ValOutcome.VALID, exit_code=exit_code, value=value)
         elif line == "Goal not satisfied":
             return ValVerdict(ValOutcome.GOAL, detail=_advice(lines[i:]), exit_code=exit_code)
         elif line.startswith("Plan failed because of unsatisfied precondition"):
