@@ -11,6 +11,9 @@ from veriplan.errors import ConfigError, VeriplanError
 def test_gold_path_is_won_and_the_grounder_is_never_contradicted(sciworld):
     ep = replay(sciworld, "find-living-thing:0")
     assert ep.won and ep.contradicted == [] and ep.facts > 0
+    assert sciworld.score == 100.0  # the engine's score after the last step
+    sciworld.reset("find-living-thing:0")
+    assert sciworld.score == 0.0
 
 
 def test_same_task_same_actions_same_observations(sciworld):

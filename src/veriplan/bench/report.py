@@ -527,6 +527,11 @@ def write_report(directory: str | Path, *,
 
     hidden_md, hidden, hidden_plots = report_hidden.section(records, out)
     md += hidden_md
+    from veriplan.bench import report_aec
+
+    aec_md, aec, aec_plots = report_aec.section(records, out)
+    md += aec_md
+    hidden_plots = hidden_plots + aec_plots
     from veriplan.bench import published
 
     published_md, published_json = published.section(records)
@@ -540,5 +545,5 @@ def write_report(directory: str | Path, *,
         "groups": [asdict(s) for s in summaries], "analyses": analyses,
         "comparison": comparisons[0] if comparisons else None,
         "comparisons": comparisons, "autotos": autotos, "hidden": hidden,
-        "published": published_json}, indent=2))
+        "published": published_json, "aec": aec}, indent=2))
     return paths

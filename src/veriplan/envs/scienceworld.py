@@ -139,6 +139,7 @@ class ScienceWorld(Env):
         self._shared: set[tuple[str, str]] = set()  # (name, room) of several containers
         self._names: set[str] = set()  # every name the parser accepts for some object
         self._names_at = -1  # the step they were read at
+        self.score = 0.0  # the engine's score after the last step (0 at the reset)
 
     @contextlib.contextmanager
     def _java(self):
@@ -183,6 +184,7 @@ class ScienceWorld(Env):
             self.task_description = self._env.get_task_description()
             self._shared = self._shared_names()
             self._room = None
+            self.score = 0.0
             return self._env.look()
 
     def _lut(self) -> dict:
@@ -228,6 +230,7 @@ class ScienceWorld(Env):
         with self._java():
             obs, reward, done, info = self._env.step(action)
         score = info.get("score", 0)
+        self.score = float(score)
         won = bool(done and score >= 100)
         return obs, float(reward), bool(done), {"score": score, "won": won,
                                                 "valid": info.get("valid")}

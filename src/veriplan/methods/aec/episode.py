@@ -441,7 +441,11 @@ class Agent:
 
     # ----- results --------------------------------------------------------------------------------
     def end(self, won: bool, failure: str | None, reason: str, score: Any = None) -> Outcome:
+        """The episode's outcome; ``score``: the environment's (ScienceWorld's),
+        else its score after the last step, whatever ended the episode."""
         self.emit(Event("stop", reason, ok=won))
+        if score is None:
+            score = getattr(self.env, "score", None)
         return Outcome(won, failure, reason, self.env.steps, self.tally, list(self.trajectory),
                        list(self.rules.log), list(self.rules.disabled_now), list(self.samples),
                        list(self.decisions), score)

@@ -1,0 +1,419 @@
+"""The report's section for AEC and its baselines in the environments
+(``aec``, ``aec-direct``, ``aec-react``, ``wkm``, ``query-only``; see
+``veriplan.methods.aec``), read from each unit's ``metrics``:
+
+- the household games in the layout of the AEC paper's Table 1: success per
+  ALFWorld task type (pick, clean, heat, cool, examine, pick two) and over all,
+  with the paper's replanning rounds (a failed episode counts the cap), queries,
+  environment steps, LLM calls and tokens per episode;
+- ScienceWorld in the layout of Table 2: mean score and success on seen and
+  unseen variations, with the package version and the task subset run;
+- success by iteration (Figure 3) for runs with ``iterations`` > 1, as a table
+  and a plot;
+- paired tests (exact McNemar) between AEC and every other configuration that
+  ran the same episodes with the same model.
+
+Our household games are our own generation: the section says so wherever it
+shows them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from veriplan.bench.stats import mcnemar, wilson_interval
+from veriplan.bench.store import UnitRecord
+
+AEC_METHODS = ("aec", "aec-direct", "aec-react", "wkm", "query-only")
+# Table 1's columns: (heading, ALFWorld task type)
+TASK_TYPES = (("pick", "pick_and_place"), ("clean", "pick_clean_then_place"),
+              ("heat", "pick_heat_then_place"), ("cool", "pick_cool_then_place"),
+              ("examine", "look_at_obj_in_light"), ("pick two", "pick_two_obj_and_place"))
+_TYPES = {t for _, t in TASK_TYPES}
+SPLITS = ("seen", "unseen")
+NOT_COMPARABLE = (
+    "Our household games are our own generation (veriplan.envs.household: TextWorld games "
+    "made here from the alfworld wheel's PDDL domain, text grammar and room layouts, in "
+    "ALFWorld's six task types), not ALFWorld's 134 unseen test games: the numbers below are "
+    "not comparable with ALFWorld results, the AEC paper's Table 1 included.")
+
+
+@dataclass(frozen=True)
+class Episode:
+    """One unit as this section reads it (metrics missing for a unit the
+    harness recorded as an error: it counts as not won)."""
+
+    record: UnitRecord
+    won: bool
+    env: str
+    task_type: str
+    split: str
+    metrics: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def score(self) -> float | None:
+        """The environment's score, a negative one (ScienceWorld's failed task)
+        counted as 0; a unit without one scores 0."""
+        s = self.metrics.get("score")
+        if s is None:
+            return 0.0 if self.split in SPLITS else None
+        return max(0.0, float(s))
+
+    def get(self, key: str) -> float | None:
+        v = self.metrics.get(key)
+        return None if v is None or isinstance(v, bool) else float(v)
+
+
+def _split_of(r: UnitRecord, m: dict[str, Any]) -> str:
+    if m.get("split"):
+        return str(m["split"])
+    for s in (*SPLITS, "eval", "train", "valid"):
+        if r.dataset.endswith(f"_{s}"):
+            return s
+    return ""
+
+
+def _type_of(r: UnitRecord, m: dict[str, Any]) -> str:
+    """The task type: the metrics', else read from the id (household
+    ``eval/pick_and_place/3``, ScienceWorld ``boil:21``)."""
+    if m.get("task_type"):
+        return str(m["task_type"])
+    parts = r.instance.split("/")
+    if len(parts) == 3 and parts[1] in _TYPES:
+        return parts[1]
+    return r.instance.rpartition(":")[0] if ":" in r.instance else ""
+
+
+def episodes(records: list[UnitRecord]) -> list[Episode]:
+    out = []
+    for r in records:
+        result = r.result_dict() if r.result else {}
+        m = result.get("metrics") or {}
+        if r.method not in AEC_METHODS and "env" not in m:
+            continue
+        env = str(m.get("env") or r.dataset.split("_")[0])
+        out.append(Episode(r, bool(m.get("won", r.verified)) and r.status == "done", env,
+                           _type_of(r, m), _split_of(r, m), m))
+    return out
+
+
+def _config(r: UnitRecord) -> str:
+    cfg = json.loads(r.config)
+    return ", ".join(f"{k}={v}" for k, v in sorted(cfg.items())) or "defaults"
+
+
+def _model(r: UnitRecord) -> str:
+    return f"{r.backend}:{r.model}"
+
+
+def _mean(xs: list[float | None]) -> float | None:
+    vals = [x for x in xs if x is not None]
+    return sum(vals) / len(vals) if vals else None
+
+
+def _f(x: float | None, digits: int = 1) -> str:
+    return "n/a" if x is None else f"{x:.{digits}f}"
+
+
+def _costs(eps: list[Episode]) -> dict[str, float | None]:
+    """Per-episode means of what an episode spent."""
+    return {"replanning_rounds": _mean([e.get("replanning_rounds") for e in eps]),
+            "queries": _mean([e.get("queries") for e in eps]),
+            "env_steps": _mean([e.get("env_steps") for e in eps]),
+            "llm_calls": _mean([float(e.record.llm_calls) for e in eps]),
+            "tokens": _mean([float(e.record.tokens) for e in eps])}
+
+
+def _failures(eps: list[Episode]) -> dict[str, int]:
+    out: dict[str, int] = defaultdict(int)
+    for e in eps:
+        if not e.won:
+            kind = e.record.error_category if e.record.status != "done" else \
+                (e.record.result_dict().get("failure") or "not_won")
+            out[str(kind or "error")] += 1
+    return dict(sorted(out.items()))
+
+
+# ----- Table 1 ---------------------------------------------------------------------------------
+def table1(eps: list[Episode]) -> list[dict[str, Any]]:
+    """Rows by (method, settings, model, dataset) over household-type episodes."""
+    groups: dict[tuple, list[Episode]] = defaultdict(list)
+    for e in eps:
+        if e.task_type in _TYPES:
+            r = e.record
+            groups[(r.method, _config(r), _model(r), r.dataset)].append(e)
+    rows = []
+    for (method, config, model, dataset), es in sorted(groups.items()):
+        by_type = {}
+        for head, t in TASK_TYPES:
+            sub = [e for e in es if e.task_type == t]
+            by_type[head] = [sum(e.won for e in sub), len(sub)]
+        won = sum(e.won for e in es)
+        lo, hi = wilson_interval(won, len(es))
+        rows.append({"method": method, "config": config, "model": model, "dataset": dataset,
+                     "env": es[0].env, "units": len(es), "won": won, "success": won / len(es),
+                     "wilson": [lo, hi], "by_type": by_type,
+                     "errors": sum(e.record.status != "done" for e in es),
+                     "failures": _failures(es), **_costs(es)})
+    return rows
+
+
+def _cell(k: int, n: int) -> str:
+    return "-" if n == 0 else f"{100 * k / n:.1f} ({k}/{n})"
+
+
+def _table1_md(rows: list[dict[str, Any]]) -> list[str]:
+    heads = [h for h, _ in TASK_TYPES]
+    lines = ["", "### Household games (the layout of the AEC paper's Table 1)", "",
+             "Success rate (%) per task type (won/units), over all with its Wilson 95% "
+             "interval; then per episode: replanning rounds (a failed episode counts the "
+             "cap, as the paper does), queries, environment steps, LLM calls, tokens.", "",
+             "| method | settings | model | dataset | " + " | ".join(heads) + " | all (Wilson 95%)"
+             " | replanning rounds | queries | env steps | LLM calls | tokens | failures |",
+             "|---|---|---|---|" + "---|" * (len(heads) + 7)]
+    for r in rows:
+        cells = [_cell(*r["by_type"][h]) for h in heads]
+        fails = ", ".join(f"{k} {v}" for k, v in r["failures"].items()) or "none"
+        lines.append(
+            f"| {r['method']} | {r['config']} | {r['model']} | {r['dataset']} | "
+            + " | ".join(cells)
+            + f" | {100 * r['success']:.1f} ({r['won']}/{r['units']}; "
+            f"{100 * r['wilson'][0]:.1f}-{100 * r['wilson'][1]:.1f}) | "
+            f"{_f(r['replanning_rounds'], 2)} | {_f(r['queries'], 2)} | "
+            f"{_f(r['env_steps'], 1)} | {_f(r['llm_calls'], 1)} | {_f(r['tokens'], 0)} | "
+            f"{fails} |")
+    return lines
+
+
+# ----- Table 2 ---------------------------------------------------------------------------------
+def table2(eps: list[Episode]) -> list[dict[str, Any]]:
+    """Rows by (method, settings, model) over seen/unseen episodes: mean
+    score and success per split."""
+    groups: dict[tuple, list[Episode]] = defaultdict(list)
+    for e in eps:
+        if e.split in SPLITS and e.task_type not in _TYPES:
+            r = e.record
+            groups[(r.method, _config(r), _model(r), e.env)].append(e)
+    rows = []
+    for (method, config, model, env), es in sorted(groups.items()):
+        row: dict[str, Any] = {"method": method, "config": config, "model": model, "env": env}
+        for s in SPLITS:
+            sub = [e for e in es if e.split == s]
+            won = sum(e.won for e in sub)
+            row[s] = {"units": len(sub), "won": won,
+                      "success": won / len(sub) if sub else None,
+                      "score": _mean([e.score for e in sub]),
+                      "tasks": dict(sorted(_count(e.task_type for e in sub).items()))}
+        row.update(_costs(es))
+        row["failures"] = _failures(es)
+        rows.append(row)
+    return rows
+
+
+def _count(items) -> dict[str, int]:
+    out: dict[str, int] = defaultdict(int)
+    for x in items:
+        out[x] += 1
+    return out
+
+
+def package_version(records: list[UnitRecord], package: str = "scienceworld") -> str:
+    """The package version the records' datasets were made for (a dataset's
+    version reads ``PACKAGE-VERSION-digest``), and the installed one when it
+    differs."""
+    made = sorted({r.dataset_version.split("-")[1] for r in records
+                   if r.dataset_version.startswith(f"{package}-")
+                   and len(r.dataset_version.split("-")) >= 3})
+    try:
+        from importlib.metadata import PackageNotFoundError, version
+
+        installed = version(package)
+    except (ImportError, PackageNotFoundError, ValueError):
+        installed = None
+    text = ", ".join(made) if made else "not recorded"
+    if installed and installed not in made:
+        text += f" (installed here: {installed})"
+    return text
+
+
+def _table2_md(rows: list[dict[str, Any]], records: list[UnitRecord]) -> list[str]:
+    lines = ["", "### ScienceWorld (the layout of the AEC paper's Table 2)", "",
+             "Seen: ScienceWorld's dev variations; unseen: its test variations (the WKM/AEC "
+             "split). Score: the engine's final score of the episode (0-100; a failed task's "
+             "negative score counts 0) averaged over episodes; success: the task completed "
+             "(score 100). The paper's protocol for its Table 2 was not released, so these "
+             "numbers are ours on the subset named below.", ""]
+    envs = sorted({r["env"] for r in rows})
+    lines.append(f"- scienceworld package version: {package_version(records)}; environment"
+                 f"{'s' if len(envs) > 1 else ''}: {', '.join(envs)}")
+    for s in SPLITS:
+        subsets = {json.dumps(r[s]["tasks"]) for r in rows if r[s]["tasks"]}
+        for r in rows:  # once when every row ran the same subset, else per row
+            tasks = r[s]["tasks"]
+            if tasks:
+                who = "" if len(subsets) == 1 else \
+                    f" of {r['method']} ({r['config']}, {r['model']})"
+                lines.append(f"- task subset{who}, {s}: {r[s]['units']} variation(s) of "
+                             f"{len(tasks)} task(s): "
+                             + ", ".join(f"{t} {n}" for t, n in tasks.items()))
+                if len(subsets) == 1:
+                    break
+    lines += ["", "| method | settings | model | seen score | seen success (%) | seen units | "
+              "unseen score | unseen success (%) | unseen units | replanning rounds | queries "
+              "| env steps | LLM calls | tokens |", "|" + "---|" * 14]
+    for r in rows:
+        cells = []
+        for s in SPLITS:
+            d = r[s]
+            cells += [_f(d["score"], 2), "n/a" if d["success"] is None
+                      else f"{100 * d['success']:.1f} ({d['won']}/{d['units']})",
+                      str(d["units"])]
+        lines.append(f"| {r['method']} | {r['config']} | {r['model']} | " + " | ".join(cells)
+                     + f" | {_f(r['replanning_rounds'], 2)} | {_f(r['queries'], 2)} | "
+                     f"{_f(r['env_steps'], 1)} | {_f(r['llm_calls'], 1)} | "
+                     f"{_f(r['tokens'], 0)} |")
+    return lines
+
+
+# ----- iterations (Figure 3) -------------------------------------------------------------------
+def iterations(eps: list[Episode]) -> list[dict[str, Any]]:
+    """Success by iteration for groups run with ``iterations`` > 1: at
+    iteration i, the share of episodes won at or before it."""
+    groups: dict[tuple, list[Episode]] = defaultdict(list)
+    for e in eps:
+        r = e.record
+        groups[(r.method, _config(r), _model(r), r.dataset)].append(e)
+    rows = []
+    for (method, config, model, dataset), es in sorted(groups.items()):
+        n = max((len(e.metrics.get("success_by_iteration") or []) for e in es), default=0)
+        if n < 2:
+            continue
+        curve = []
+        for i in range(n):
+            won = 0
+            for e in es:
+                sbi = e.metrics.get("success_by_iteration") or [e.won]
+                won += bool(sbi[min(i, len(sbi) - 1)])
+            curve.append(won / len(es))
+        rows.append({"method": method, "config": config, "model": model, "dataset": dataset,
+                     "units": len(es), "success_by_iteration": curve})
+    return rows
+
+
+def _iterations_md(rows: list[dict[str, Any]]) -> list[str]:
+    n = max(len(r["success_by_iteration"]) for r in rows)
+    lines = ["", "### Success by iteration (the AEC paper's Figure 3)", "",
+             "Failure-driven refinement: a failed episode is run again with what its "
+             "counterexamples taught (disabled rules, the calibration updated); iteration i "
+             "counts the episodes won at or before it.", "",
+             "| method | settings | model | dataset | units | "
+             + " | ".join(f"iteration {i}" for i in range(n)) + " |",
+             "|" + "---|" * (5 + n)]
+    for r in rows:
+        curve = r["success_by_iteration"]
+        lines.append(f"| {r['method']} | {r['config']} | {r['model']} | {r['dataset']} | "
+                     f"{r['units']} | " + " | ".join(
+                         f"{100 * curve[i]:.1f}" if i < len(curve) else "" for i in range(n))
+                     + " |")
+    return lines
+
+
+def _plot_iterations(rows: list[dict[str, Any]], out: Path) -> list[str]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for r in rows:
+        curve = r["success_by_iteration"]
+        ax.plot(range(len(curve)), [100 * x for x in curve], "o-",
+                label=f"{r['method']} ({r['config']}) / {r['dataset']}")
+    ax.set_xlabel("iteration")
+    ax.set_ylabel("success (%)")
+    ax.set_ylim(-2, 102)
+    ax.set_xticks(range(max(len(r["success_by_iteration"]) for r in rows)))
+    ax.set_title("Success by iteration")
+    ax.legend(fontsize=6)
+    fig.tight_layout()
+    name = "aec_iterations.png"
+    fig.savefig(out / name, dpi=110)
+    plt.close(fig)
+    return [name]
+
+
+# ----- paired tests ----------------------------------------------------------------------------
+def paired(eps: list[Episode]) -> list[dict[str, Any]]:
+    """AEC (each of its settings) against every other configuration on the
+    episodes both ran, per dataset and model: the exact McNemar test on won."""
+    arms: dict[tuple, dict[str, bool]] = defaultdict(dict)
+    for e in eps:
+        r = e.record
+        arms[(r.method, _config(r), _model(r), r.dataset)][f"{r.instance}/seed{r.seed}"] = e.won
+    out = []
+    for a, wa in sorted(arms.items()):
+        if a[0] != "aec":
+            continue
+        for b, wb in sorted(arms.items()):
+            if b == a or b[2:] != a[2:] or (b[0] == "aec" and b < a):
+                continue
+            p = mcnemar(wa, wb)
+            if p.shared:
+                out.append({"a": f"{a[0]} ({a[1]})", "b": f"{b[0]} ({b[1]})", "model": a[2],
+                            "dataset": a[3], "shared": p.shared, "only_a": p.only_a,
+                            "only_b": p.only_b, "both": p.both, "p_value": p.p_value,
+                            "a_won": sum(wa[k] for k in wa if k in wb),
+                            "b_won": sum(wb[k] for k in wb if k in wa)})
+    return out
+
+
+def _paired_md(rows: list[dict[str, Any]]) -> list[str]:
+    lines = ["", "### AEC against the other configurations, paired on the same episodes", "",
+             "Exact McNemar test on won/not won over the episodes both ran with the same "
+             "model (only A: A won, B did not). `veriplan report DIR --compare aec aec-react` "
+             "(settings as `method:key=value,...`) adds the generic comparison.", "",
+             "| A | B | model | dataset | shared | A won | B won | only A | only B | both | "
+             "McNemar p |", "|" + "---|" * 11]
+    for r in rows:
+        lines.append(f"| {r['a']} | {r['b']} | {r['model']} | {r['dataset']} | {r['shared']} | "
+                     f"{r['a_won']} | {r['b_won']} | {r['only_a']} | {r['only_b']} | "
+                     f"{r['both']} | {r['p_value']:.4f} |")
+    return lines
+
+
+# ----- the section -----------------------------------------------------------------------------
+def section(records: list[UnitRecord], out: Path
+            ) -> tuple[str, dict[str, Any] | None, list[str]]:
+    """Markdown, the numbers for report.json, and the plots written into ``out``
+    ("", None, [] without environment units)."""
+    eps = episodes(records)
+    if not eps:
+        return "", None, []
+    t1, t2, its, pairs = table1(eps), table2(eps), iterations(eps), paired(eps)
+    lines = ["", "## AEC and its baselines in the environments"]
+    household = any(e.env == "household" or e.record.dataset.startswith("household")
+                    for e in eps)
+    if household:
+        lines += ["", NOT_COMPARABLE]
+    if t1:
+        lines += _table1_md(t1)
+    if t2:
+        lines += _table2_md(t2, [e.record for e in eps if e.split in SPLITS])
+    plots: list[str] = []
+    if its:
+        lines += _iterations_md(its)
+        plots = _plot_iterations(its, out)
+        lines += ["", f"![{plots[0]}]({plots[0]})"]
+    if pairs:
+        lines += _paired_md(pairs)
+    data = {"table1": t1, "table2": t2, "iterations": its, "paired": pairs,
+            "household_not_comparable": NOT_COMPARABLE if household else None}
+    return "\n".join(lines) + "\n", data, plots
+
+
+__all__ = ["AEC_METHODS", "NOT_COMPARABLE", "TASK_TYPES", "Episode", "episodes", "iterations",
+           "package_version", "paired", "section", "table1", "table2"]

@@ -1,0 +1,195 @@
+"""The report's AEC section over records the harness made with the scripted
+backend on the kitchen: Table 1 (per task type), Table 2 (seen/unseen score
+and success), the iteration curve and the paired tests, and `veriplan report
+--compare` on these units."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass
+
+import pytest
+
+from tests.methods.aec import kitchen
+from veriplan.bench import report_aec
+from veriplan.bench.datasets import DATASETS, Dataset, register_dataset
+from veriplan.bench.report import write_report
+from veriplan.bench.runner import run_sweep
+from veriplan.bench.store import RunStore
+from veriplan.bench.units import BackendSpec, SweepPlan
+from veriplan.envs import ENVS
+from veriplan.envs.base import EnvTask
+from veriplan.methods.aec.domain import ENV_MODELS
+
+SCRIPTED = BackendSpec.of("scripted", None, script="tests.methods.aec.kitchen:answer")
+# three kitchens under three ALFWorld task types (the label is the report's; the kitchen
+# plays the same hot-apple task)
+HOUSEHOLD = (("hot_apple/fridge", "pick_heat_then_place"), ("hot_apple/cabinet", "pick_and_place"),
+             ("hot_apple/counter", "pick_two_obj_and_place"))
+SCORED = (("hot_apple/fridge", "seen"), ("hot_apple/cabinet", "seen"),
+          ("hot_apple/counter", "unseen"))
+
+
+class ScoredKitchen(kitchen.FakeKitchen):
+    """A kitchen that scores episodes like ScienceWorld: 100 when won, 25 after
+    any other step."""
+
+    name = "fakekitchen-scored"
+
+    def _reset(self, task_id: str, seed: int) -> str:
+        self.score = 0.0
+        return super()._reset(task_id, seed)
+
+    def _step(self, action: str):
+        text, reward, done, info = super()._step(action)
+        self.score = 100.0 if info["won"] else 25.0
+        return text, reward, done, {**info, "score": self.score}
+
+
+@dataclass(frozen=True)
+class Inst:
+    id: str
+    dataset: str
+    env: str
+    split: str
+    task_type: str
+
+    def problem(self, kind: str = "env") -> EnvTask:
+        return EnvTask(self.env, self.id, self.split, self.task_type)
+
+
+def _household(root=None) -> Dataset:
+    return Dataset("kitchen_table", tuple(Inst(i, "kitchen_table", "fakekitchen", "eval", t)
+                                          for i, t in HOUSEHOLD), "kitchen-table-v1")
+
+
+def _scored(root=None) -> Dataset:
+    return Dataset("kitchen_sw", tuple(Inst(i, "kitchen_sw", "fakekitchen-scored", s, "boil")
+                                       for i, s in SCORED), "scienceworld-1.2.3-kitchen")
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """One store with AEC (and with two iterations), ReAct and Query-Only on the
+    three household-labelled kitchens, and AEC and ReAct on the scored ones."""
+    out = tmp_path_factory.mktemp("aec-report")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("VERIPLAN_CACHE", str(out / "cache"))
+        ENVS.register("fakekitchen", kitchen.FakeKitchen)
+        ENVS.register("fakekitchen-scored", ScoredKitchen)
+        ENV_MODELS.register("fakekitchen", kitchen.model())
+        ENV_MODELS.register("fakekitchen-scored", kitchen.model())
+        register_dataset("kitchen_table", _household)
+        register_dataset("kitchen_sw", _scored)
+        try:
+            small = {"max_steps": 20}
+            plan = SweepPlan(["aec", "aec-react", "query-only"], ["kitchen_table"], [SCRIPTED],
+                             [small, {"method": "aec", **small, "iterations": 2}])
+            assert run_sweep(plan, out).errors == 0
+            plan = SweepPlan(["aec", "aec-react"], ["kitchen_sw"], [SCRIPTED], [small])
+            assert run_sweep(plan, out).errors == 0
+        finally:
+            for name in ("fakekitchen", "fakekitchen-scored"):
+                ENVS.unregister(name)
+                ENV_MODELS.unregister(name)
+            DATASETS.unregister("kitchen_table")
+            DATASETS.unregister("kitchen_sw")
+    return out
+
+
+def _records(out):
+    return list(RunStore(out, create=False).records())
+
+
+def _won(r) -> bool:
+    return bool(r.result_dict()["metrics"]["won"])
+
+
+def test_table1_counts_each_task_type_from_the_records(runs):
+    recs = _records(runs)
+    rows = report_aec.table1(report_aec.episodes(recs))
+    assert {(r["method"], r["config"]) for r in rows} == {
+        ("aec", "max_steps=20"), ("aec", "iterations=2, max_steps=20"),
+        ("aec-react", "max_steps=20"), ("query-only", "max_steps=20")}
+    for row in rows:
+        mine = [r for r in recs if r.dataset == "kitchen_table" and r.method == row["method"]
+                and report_aec._config(r) == row["config"]]
+        assert row["units"] == 3 and row["won"] == sum(map(_won, mine))
+        for head, task_type in report_aec.TASK_TYPES:
+            sub = [r for r in mine if r.result_dict()["metrics"]["task_type"] == task_type]
+            assert row["by_type"][head] == [sum(map(_won, sub)), len(sub)]
+        queries = [r.result_dict()["metrics"]["queries"] for r in mine]
+        assert row["queries"] == pytest.approx(sum(queries) / 3)
+        assert row["tokens"] == pytest.approx(sum(r.tokens for r in mine) / 3)
+    react = next(r for r in rows if r["method"] == "aec-react")
+    assert react["won"] == 0 and react["replanning_rounds"] == 10  # the cap, as in the paper
+
+
+def test_table2_scores_seen_and_unseen_with_the_version_and_the_subset(runs):
+    recs = _records(runs)
+    rows = report_aec.table2(report_aec.episodes(recs))
+    assert [r["method"] for r in rows] == ["aec", "aec-react"]
+    for row in rows:
+        for split in ("seen", "unseen"):
+            mine = [r for r in recs if r.dataset == "kitchen_sw" and r.method == row["method"]
+                    and r.result_dict()["metrics"]["split"] == split]
+            scores = [r.result_dict()["metrics"]["score"] for r in mine]
+            assert row[split]["units"] == len(mine) == (2 if split == "seen" else 1)
+            assert row[split]["score"] == pytest.approx(sum(scores) / len(scores))
+            assert row[split]["won"] == sum(map(_won, mine))
+    aec, react = rows
+    assert aec["seen"]["score"] > react["seen"]["score"] == 25.0  # ReAct only looks around
+    assert report_aec.package_version(recs).startswith("1.2.3")
+
+
+def test_iteration_curve_and_paired_tests(runs):
+    eps = report_aec.episodes(_records(runs))
+    curves = report_aec.iterations(eps)
+    assert [(c["method"], c["config"]) for c in curves] == [("aec", "iterations=2, max_steps=20")]
+    mine = [e for e in eps if e.metrics.get("iterations") == 2]
+    assert curves[0]["success_by_iteration"] == [
+        sum(e.metrics["success_by_iteration"][i] for e in mine) / len(mine) for i in (0, 1)]
+    # an episode won only on its second pass counts from iteration 1 on
+    late = mine[0]
+    m = {**late.metrics, "success_by_iteration": [False, True]}
+    again = dataclasses.replace(late, metrics=m)
+    curve = report_aec.iterations([again, *mine[1:]])[0]["success_by_iteration"]
+    assert curve[1] - curve[0] == pytest.approx(1 / len(mine))
+    pairs = report_aec.paired(eps)
+    vs_react = next(p for p in pairs if p["b"] == "aec-react (max_steps=20)"
+                    and p["a"] == "aec (max_steps=20)" and p["dataset"] == "kitchen_table")
+    assert vs_react["shared"] == 3 and vs_react["only_b"] == 0
+    assert vs_react["only_a"] == vs_react["a_won"] - vs_react["both"]
+
+
+def test_the_report_has_the_section_the_plot_and_the_compare(runs):
+    paths = write_report(runs, compare_arms=[("aec:max_steps=20", "aec-react:max_steps=20")])
+    md = paths["markdown"].read_text()
+    assert "Table 1" in md and "Table 2" in md and "Figure 3" in md
+    assert "scienceworld package version: 1.2.3" in md
+    assert "task subset, unseen: 1 variation(s) of 1 task(s): boil 1" in md
+    assert "| pick | clean | heat | cool | examine | pick two | all" in md
+    assert (runs / "aec_iterations.png").is_file() and "aec_iterations.png" in paths[
+        "html"].read_text()
+    data = json.loads(paths["json"].read_text())
+    cmp = data["comparisons"][0]
+    assert cmp["paired"]["shared"] == 6  # both datasets' units, paired by instance
+    assert data["aec"]["table1"] and data["aec"]["household_not_comparable"] is None
+    assert report_aec.NOT_COMPARABLE not in md  # no household game here
+
+
+def test_household_units_carry_the_not_comparable_note(runs, tmp_path):
+    recs = [dataclasses.replace(r, dataset="household_eval") for r in _records(runs)
+            if r.dataset == "kitchen_table"]
+    md, data, _ = report_aec.section(recs, tmp_path)
+    assert report_aec.NOT_COMPARABLE in md and data["household_not_comparable"]
+
+
+def test_the_cli_compares_these_units(runs, capsys):
+    from veriplan.cli import main
+
+    assert main(["report", str(runs), "--compare", "query-only:max_steps=20",
+                 "aec-react:max_steps=20"]) == 0
+    out = capsys.readouterr().out
+    assert "query-only:max_steps=20 against aec-react:max_steps=20" in out
