@@ -256,3 +256,15 @@ def test_progress_bar_only_on_a_terminal(tmp_path):
         os.close(leader)
     assert done.returncode == 0 and len(done.stdout.splitlines()) == 3
     assert b"3/3" in bar and b"0 not valid" in bar
+
+
+def test_a_closed_output_stops_the_run_quietly(tmp_path):
+    path = write(tmp_path, *(item(i) for i in range(20000)))
+    cmd = [sys.executable, "-m", "veriplan.cli", "validate", "--batch", path]
+    env = {**os.environ, "PYTHONPATH": str(Path(batch.__file__).parents[2])}
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    first = proc.stdout.readline()
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert proc.wait(timeout=60) == 4
+    assert json.loads(first)["id"] == 0 and err == b""

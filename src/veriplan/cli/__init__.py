@@ -63,7 +63,7 @@ def _parser(only_validate: bool = False) -> argparse.ArgumentParser:
                "exit codes: 0 valid (--batch: every line judged and valid), 1 not valid\n"
                "(--batch: every line judged, some not valid), 2 usage or parse error,\n"
                "3 internal error (a bug), 4 (--batch) some lines could not be judged (their\n"
-               "records carry an \"error\").\n")
+               "records carry an \"error\"), or the output was closed before the end.\n")
     v.set_defaults(usage_error=v.error)  # _validate checks which options go together
     v.add_argument("--domain", help="PDDL domain file")
     v.add_argument("--problem", help="PDDL problem file")

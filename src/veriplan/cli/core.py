@@ -105,6 +105,11 @@ def _validate_batch(args: argparse.Namespace) -> int:
                 counts[valid] += 1
                 out.write(text + "\n")
             out.flush()
+    except BrokenPipeError:  # the reader went away (| head): stop quietly
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), out.fileno())
+        return EXIT_UNJUDGED
     finally:
         if stream is not sys.stdin:
             stream.close()
