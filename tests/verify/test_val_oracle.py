@@ -175,6 +175,21 @@ ADL_PLANS = [
 ]
 
 
+VISITS_PLANS = [["(go a)", "(go a)"], ["(finish)", "(go b)"], ["(go a)"], ["(go a)", "(finish)"],
+                ["(go b)", "(finish)"], ["(finish)"]]
+
+
+@pytest.mark.parametrize("goal", ["(done)", "(and (done) (not (visited a)))",
+                                  "(or (done) (visited b))"])
+def test_verdict_test_plans_agree(val, tmp_path, goal):
+    """tests/verify/test_verdicts.py's small domain, its goals and plans."""
+    from tests.verify.test_verdicts import VISITS, visits_task
+
+    task = visits_task(goal)
+    problem = problem_to_pddl(task.problem)
+    assert _agree(val, tmp_path, VISITS, problem, task, VISITS_PLANS) == len(VISITS_PLANS)
+
+
 def test_helper_task_plans_agree(val, tmp_path):
     d = parse_domain(BLOCKS_DOMAIN)
     task = Task(d, parse_problem(blocks_problem(3), d))

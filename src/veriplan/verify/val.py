@@ -325,6 +325,16 @@ KNOWN_VAL_ERRORS = {
         "domain's constants; veriplan fails that step (unknown object). In a typed "
         "domain VAL refuses such a plan (\"Object with unknown type\"), and the two "
         "agree."),
+    "wrong-arity-executed": (
+        "VAL executes a step with more arguments than its action has parameters: it "
+        "binds the parameters to the first arguments and ignores the rest, so "
+        "(pick-up b c) is (pick-up b) to it (seen in Blocksworld, Mystery, Logistics "
+        "and the tower domain). The step is no action of the task; veriplan fails it "
+        "(wrong arity)."),
+    "wrong-arity-crash": (
+        "VAL dies (SIGSEGV, no report) on a step with fewer arguments than its action "
+        "has parameters, such as (stack b), and in some typed domains (Sokoban, the "
+        "household games) on one with more; veriplan fails that step (wrong arity)."),
 }
 """Disagreements settled as VAL's error: id -> why VAL is wrong (see
 :func:`known_val_error`; the shrunk cases are in tests/verify/val_cases/)."""
@@ -336,9 +346,15 @@ def known_val_error(ours: ValidationResult, val: ValVerdict) -> str | None:
     from veriplan.verify.consistency import StepErrorKind
 
     k = ours.failed_step
-    if (ours.error is StepErrorKind.UNKNOWN_OBJECT and k is not None and val.judged
-            and (val.failed_step is None or val.failed_step > k)):
+    executed = k is not None and val.judged and (val.failed_step is None or
+                                                 val.failed_step > k)
+    if executed and ours.error is StepErrorKind.UNKNOWN_OBJECT:
         return "undeclared-object"  # VAL executed step k, which names no object
+    if executed and ours.error is StepErrorKind.WRONG_ARITY:
+        return "wrong-arity-executed"
+    if val.outcome is ValOutcome.CRASH and any(
+            e.kind is StepErrorKind.WRONG_ARITY for e in ours.step_errors):
+        return "wrong-arity-crash"
     return None
 
 
@@ -360,7 +376,7 @@ def steps_of(plan: Iterable[Step | str]) -> tuple[Step, ...]:
 # a sweep.
 
 MUTATIONS = ("walk", "drop", "swap", "insert", "replace-arg", "cut", "unknown-object",
-             "unknown-action")
+             "unknown-action", "wrong-arity")
 UNKNOWN_OBJECT = "ghost-object"
 UNKNOWN_ACTION = "teleport-anywhere"
 
@@ -466,6 +482,12 @@ def mutate(task: Task, walk: tuple[Step, ...], kind: str, rng: random.Random
     elif kind == "unknown-action":
         j = rng.randrange(n + 1)
         plan.insert(j, Step(UNKNOWN_ACTION, plan[i].args if n else ()))
+    elif kind == "wrong-arity":  # one argument more, or one fewer
+        s = plan[i]
+        if s.args and rng.random() < 0.5:
+            plan[i] = Step(s.name, s.args[:-1])
+        else:
+            plan[i] = Step(s.name, s.args + (rng.choice(sorted(task.objects)),))
     return tuple(plan)
 
 
@@ -484,6 +506,7 @@ def judge_cases(cases: Sequence[FuzzCase], val: ValTool, workdir: Path,
     """Judge ``cases`` (all of one problem and goal) by veriplan and by VAL (one
     batched call); the disagreements. ``task``: the problem's task, if loaded."""
     from veriplan.pddl.writer import problem_to_pddl
+    from veriplan.verify.consistency import StepErrorKind
     from veriplan.verify.validator import validate_plan
 
     if not cases:
@@ -492,13 +515,22 @@ def judge_cases(cases: Sequence[FuzzCase], val: ValTool, workdir: Path,
     task = goal_variant(task or first.problem.task(), first.goal)
     prob = workdir / "problem.pddl"
     prob.write_text(problem_to_pddl(task.problem))
-    # An unknown action ends VAL's run: such plans go last, where they stop nothing.
-    order = sorted(range(len(cases)), key=lambda k: cases[k].kind == "unknown-action")
-    verdicts = val.judge_many(first.problem.val_domain, prob, [cases[k].plan for k in order])
+    results = [validate_plan(task, c.plan) for c in cases]
+    # Batched where safe: a step of the wrong arity can crash VAL, so such a plan
+    # gets a process of its own; an unknown action or object ends VAL's run, so
+    # those plans go last, where they stop the fewest.
+    stops = (StepErrorKind.UNKNOWN_ACTION, StepErrorKind.UNKNOWN_OBJECT)
+    safe = sorted((k for k, r in enumerate(results)
+                   if all(e.kind is not StepErrorKind.WRONG_ARITY for e in r.step_errors)),
+                  key=lambda k: any(e.kind in stops for e in results[k].step_errors))
+    verdicts: dict[int, ValVerdict] = dict(zip(safe, val.judge_many(
+        first.problem.val_domain, prob, [cases[k].plan for k in safe])))
+    for k in range(len(cases)):
+        if k not in verdicts:
+            verdicts[k] = val.judge(first.problem.val_domain, prob, cases[k].plan)
     out = []
-    for k, verdict in zip(order, verdicts):
-        case = cases[k]
-        ours = validate_plan(task, case.plan)
+    for k, case in enumerate(cases):
+        ours, verdict = results[k], verdicts[k]
         why = disagreement(ours, verdict)
         if report is not None:
             report.cases += 1
