@@ -35,7 +35,7 @@ def parse_plan(text: str, task=None, *, format: PlanFormat = "pddl",
         if task is None:
             return read_pddl_plan(text)
         if cfg is None:
-            return read_with(text, schema_vocabulary(task.schemas))
+            return read_with(text, schema_vocabulary(task.schemas), objects=task.objects)
         return read_pddl_plan(text, task.schemas, objects=task.objects, config=cfg,
                               max_args=lambda: _max_args(task))
     if format == "planbench":

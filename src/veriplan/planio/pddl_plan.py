@@ -8,10 +8,17 @@ encodings (``(unstack yellow red)``, ``(feast object c object b)``)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Container, Iterable
+from collections.abc import Callable, Container, Iterable, Mapping
 
-from veriplan.core.plan import Step
-from veriplan.planio.parsed import LINE, Collector, ParsedPlan, UnreadLine, split_answer
+from veriplan.core.plan import Step, _new, _set_args, _set_line, _set_name
+from veriplan.planio.parsed import (
+    LINE,
+    Collector,
+    ParsedPlan,
+    UnreadLine,
+    marker,
+    split_answer,
+)
 
 _NAME = r"[a-z_][a-z0-9_\-]*"
 _ONE = re.compile(rf"\(\s*({_NAME}(?:\s+[a-z0-9_][a-z0-9_\-]*)*)\s*\)")
@@ -44,8 +51,11 @@ class Vocabulary:
     ``action_names`` (None: any name), ``objects`` (None: any argument),
     ``aliases`` (other names of objects, e.g. from a PlanBench config: ``red
     block``, ``object c``), ``verbs`` (words that open an action in natural
-    language), ``max_args`` (the most arguments an action takes).
+    language), ``max_args`` (the most arguments an action takes); ``arity``
+    (action -> its number of arguments) when known, for :func:`read_clean`.
     """
+
+    arity: Mapping[str, int] | None = None
 
     def __init__(self, action_names: Iterable[str] | None = None,
                  objects: Iterable[str] | None = None, aliases: dict[str, str] | None = None,
@@ -237,29 +247,78 @@ def schema_vocabulary(schemas: dict) -> Vocabulary:
         _SHARED.clear()
     vocab = Vocabulary(schemas, max_args=lambda: max(
         (len(s.params) for s in schemas.values()), default=0))
+    vocab.arity = {name: len(s.params) for name, s in schemas.items()}
     _SHARED[id(schemas)] = (schemas, vocab)
     return vocab
 
 
-def read_with(text: str, vocab: Vocabulary) -> ParsedPlan:
-    actions, objects = vocab.actions, vocab.objects
-    if ";" not in text and "[" not in text and "\\" not in text and "plan" not in text.lower():
-        # The common case first: nothing but (action object ...) lines.
-        steps: list[Step] = []
-        for n, raw in enumerate(text.splitlines(), 1):
-            line = raw.strip()
-            if not line:
-                continue
-            one = _ONE.fullmatch(line.lower()) if line[0] == "(" else None
-            if one is None:
-                break
-            name, *args = one.group(1).split()
-            if (actions is not None and name not in actions) or (
-                    objects is not None and not all(a in objects for a in args)):
-                break
-            steps.append(Step(name, tuple(args), n))
-        else:
-            return ParsedPlan(tuple(steps))
+# A text of clean PDDL steps only: lines that are blank or one ``(action arg ...)``
+# in lower case, spaces and tabs around the words, "\n" or "\r\n" line ends.
+_CLEAN = re.compile(
+    r"(?:[ \t]*+(?:\([ \t]*+[a-z_][a-z0-9_\-]*+(?:[ \t]++[a-z0-9_][a-z0-9_\-]*+)*+[ \t]*+\)"
+    r"[ \t]*+)?(?:\r?\n|\Z))*+")
+_INSIDE = re.compile(r"\(([^()]*)\)")
+
+
+def read_clean(text: str, arity: Mapping[str, int] | None,
+               actions: Container[str] | None = None,
+               objects: Container[str] | None = None) -> ParsedPlan | None:
+    """The fast path of the PDDL reader: the plan of a text whose every line is
+    blank or one clean ``(action arg ...)`` step, each naming a known action
+    with its number of arguments (``arity``: action -> arity; None: any action
+    in ``actions``, or any action when that is None too) and known objects
+    (``objects``; None: any), or None for any other text, which the full
+    reader (:func:`read_with`) then reads. Where it returns a plan, the full
+    reader returns an equal one (the same steps, with the same line numbers)."""
+    low = text.lower()
+    if _CLEAN.fullmatch(low) is None:
+        return None
+    if "plan" in low and ("__" in low or any(
+            marker(line.strip()) for line in low.splitlines() if "plan" in line)):
+        return None  # the full reader takes the line for a plan marker, or drops "__"
+    groups = _INSIDE.findall(low)
+    n = len(groups)
+    if n == low.count("\n") + (not low.endswith("\n")):
+        numbers: Iterable[int] = range(1, n + 1)  # no blank line
+    else:
+        numbers = [k for k, line in enumerate(low.splitlines(), 1) if "(" in line]
+    new, set_name, set_args, set_line = _new, _set_name, _set_args, _set_line
+    steps = []
+    append = steps.append
+    for k, group in zip(numbers, groups):
+        words = group.split()
+        name = words[0]
+        if arity is not None:
+            if arity.get(name) != len(words) - 1:
+                return None
+        elif actions is not None and name not in actions:
+            return None
+        args = tuple(words[1:])
+        if objects is not None:
+            for a in args:
+                if a not in objects:
+                    return None
+        step = new(Step)
+        set_name(step, name)
+        set_args(step, args)
+        set_line(step, k)
+        append(step)
+    return ParsedPlan(tuple(steps))
+
+
+def read_with(text: str, vocab: Vocabulary, *, objects: Container[str] | None = None,
+              fast: bool = True) -> ParsedPlan:
+    """Read ``text`` with ``vocab``: by :func:`read_clean` when the text is
+    clean PDDL (``objects``: the task's objects, checked there when the
+    vocabulary has none; an action's arity is checked when the vocabulary
+    knows it), else line by line (``fast=False``: always so)."""
+    actions = vocab.actions
+    if fast:
+        plan = read_clean(text, vocab.arity, actions,
+                          vocab.objects if vocab.objects is not None else objects)
+        if plan is not None:
+            return plan
+    objects = vocab.objects
     answer = split_answer(text)
     out = Collector(answer)
     steps = out.steps
