@@ -23,6 +23,7 @@ from veriplan.pddl.writer import domain_to_pddl, problem_to_pddl
 from veriplan.planio import PlanBenchConfig, parse_plan
 from veriplan.verify import validate_plan
 from veriplan.verify.val import (
+    ValInputError,
     ValOutcome,
     ValUnavailable,
     ValVerdict,
@@ -103,6 +104,8 @@ def test_batch_survives_unreadable_plans_and_unknown_actions(val):
         ValOutcome.GOAL, ValOutcome.PRECONDITION, ValOutcome.VALID]
     assert got[5].failed_step == 2
     assert val.judge_many(DOM, PROB, []) == []
+    with pytest.raises(ValInputError, match="nowhere.pddl"):
+        val.judge(DOM.parent / "nowhere.pddl", PROB, GOOD)
 
 
 def test_plan_text_is_one_step_a_line():

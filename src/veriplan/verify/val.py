@@ -55,6 +55,10 @@ class ValUnavailable(VeriplanError):
     """VAL is not installed here, or does not run."""
 
 
+class ValInputError(VeriplanError):
+    """A domain or problem file given to VAL does not exist."""
+
+
 class ValOutcome(StrEnum):
     """What VAL said about one plan."""
 
@@ -135,6 +139,9 @@ class ValTool:
         crash each remaining plan gets a process of its own, so a plan VAL cannot
         read costs time, never another plan's verdict. Never raises for a plan:
         VAL's failures are verdicts (``bad-plan``, ``crash``, ...)."""
+        for path in (domain, problem):
+            if not Path(path).is_file():
+                raise ValInputError(f"{path}: no such file for VAL to read")
         out: list[ValVerdict | None] = [None] * len(plans)
         with tempfile.TemporaryDirectory(prefix="veriplan-val-") as tmp:
             files = []
@@ -165,12 +172,14 @@ class ValTool:
             proc = self.run(domain, problem, file, timeout=timeout)
         except subprocess.TimeoutExpired:
             return ValVerdict(ValOutcome.CRASH, detail=f"timed out after {timeout:g} s")
-        report = parse_report(proc.stdout + proc.stderr, [file.name], proc.returncode)
-        verdict = report[0]
-        if verdict is None or (proc.returncode < 0 and not verdict.judged):
+        text = proc.stdout + proc.stderr
+        verdict = parse_report(text, [file.name], proc.returncode)[0]
+        if proc.returncode < 0 and (verdict is None or not verdict.judged):
             return ValVerdict(ValOutcome.CRASH, detail=f"VAL died with signal "
-                              f"{-proc.returncode}" if proc.returncode < 0 else
-                              _tail(proc.stdout + proc.stderr), exit_code=proc.returncode)
+                              f"{-proc.returncode}", exit_code=proc.returncode)
+        if verdict is None:
+            return ValVerdict(ValOutcome.UNPARSED, detail=_tail(text),
+                              exit_code=proc.returncode)
         return verdict
 
     def _run_batch(self, domain: str | Path, problem: str | Path, files: list[Path],
