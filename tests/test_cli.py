@@ -104,3 +104,32 @@ def test_console_script_runs():
     proc = subprocess.run([sys.executable, "-m", "veriplan.cli", "--version"],
                           capture_output=True, text=True)
     assert proc.returncode == 0 and proc.stdout.startswith("veriplan ")
+
+
+def test_help_lists_every_command(capsys):
+    import veriplan.cli
+
+    with pytest.raises(SystemExit) as exc:
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert exc.value.code == 0
+    assert len(veriplan.cli.COMMANDS) >= 15 and "export-inspect" in veriplan.cli.COMMANDS
+    for name in veriplan.cli.COMMANDS:
+        assert f"    {name} " in out or f"    {name}\n" in out, name
+
+
+def test_validate_imports_only_what_it_needs(tmp_path):
+    """``veriplan validate`` builds its parser alone: the other commands' modules (and
+    the planners, the AEC code and the YAML reader they import) stay unloaded."""
+    (tmp_path / "empty.jsonl").write_text("")
+    code = ("import sys\nfrom veriplan.cli import main\n"
+            f"code = main(['validate', '--batch', {str(tmp_path / 'empty.jsonl')!r}])\n"
+            "print(code, ' '.join(sorted(sys.modules)))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    code, modules = proc.stdout.split(" ", 1)
+    assert code == "0", proc.stderr
+    loaded = set(modules.split())
+    assert "veriplan.verify.batch" in loaded
+    assert not {m for m in loaded if m.startswith(("veriplan.planners", "veriplan.methods",
+                                                   "veriplan.cli.aec", "yaml"))}
+    assert not loaded & {"veriplan.cli.llm_commands", "veriplan.planio.planbench"}

@@ -3,28 +3,39 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
-import traceback
 import warnings
+from typing import Any
 
 from veriplan import __version__
-from veriplan.cli import (
-    aec_commands,
-    ask_commands,
-    autotos_commands,
-    bench_commands,
-    core,
-    env_commands,
-    import_commands,
-    inspect_commands,
-    llm_commands,
-)
+from veriplan.cli import core
 from veriplan.cli.core import EXIT_BUG, EXIT_USAGE
 from veriplan.errors import PDDLLenientWarning, VeriplanError
 
-COMMANDS = {**core.COMMANDS, **llm_commands.COMMANDS, **bench_commands.COMMANDS,
-            **autotos_commands.COMMANDS, **env_commands.COMMANDS, **ask_commands.COMMANDS,
-            **aec_commands.COMMANDS, **import_commands.COMMANDS}
+# The modules that add commands besides core's. They are imported when the whole
+# command line is built, not for ``validate``: their options import much of
+# veriplan, which a run of ``validate --batch`` over thousands of plans should not
+# wait for.
+_COMMAND_MODULES = ("llm_commands", "bench_commands", "autotos_commands", "env_commands",
+                    "ask_commands", "aec_commands", "import_commands")
+
+
+def _commands() -> dict[str, Any]:
+    """Every command's handler, by name (built once)."""
+    commands = globals().get("COMMANDS")
+    if commands is None:
+        commands = dict(core.COMMANDS)
+        for name in _COMMAND_MODULES:
+            commands.update(importlib.import_module(f"veriplan.cli.{name}").COMMANDS)
+        globals()["COMMANDS"] = commands
+    return commands
+
+
+def __getattr__(name: str) -> Any:
+    if name == "COMMANDS":  # every command's handler, by name
+        return _commands()
+    raise AttributeError(f"module 'veriplan.cli' has no attribute {name!r}")
 
 
 def _task_args(p: argparse.ArgumentParser, positional: bool) -> None:
@@ -86,6 +97,17 @@ def _parser(only_validate: bool = False) -> argparse.ArgumentParser:
     if only_validate:
         return ap
 
+    from veriplan.cli import (
+        aec_commands,
+        ask_commands,
+        autotos_commands,
+        bench_commands,
+        env_commands,
+        import_commands,
+        inspect_commands,
+        llm_commands,
+    )
+
     s = sub.add_parser("solve-classical", help="solve a PDDL task with a classical planner "
                                                 "and validate the plan")
     _task_args(s, positional=True)
@@ -118,19 +140,20 @@ def _parser(only_validate: bool = False) -> argparse.ArgumentParser:
     env_commands.add_parsers(sub)
     ask_commands.add_parsers(sub)
     aec_commands.add_parsers(sub)
-    inspect_commands.add_parsers(sub, COMMANDS)
+    inspect_commands.add_parsers(sub, _commands())
     import_commands.add_parsers(sub)
     return ap
 
 
-
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    args = _parser(only_validate=argv[:1] == ["validate"]).parse_args(argv)
+    only_validate = argv[:1] == ["validate"]
+    args = _parser(only_validate=only_validate).parse_args(argv)
+    commands = core.COMMANDS if only_validate else _commands()
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", PDDLLenientWarning)
-            code = COMMANDS[args.command](args)
+            code = commands[args.command](args)
         for w in caught:
             if issubclass(w.category, PDDLLenientWarning):
                 print(f"warning: {w.message}", file=sys.stderr)
@@ -141,6 +164,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except Exception:  # a crash of veriplan is always a bug: say so, with the traceback
+        import traceback
+
         traceback.print_exc()
         print("internal error: this is a bug in veriplan; please report it with the "
               "traceback above", file=sys.stderr)

@@ -2,17 +2,34 @@
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from veriplan.planio.parsed import ParsedPlan, UnreadLine
 from veriplan.planio.pddl_plan import read_pddl_plan, read_with, schema_vocabulary
-from veriplan.planio.planbench import (
-    PlanBenchConfig,
-    read_planbench_plan,
-    render_prompt,
-    render_statement,
-)
+
+if TYPE_CHECKING:
+    from veriplan.planio.planbench import (
+        PlanBenchConfig,
+        read_planbench_plan,
+        render_prompt,
+        render_statement,
+    )
+
+# The PlanBench side (natural language, YAML configs) is imported on first use:
+# reading PDDL plans, as ``veriplan validate --batch`` does by the thousand, needs
+# neither it nor the YAML reader.
+_LAZY = ("PlanBenchConfig", "read_planbench_plan", "render_prompt", "render_statement")
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(importlib.import_module("veriplan.planio.planbench"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'veriplan.planio' has no attribute {name!r}")
+
 
 PlanFormat = Literal["pddl", "planbench"]
 
@@ -29,13 +46,17 @@ def parse_plan(text: str, task=None, *, format: PlanFormat = "pddl",
     ``ParsedPlan.unread`` (a plan with one is not valid), prose in
     ``ParsedPlan.prose``; nothing is dropped silently.
     """
+    if format == "pddl" and config is None:
+        if task is None:
+            return read_pddl_plan(text)
+        return read_with(text, schema_vocabulary(task.schemas), objects=task.objects)
+    from veriplan.planio.planbench import PlanBenchConfig, read_planbench_plan
+
     cfg = (config if isinstance(config, PlanBenchConfig) or config is None
            else PlanBenchConfig.from_yaml(config))
     if format == "pddl":
         if task is None:
             return read_pddl_plan(text)
-        if cfg is None:
-            return read_with(text, schema_vocabulary(task.schemas), objects=task.objects)
         return read_pddl_plan(text, task.schemas, objects=task.objects, config=cfg,
                               max_args=lambda: _max_args(task))
     if format == "planbench":

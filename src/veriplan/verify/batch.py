@@ -43,7 +43,7 @@ from veriplan.errors import (
 from veriplan.pddl.ast import Domain
 from veriplan.pddl.parser import _read_text, parse_problem
 from veriplan.pddl.task import Task, cached_domain
-from veriplan.planio import PlanBenchConfig, parse_plan
+from veriplan.planio import parse_plan
 from veriplan.verify.validator import ValidationResult, validate_plan
 
 #: The kinds of :class:`ItemError`.
@@ -321,6 +321,8 @@ class _Judge:
                 raise _Bad(ItemError("item", "format 'planbench' needs 'planbench_config' "
                                              "(a PlanBench YAML config)"))
             cpath = _path(item, "planbench_config", base)
+            from veriplan.planio.planbench import PlanBenchConfig
+
             try:
                 config = _CONFIGS.get(cpath, (), lambda _text: PlanBenchConfig.from_yaml(cpath))
             except OSError as exc:
