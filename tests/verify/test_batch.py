@@ -268,3 +268,35 @@ def test_a_closed_output_stops_the_run_quietly(tmp_path):
     err = proc.stderr.read()
     assert proc.wait(timeout=60) == 4
     assert json.loads(first)["id"] == 0 and err == b""
+
+
+def test_records_are_the_json_of_their_verdicts(problems):
+    """batch_lines writes a judged item's record itself and reads a common line with
+    the JSON scanner alone: the text is json.dumps of the verdict's to_dict, and every
+    line reads as json.loads reads it."""
+    plans = [GOOD, BAD, "(unstack c a)\n« quoted \"text\" \\ »\n", "(fly a)", "(pick-up a b)",
+             "(pick-up zz)", "(unstack c a)\r\n(put-down c)\r\n"]
+    ids = ["s", 'q"uote\\ ü', 7, -3, 2.5, None, True, [1, {"a": None}], {"k": "v"}, 10**30]
+    lines = []
+    for i, ident in enumerate(ids * 2):
+        it = item(ident, plans[i % len(plans)], problem=str(problems[i % 2]))
+        text = json.dumps(it, ensure_ascii=i % 3 == 0, separators=(",", ":") if i % 2 else None)
+        lines.append(["", "  ", "\ufeff"][i % 3] * (i % 5 == 4) + text + ["\n", "", " \n"][i % 3])
+    lines += ["{\"id\": 1} x\n", "[1, 2]\n", "\n", "{oops\n", "\"text\"\n", "NaN\n"]
+    got = list(batch_lines(lines))
+    expected = []
+    for n, text in enumerate(lines, 1):
+        if not text.strip():
+            continue
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as exc:
+            err = batch.ItemError("json", f"input line {n} is not JSON: {exc.msg} at column "
+                                          f"{exc.colno}", line=n, col=exc.colno)
+            v = BatchVerdict(n, None, error=err)
+        else:
+            [v] = validate_many([value])
+            v = BatchVerdict(n, v.id, v.result, v.error)
+        expected.append((v.valid, json.dumps(v.to_dict(), ensure_ascii=False)))
+    assert got == expected
+    assert {v for v, _t in got} == {True, False, None}

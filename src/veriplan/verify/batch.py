@@ -261,6 +261,7 @@ class _Judge:
         self.base = base
         self.strict = strict
         self._last: tuple[str, str, Task] | None = None
+        self._raw: tuple[object, object, Task] | None = None  # as the item gave the paths
 
     def verdict(self, line: int, item: Any) -> BatchVerdict:
         ident = item.get("id") if isinstance(item, Mapping) else None
@@ -290,6 +291,13 @@ class _Judge:
         return task
 
     def _judge(self, item: Any) -> ValidationResult:
+        if type(item) is dict and "format" not in item and "planbench_config" not in item:
+            # The common item: {"domain", "problem", "plan"} of the last item's problem.
+            raw, plan_text = self._raw, item.get("plan")
+            if (raw is not None and type(plan_text) is str and item.get("domain") == raw[0]
+                    and item.get("problem") == raw[1]):
+                task = raw[2]
+                return validate_plan(task, parse_plan(plan_text, task))
         base = self.base
         if not isinstance(item, Mapping):
             raise _Bad(ItemError("item", f"an item must be a JSON object, not "
@@ -330,6 +338,8 @@ class _Judge:
             except (ConfigError, SourceError) as exc:
                 raise _Bad(ItemError("config", str(exc), file=cpath)) from None
         task = self._task(dpath, ppath)
+        raw = (item["domain"], item["problem"])
+        self._raw = (*raw, task) if all(type(r) is str for r in raw) else None
         return validate_plan(task, parse_plan(plan_text, task, format=fmt, config=config))
 
 
@@ -356,8 +366,17 @@ def validate_many(items: Iterable[Mapping], *, base_dir: str | Path | None = Non
 _BLANK = object()
 
 
+_SCAN = json.JSONDecoder().scan_once  # one JSON value at a position
+
+
 def _read_line(n: int, text: str) -> Any:
     """The item on JSON line ``n``, or an ItemError; _BLANK for a blank line."""
+    try:  # the common line: a value from its first character to the line's end
+        item, end = _SCAN(text, 0)
+        if end == len(text) or text[end:] in ("\n", "\r\n"):
+            return item
+    except (StopIteration, ValueError, RecursionError):
+        pass  # json.loads says what is wrong, or reads what the scanner did not start on
     if not text.strip():
         return _BLANK
     try:
@@ -372,10 +391,41 @@ def _read_line(n: int, text: str) -> Any:
 _ENCODER = json.JSONEncoder(ensure_ascii=False)
 
 
+_STR = json.encoder.encode_basestring  # a str as JSON, as _ENCODER writes it
+
+
+def _json(value: Any) -> str:
+    if value is None:
+        return "null"
+    if type(value) is str:
+        return _STR(value)
+    if type(value) is int:
+        return int.__repr__(value)
+    return _ENCODER.encode(value)
+
+
 def _record(judge: _Judge, line: int, item: Any) -> tuple[bool | None, str]:
-    v = (BatchVerdict(line, None, error=item) if isinstance(item, ItemError)
-         else judge.verdict(line, item))
-    return v.valid, _ENCODER.encode(v.to_dict())
+    """An item's verdict and its record's JSON text (that of
+    ``_ENCODER.encode(verdict.to_dict())``, written directly for a judged item)."""
+    if isinstance(item, ItemError):
+        return None, _ENCODER.encode(BatchVerdict(line, None, error=item).to_dict())
+    ident = item.get("id") if type(item) is dict or isinstance(item, Mapping) else None
+    try:
+        r = judge._judge(item)
+    except _Bad as bad:
+        return None, _ENCODER.encode(BatchVerdict(line, ident, error=bad.error).to_dict())
+    enc = _STR
+    unread = ", ".join([f'{{"line": {_json(u.line)}, "text": {enc(u.text)}, '
+                        f'"reason": {enc(u.reason)}}}' for u in r.unread]) if r.unread else ""
+    return r.valid, (
+        f'{{"line": {line}, "id": {_json(ident)}, "valid": {"true" if r.valid else "false"}, '
+        f'"steps": {len(r.plan)}, "unread": [{unread}], '
+        f'"failed_step": {_json(r.failed_step)}, "failed_action": {_json(r.action)}, '
+        f'"failure": {enc(str(r.error)) if r.error else "null"}, '
+        f'"detail": {enc(r.detail) if r.detail else "null"}, '
+        f'"unsatisfied": [{", ".join([enc(u.pddl()) for u in r.unsatisfied])}], '
+        f'"unmet_goals": [{", ".join([enc(g.pddl()) for g in r.unmet_goals])}], '
+        f'"error": null}}')
 
 
 def _work(base: str | None, strict: bool,
@@ -411,13 +461,15 @@ def batch_lines(lines: Iterable[str], *, base_dir: str | Path | None = None,
     the same process, whose caches then parse it once; the order is kept.
     Lenient warnings of the workers are re-issued here, once each."""
     base = os.fspath(base_dir) if base_dir is not None else None
-    numbered = ((n, _read_line(n, t)) for n, t in enumerate(lines, 1))
-    numbered = ((n, x) for n, x in numbered if x is not _BLANK)
     if workers <= 1:
         judge = _Judge(base, strict)
-        for n, item in numbered:
-            yield _record(judge, n, item)
+        for n, text in enumerate(lines, 1):
+            item = _read_line(n, text)
+            if item is not _BLANK:
+                yield _record(judge, n, item)
         return
+    numbered = ((n, _read_line(n, t)) for n, t in enumerate(lines, 1))
+    numbered = ((n, x) for n, x in numbered if x is not _BLANK)
     yield from _pooled(numbered, base, strict, workers, window)
 
 
