@@ -29,8 +29,15 @@ see the same load on a shared machine: each round takes a tenth of the problems
 for the per-plan and per-problem tools and runs one whole ``--batch`` process on
 the full set.
 
+The ``--batch`` processes run as an installed package does, from compiled bytecode:
+pip compiles a package's modules when it installs them, but a checkout run with
+``PYTHONDONTWRITEBYTECODE`` set (as on the machine these figures come from) compiles
+veriplan's sources again in every process. The benchmark keeps the bytecode in its
+temporary directory (``PYTHONPYCACHEPREFIX``; the warm-up run writes it);
+``--no-bytecode`` runs the processes with the environment as it is.
+
     python benchmarks/validate_speed.py [--data-dir ../shared/data] [--copies 10]
-        [--rounds 10] [--up-plans 100] [--workers 2]
+        [--rounds 10] [--up-plans 100] [--workers 2] [--no-bytecode]
 """
 
 from __future__ import annotations
@@ -214,12 +221,24 @@ def veriplan_command() -> list[str]:
     return [found] if found else [sys.executable, "-m", "veriplan.cli"]
 
 
-def run_batch(cmd: list[str], jsonl: Path, out: Path, workers: int) -> None:
+def batch_env(tmp: Path, bytecode: bool) -> dict[str, str]:
+    """The environment of the ``--batch`` processes: with ``bytecode``, compiled
+    modules kept under ``tmp`` (written by the first run, read by the others)."""
+    env = dict(os.environ)
+    if bytecode:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
+    return env
+
+
+def run_batch(cmd: list[str], jsonl: Path, out: Path, workers: int,
+              env: dict[str, str] | None = None) -> None:
     """One whole ``veriplan validate --batch`` process."""
     args = [*cmd, "validate", "--batch", str(jsonl), *(["--workers", str(workers)]
                                                        if workers > 1 else [])]
     with out.open("w") as f:
-        r = subprocess.run(args, stdout=f, stderr=subprocess.PIPE, text=True, check=False)
+        r = subprocess.run(args, stdout=f, stderr=subprocess.PIPE, text=True, check=False,
+                           env=env)
     if r.returncode not in (0, 1):
         raise SystemExit(f"{' '.join(args)} exited {r.returncode}: {r.stderr[-500:]}")
 
@@ -234,6 +253,10 @@ def main() -> int:
                     help="plans judged by unified-planning (slow; default 100)")
     ap.add_argument("--workers", type=int, default=1,
                     help="also time --batch --workers N (N > 1)")
+    ap.add_argument("--no-bytecode", action="store_true",
+                    help="run the --batch processes without a bytecode cache when the "
+                         "environment sets PYTHONDONTWRITEBYTECODE (each compiles "
+                         "veriplan's sources)")
     args = ap.parse_args()
     pb = Path(args.data_dir) / "planbench"
     if not pb.is_dir():
@@ -264,7 +287,10 @@ def _run(args, cases, val, tmp: Path) -> int:
     time_public(cases[:50])
     up = UnifiedPlanning()
     up.time(cases[:1])
-    run_batch(cmd, batch.jsonl, tmp / "warm.jsonl", 1)  # the file system's caches
+    env = batch_env(tmp, not args.no_bytecode)
+    empty = tmp / "empty.jsonl"
+    empty.write_text("")
+    run_batch(cmd, batch.jsonl, tmp / "warm.jsonl", 1, env)  # file system caches, bytecode
     load0 = f"{os.getloadavg()[0]:.2f}"
     wall: dict[str, float] = defaultdict(float)
     cpu: dict[str, float] = defaultdict(float)
@@ -289,10 +315,12 @@ def _run(args, cases, val, tmp: Path) -> int:
             agree["public"] += time_public(sub)[1]
         # veriplan --batch, a whole process on the whole set
         with Clock(wall, cpu, "batch"):
-            run_batch(cmd, batch.jsonl, tmp / f"out-{r}.jsonl", 1)
+            run_batch(cmd, batch.jsonl, tmp / f"out-{r}.jsonl", 1, env)
+        with Clock(wall, cpu, "start"):  # the start-up alone: an empty batch file
+            run_batch(cmd, empty, tmp / "out-empty.jsonl", 1, env)
         if args.workers > 1:
             with Clock(wall, cpu, "batch_w"):
-                run_batch(cmd, batch.jsonl, tmp / "out-w.jsonl", args.workers)
+                run_batch(cmd, batch.jsonl, tmp / "out-w.jsonl", args.workers, env)
         # VAL, one process per plan
         with Clock(wall, cpu, "val"):
             for i in part:
@@ -330,7 +358,8 @@ def _run(args, cases, val, tmp: Path) -> int:
     cms = {k: cpu[k] / plans[k] * 1e3 for k in plans}
     print(f"recorded plans: {n} on {len(batch.problems)} problems; batch set: {nb} plans "
           f"({batch.copies} a problem); {rounds} interleaved rounds; "
-          f"load average before: {load0}, after: {os.getloadavg()[0]:.2f}")
+          f"load average before: {load0}, after: {os.getloadavg()[0]:.2f}; --batch "
+          f"{'as the environment has it' if args.no_bytecode else 'from bytecode'}")
     print(f"{'':28s} {'wall ms/plan':>12s} {'CPU ms/plan':>12s}")
     rows = [
         ("veriplan public API", "public", f"load_task + parse_plan + validate_plan, problem "
@@ -348,6 +377,8 @@ def _run(args, cases, val, tmp: Path) -> int:
     ]
     for label, key, note in rows:
         print(f"{label:28s} {ms[key]:12.4f} {cms[key]:12.4f}  {note}")
+    print(f"--batch start-up (a process on an empty file): {wall['start'] / rounds * 1e3:.1f} "
+          f"ms wall, {cpu['start'] / rounds * 1e3:.1f} ms CPU")
     print(f"--batch verdicts: agree with VAL batched {same_val}/{judged}, with PlanBench "
           f"{same_pb}/{judged} ({unread_lines} lines with an unread plan line left out)")
     print(f"{'ratio':40s} {'wall':>7s} {'CPU':>7s}  target")
