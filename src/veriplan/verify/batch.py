@@ -488,14 +488,16 @@ def _pooled(numbered: Iterator[tuple[int, Any]], base: str | None, strict: bool,
         groups: dict[tuple, list[tuple[int, Any]]] = {}
         for n, item in batch:
             groups.setdefault(_group_key(item), []).append((n, item))
-        futures = []
-        for key, chunk in groups.items():
+        chunks: list[list[tuple[int, Any]]] = [[] for _ in pools]
+        for key, group in groups.items():
             w = home.get(key)
             if w is None:
                 w = home[key] = load.index(min(load))
-            load[w] += len(chunk)
-            futures.append(pools[w].submit(_work, base, strict, chunk))
-        return futures
+            load[w] += len(group)
+            chunks[w] += group  # a problem's items stay together
+        # One task a worker a window: a task costs a round trip through the pool.
+        return [pools[w].submit(_work, base, strict, chunk)
+                for w, chunk in enumerate(chunks) if chunk]
 
     def windows() -> Iterator[list[tuple[int, Any]]]:
         batch: list[tuple[int, Any]] = []
