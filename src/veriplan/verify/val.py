@@ -442,7 +442,7 @@ class FuzzReport:
 def random_walk(task: Task, rng: random.Random, length: int) -> tuple[tuple[Step, ...], int]:
     """Up to ``length`` steps, each chosen at random among the operators applicable
     in the state reached (a valid execution), and the state at its end."""
-    ops = task.ground()
+    ops = _ground_sorted(task)
     state = task.init
     steps: list[Step] = []
     for _ in range(length):
@@ -453,6 +453,13 @@ def random_walk(task: Task, rng: random.Random, length: int) -> tuple[tuple[Step
         state = op.apply(state)
         steps.append(Step(op.name, op.args))
     return tuple(steps), state
+
+
+def _ground_sorted(task: Task) -> list:
+    """The task's operators in name order: the order ``ground()`` finds them in
+    depends on what the process read before (the fact index is shared per domain),
+    and seeded walks must not."""
+    return sorted(task.ground(), key=lambda op: (op.name, op.args))
 
 
 def walk_goal(task: Task, state: int, rng: random.Random, k: int = 3) -> tuple[Atom, ...]:
@@ -479,7 +486,7 @@ def mutate(task: Task, walk: tuple[Step, ...], kind: str, rng: random.Random
         j = j + 1 if j >= i else j
         plan[i], plan[j] = plan[j], plan[i]
     elif kind == "insert":
-        op = rng.choice(task.ground())
+        op = rng.choice(_ground_sorted(task))
         plan.insert(rng.randrange(n + 1), Step(op.name, op.args))
     elif kind in ("replace-arg", "unknown-object") and plan[i].args:
         s = plan[i]
