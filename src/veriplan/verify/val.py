@@ -22,7 +22,13 @@ and falls back to one process per plan after a crash; it never raises for a plan
 
 :func:`disagreement` compares a VAL verdict with veriplan's
 :class:`~veriplan.verify.ValidationResult` on the same steps: same verdict, the same
-first failing step where VAL names one, a goal failure for a goal failure.
+first failing step where VAL names one, a goal failure for a goal failure;
+:func:`known_val_error` names the settled VAL error (:data:`KNOWN_VAL_ERRORS`) that
+explains a disagreement.
+
+Differential fuzzing (:func:`fuzz` over :func:`bundled_problems`, :func:`shrink`) is
+here too, so that the test suite's sample and ``benchmarks/val_fuzz.py``'s sweep run
+the same cases.
 """
 
 from __future__ import annotations
