@@ -258,6 +258,8 @@ _CLEAN = re.compile(
     r"(?:[ \t]*+(?:\([ \t]*+[a-z_][a-z0-9_\-]*+(?:[ \t]++[a-z0-9_][a-z0-9_\-]*+)*+[ \t]*+\)"
     r"[ \t]*+)?(?:\r?\n|\Z))*+")
 _INSIDE = re.compile(r"\(([^()]*)\)")
+# "plan" as a word of its own (not in "airplane"), as a plan marker has it.
+_PLAN_WORD = re.compile(r"(?<![a-z0-9])plan(?![a-z0-9])")
 
 
 def read_clean(text: str, arity: Mapping[str, int] | None,
@@ -273,8 +275,8 @@ def read_clean(text: str, arity: Mapping[str, int] | None,
     low = text.lower()
     if _CLEAN.fullmatch(low) is None:
         return None
-    if "plan" in low and ("__" in low or any(
-            marker(line.strip()) for line in low.splitlines() if "plan" in line)):
+    if "plan" in low and ("__" in low or (_PLAN_WORD.search(low) is not None and any(
+            marker(line.strip()) for line in low.splitlines() if "plan" in line))):
         return None  # the full reader takes the line for a plan marker, or drops "__"
     groups = _INSIDE.findall(low)
     n = len(groups)
