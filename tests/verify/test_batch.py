@@ -300,3 +300,36 @@ def test_records_are_the_json_of_their_verdicts(problems):
         expected.append((v.valid, json.dumps(v.to_dict(), ensure_ascii=False)))
     assert got == expected
     assert {v for v, _t in got} == {True, False, None}
+
+
+class _Writes:
+    """A standard output that counts its writes."""
+
+    def __init__(self) -> None:
+        self.writes: list[str] = []
+
+    def write(self, text: str) -> int:
+        self.writes.append(text)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+
+def test_records_of_a_file_go_out_in_chunks_and_of_stdin_one_by_one(tmp_path, monkeypatch):
+    import io
+
+    lines = [json.dumps(item(i, GOOD if i % 3 else BAD)) + "\n" for i in range(600)]
+    path = tmp_path / "batch.jsonl"
+    path.write_text("".join(lines))
+    for source in (str(path), "-"):
+        out = _Writes()
+        monkeypatch.setattr(sys, "stdout", out)
+        monkeypatch.setattr(sys, "stdin", io.StringIO("".join(lines)))
+        assert main(["validate", "--batch", source]) == 1
+        records = "".join(out.writes).splitlines()
+        assert [json.loads(r)["id"] for r in records] == list(range(600))
+        assert len(out.writes) == (3 if source != "-" else 600)

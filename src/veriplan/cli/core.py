@@ -101,9 +101,23 @@ def _validate_batch(args: argparse.Namespace) -> int:
                     with open(args.batch, "rb") as f:
                         total = sum(1 for _ in f)
                 records = _progress(records, total)
-            for valid, text in records:
-                counts[valid] += 1
-                out.write(text + "\n")
+            # From a file to a file or pipe, records go out 256 at a time (one write
+            # each, even when the stream is unbuffered, as with PYTHONUNBUFFERED);
+            # from standard input or to a terminal, each as it is judged.
+            chunk = 1 if stream is sys.stdin or out.isatty() else 256
+            pending: list[str] = []
+            try:
+                for valid, text in records:
+                    counts[valid] += 1
+                    pending.append(text)
+                    if len(pending) >= chunk:
+                        pending.append("")
+                        out.write("\n".join(pending))
+                        pending = []
+            finally:  # what was judged is written, also when the run stops early
+                if pending:
+                    pending.append("")
+                    out.write("\n".join(pending))
             out.flush()
     except BrokenPipeError:  # the reader went away (| head): stop quietly
         import os
