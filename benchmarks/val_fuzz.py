@@ -26,14 +26,16 @@ from pathlib import Path
 
 import common
 from veriplan.pddl.writer import problem_to_pddl
-from veriplan.verify.val import (
-    ValUnavailable,
+from veriplan.verify.fuzz import (
     bundled_problems,
-    find_val,
     fuzz,
     goal_variant,
-    known_val_error,
     shrink,
+)
+from veriplan.verify.val import (
+    ValUnavailable,
+    find_val,
+    known_val_error,
 )
 
 

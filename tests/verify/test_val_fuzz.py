@@ -16,26 +16,28 @@ from tests.conftest import REPO, data_root
 from veriplan.pddl.parser import parse_domain, parse_problem, read_domain
 from veriplan.pddl.task import Task
 from veriplan.verify import StepErrorKind, validate_plan
-from veriplan.verify.val import (
-    KNOWN_VAL_ERRORS,
+from veriplan.verify.fuzz import (
     MUTATIONS,
     UNKNOWN_ACTION,
     UNKNOWN_OBJECT,
     Disagreement,
     FuzzCase,
     FuzzProblem,
-    ValOutcome,
-    ValUnavailable,
     bundled_problems,
-    disagreement,
-    find_val,
     fuzz,
-    known_val_error,
     mutate,
     random_walk,
     shrink,
-    val_readable_domain,
     walk_goal,
+)
+from veriplan.verify.val import (
+    KNOWN_VAL_ERRORS,
+    ValOutcome,
+    ValUnavailable,
+    disagreement,
+    find_val,
+    known_val_error,
+    val_readable_domain,
 )
 
 CASES = yaml.safe_load((Path(__file__).parent / "val_cases" / "cases.yaml").read_text())
@@ -126,7 +128,7 @@ def test_walks_are_valid_executions_and_mutations_change_them():
     assert len(walk) == 10
     goal = walk_goal(task, end, rng)
     assert goal and all(a in task.atoms(end) for a in goal)
-    from veriplan.verify.val import goal_variant
+    from veriplan.verify.fuzz import goal_variant
 
     assert validate_plan(goal_variant(task, goal), walk).valid
     for kind in MUTATIONS:
