@@ -18,7 +18,9 @@ episode runs first, outside the timing.
 from __future__ import annotations
 
 import json
+import os
 import re
+import resource
 import tempfile
 import time
 from functools import cache
@@ -76,20 +78,30 @@ def oracle(request) -> str:
     return "Thought: look.\nAction: look"
 
 
-def sweep(limit: int, workers: int, llm: LLM) -> tuple[float, int, int]:
-    """Seconds for ``limit`` episodes with ``workers``, the episodes won, and the
-    environment steps they took."""
+def _cpu() -> tuple[float, float]:
+    """CPU seconds so far: this process, and its children that have ended (the
+    episodes' TextWorld processes)."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(
+        resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime, kids.ru_utime + kids.ru_stime
+
+
+def sweep(limit: int, workers: int, llm: LLM) -> dict[str, float]:
+    """Wall seconds for ``limit`` episodes with ``workers``, the CPU seconds of
+    this process and of the simulators, the episodes won and their steps."""
     spec = BackendSpec.of("scripted", None, script="aec_throughput:oracle")
     with tempfile.TemporaryDirectory() as out:
         plan = SweepPlan(["aec"], ["household_eval"], [spec], limit=limit)
-        t0 = time.perf_counter()
+        (me0, kids0), t0 = _cpu(), time.perf_counter()
         progress = run_sweep(plan, out, workers=workers, llms={spec: llm})
         seconds = time.perf_counter() - t0
+        me1, kids1 = _cpu()
         if progress.errors:
             raise SystemExit(f"{progress.errors} unit(s) ended in an error")
         recs = list(RunStore(out, create=False).records())
         steps = sum(r.result_dict()["metrics"]["env_steps"] for r in recs)
-        return seconds, sum(r.verified for r in recs), steps
+        return {"seconds": seconds, "cpu_self": me1 - me0, "cpu_sim": kids1 - kids0,
+                "won": sum(r.verified for r in recs), "steps": steps}
 
 
 def main() -> int:
@@ -104,11 +116,16 @@ def main() -> int:
           "oracle model (each episode its own TextWorld process)")
     rates = {}
     for w in (1, args.workers):
-        seconds, won, steps = sweep(args.limit, w, llm)
-        rates[w] = 60 * args.limit / seconds
-        print(f"workers={w}: {seconds:.1f} s, {rates[w]:.1f} episodes/min, won {won}/"
-              f"{args.limit}, {steps} environment steps")
-    print(f"ratio workers={args.workers} / workers=1: {rates[args.workers] / rates[1]:.2f}")
+        r = sweep(args.limit, w, llm)
+        rates[w] = 60 * args.limit / r["seconds"]
+        cpu = r["cpu_self"] + r["cpu_sim"]
+        print(f"workers={w}: {r['seconds']:.1f} s, {rates[w]:.1f} episodes/min, won "
+              f"{r['won']}/{args.limit}, {r['steps']} environment steps; CPU {cpu:.1f} s "
+              f"(simulators {r['cpu_sim']:.1f} s, this process {r['cpu_self']:.1f} s), "
+              f"{cpu / r['seconds']:.2f} cores busy on average")
+    print(f"ratio workers={args.workers} / workers=1: {rates[args.workers] / rates[1]:.2f} "
+          f"(episodes/min; the machine has {os.cpu_count()} cores, load average "
+          f"{os.getloadavg()[0]:.2f} at the end)")
     return 0
 
 
