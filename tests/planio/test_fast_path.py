@@ -159,3 +159,24 @@ def test_make_step_is_a_step():
     assert hash(s) == hash(Step("stack", ("a", "b"))) and str(s) == "(stack a b)"
     with pytest.raises(AttributeError):
         s.name = "x"  # type: ignore[misc]
+
+
+PIECES = ["(", ")", " ", "\t", "\n", "\r\n", "\r", "plan", "PLAN", "[", "]", ";", "__", "-",
+          "1.", "```", "(pick-up a)", "(put-down b)", "(stack a b)", "(unstack d c)",
+          "(pick-up e)", "(Stack A B)", "(start plan)", "(plan)", "end", "[PLAN END]",
+          "\u00a0", "\u2028", "\u212a", "\u0130", "(feast c b)", "\\n", "\\", "a", "x"]
+
+
+def test_random_texts_read_as_by_the_full_reader(full_reader):
+    """Seeded texts of clean steps, broken steps, markers and odd characters."""
+    rng = random.Random(18)
+    taken = 0
+    for _ in range(1500):
+        task = TASKS[rng.choice(["blocks", "mystery", "twins"])][0]
+        text = "".join(rng.choice(PIECES) for _ in range(rng.randint(0, 14)))
+        got, full = fast(text, task), full_reader(text, task)
+        same(parse_plan(text, task), full)
+        if got is not None:
+            taken += 1
+            same(got, full)
+    assert 50 < taken < 1400
