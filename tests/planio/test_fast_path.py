@@ -180,3 +180,12 @@ def test_random_texts_read_as_by_the_full_reader(full_reader):
             taken += 1
             same(got, full)
     assert 50 < taken < 1400
+
+
+def test_the_full_reader_keeps_double_underscores_inside_names():
+    """Markdown's __bold__ is removed around a step, never inside a name (loc__1)."""
+    from veriplan.planio import parse_plan as read
+
+    p = read("Here is my plan:\n1. (pick-up loc__1)\n2. __(stack loc__1 b)__\n")
+    assert [str(s) for s in p.steps] == ["(pick-up loc__1)", "(stack loc__1 b)"]
+    assert not p.unread

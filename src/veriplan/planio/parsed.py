@@ -194,12 +194,17 @@ def split_answer(text: str) -> AnswerLines:
     return AnswerLines(items, raw_lines, start is not None and after >= 0, max(after, 0))
 
 
+_BOLD_UNDERSCORES = re.compile(r"(?<![\w-])__(?=\S)|(?<=\S)__(?![\w-])")
+
+
 def _clean(line: str) -> tuple[str, int | None]:
     """Markdown dress and numbering removed; the step number, if any."""
     if "`" in line:
         line = line.replace("`", "")
-    if "*" in line or "__" in line:
-        line = line.replace("**", "").replace("__", "").strip()
+    if "**" in line:
+        line = line.replace("**", "").strip()
+    if "__" in line:  # __bold__, not a name with a double underscore (loc__1)
+        line = _BOLD_UNDERSCORES.sub("", line).strip()
     if line.endswith("\\"):
         line = line.rstrip("\\ \t")
     number = None
