@@ -2,7 +2,8 @@
 baselines): the resource-violation rate with Wilson intervals (the paper's
 headline), reference similarity (ROUGE-1/2, BLEU), queries and hypotheses
 against the number of hidden preconditions (the paper's Figure 2), calls,
-tokens and time, by method, dataset and k."""
+tokens and time, by method, dataset and k; and SQ-BCP paired with each other
+method on the tasks both ran (exact McNemar on violations and on verified plans)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from veriplan.bench.stats import wilson_interval
+from veriplan.bench.stats import mcnemar, wilson_interval
 from veriplan.bench.store import UnitRecord
 
 OWN_TASKS = ("sqbcp_recipes", "sqbcp_howto")
@@ -61,6 +62,35 @@ def rows(records: list[UnitRecord]) -> list[dict[str, Any]]:
     return out
 
 
+def pairs(records: list[UnitRecord]) -> list[dict[str, Any]]:
+    """SQ-BCP (each of its settings) paired with every other method on the same
+    dataset, model and k: McNemar on violations and on verified plans."""
+    arms: dict[tuple, dict[str, tuple[bool, bool]]] = defaultdict(dict)
+    for r in records:
+        m = _metrics(r)
+        if r.status != "done" or "violated" not in m:
+            continue
+        cfg = json.loads(r.config)
+        name = r.method if cfg.get("ablation", "none") == "none" else \
+            f"{r.method} ({cfg['ablation']})"
+        key = (r.dataset, f"{r.backend}:{r.model}", cfg.get("k", 1), name)
+        arms[key][f"{r.instance}#{r.seed}"] = (bool(m.get("violated")), bool(r.verified))
+    out = []
+    for (dataset, model, k, a), units_a in sorted(arms.items()):
+        if not a.startswith("sqbcp"):
+            continue
+        for (d2, m2, k2, b), units_b in sorted(arms.items()):
+            if (d2, m2, k2) != (dataset, model, k) or b == a or b.startswith("sqbcp"):
+                continue
+            out.append({
+                "dataset": dataset, "model": model, "k": k, "a": a, "b": b,
+                "violated": mcnemar({i: v[0] for i, v in units_a.items()},
+                                    {i: v[0] for i, v in units_b.items()}),
+                "verified": mcnemar({i: v[1] for i, v in units_a.items()},
+                                    {i: v[1] for i, v in units_b.items()})})
+    return out
+
+
 def _by_hidden(ms: list[dict[str, Any]]) -> dict[int, dict[str, float]]:
     cells: dict[int, list[dict[str, Any]]] = defaultdict(list)
     for m in ms:
@@ -96,6 +126,18 @@ def section(records: list[UnitRecord], out: Path) -> tuple[str, list[dict[str, A
             f"{_f(r['rouge1'])} | {_f(r['rouge2'])} | {_f(r['bleu'])} | {_f(r['queries'], 2)} "
             f"| {_f(r['hypotheses'], 2)} | {_f(r['calls'], 2)} | {_f(r['tokens'], 0)} | "
             f"{_f(r['seconds'], 1)} |")
+    paired = pairs(records)
+    if paired:
+        lines += ["", "Paired on the same tasks (instance and seed), SQ-BCP against each other "
+                  "method: tasks whose plan violates (or is verified) for one arm only, and the "
+                  "exact two-sided McNemar p.", "",
+                  "| dataset | k | A | B | shared | violations A only | B only | p | "
+                  "verified A only | B only | p |", "|" + "---|" * 11]
+        for c in paired:
+            v, w = c["violated"], c["verified"]
+            lines.append(f"| {c['dataset']} | {c['k']} | {c['a']} | {c['b']} | {v.shared} | "
+                         f"{v.only_a} | {v.only_b} | {v.p_value:.3g} | {w.only_a} | "
+                         f"{w.only_b} | {w.p_value:.3g} |")
     plots = _plot(table, out)
     for p in plots:
         lines += ["", f"![{p}]({p})"]

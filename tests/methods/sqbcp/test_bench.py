@@ -32,6 +32,15 @@ def test_bench_sqbcp_and_self_ask_resume_and_report(tmp_path, data_dir, capsys):
     assert "not comparable with the SQ-BCP paper's tables" in out
     report = json.loads((tmp_path / "report.json").read_text())
     assert {r["method"] for r in report["hidden"]} == {"sqbcp", "self-ask"}
+    # SQ-BCP paired with the baseline on the same three tasks
+    arm = {m: {r.instance: r for r in records if r.method == m} for m in ("sqbcp", "self-ask")}
+    assert set(arm["sqbcp"]) == set(arm["self-ask"])
+    def violated(method: str, instance: str) -> bool:
+        return bool(arm[method][instance].result_dict()["metrics"]["violated"])
+
+    only_a = sum(violated("sqbcp", i) and not violated("self-ask", i) for i in arm["sqbcp"])
+    only_b = sum(violated("self-ask", i) and not violated("sqbcp", i) for i in arm["sqbcp"])
+    assert f"| sqbcp_recipes | 1 | sqbcp | self-ask | 3 | {only_a} | {only_b} |" in out
 
 
 def test_a_users_recipe_file(tmp_path, data_dir, capsys):
