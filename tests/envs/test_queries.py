@@ -167,3 +167,12 @@ def test_scienceworld_queries(sciworld):
     for q in (env.query("in", "nothing such", "inventory"),):
         assert q.value is None
     assert env.contradicted(env.grounded) == []
+
+
+def test_the_query_check_finds_nothing_contradicted_along_a_walkthrough(household):
+    from veriplan.envs.query_check import QueryCheck, check_game
+
+    out = QueryCheck()
+    check_game(household, "eval/pick_clean_then_place/0", out, per_step=2)
+    assert out.contradicted == [] and sum(out.answered.values()) > 0
+    assert sum(out.answered.values()) + sum(out.unknown.values()) >= 2 * 2
