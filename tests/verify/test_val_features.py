@@ -6,7 +6,6 @@ line, never a verdict, while VAL judges the same plan."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -17,22 +16,12 @@ from veriplan.errors import UnsupportedRequirementError
 from veriplan.pddl.parser import parse_domain, parse_problem
 from veriplan.pddl.task import Task
 from veriplan.verify import validate_plan
-from veriplan.verify.val import ValOutcome, ValUnavailable, disagreement, find_val
+from veriplan.verify.val import ValOutcome, disagreement
 
 FEATURES = Path(__file__).parent / "features"
 SUPPORTED = [(f.stem, yaml.safe_load(f.read_text()))
              for f in sorted(FEATURES.glob("*.yaml")) if f.stem != "unsupported"]
 UNSUPPORTED = yaml.safe_load((FEATURES / "unsupported.yaml").read_text())
-
-
-@pytest.fixture(scope="module")
-def val():
-    try:
-        return find_val()
-    except ValUnavailable as exc:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"CI installs VAL (the dev extra): {exc}")
-        pytest.skip(f"VAL cannot be used here: {exc}")
 
 
 def _expect(r, expect) -> None:

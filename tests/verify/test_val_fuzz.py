@@ -33,9 +33,7 @@ from veriplan.verify.fuzz import (
 from veriplan.verify.val import (
     KNOWN_VAL_ERRORS,
     ValOutcome,
-    ValUnavailable,
     disagreement,
-    find_val,
     known_val_error,
     val_readable_domain,
 )
@@ -43,16 +41,6 @@ from veriplan.verify.val import (
 CASES = yaml.safe_load((Path(__file__).parent / "val_cases" / "cases.yaml").read_text())
 FAMILIES = {"blocksworld", "mystery", "blocksworld-hard", "logistics", "sokoban", "examples",
             "towers", "household"}
-
-
-@pytest.fixture(scope="module")
-def val():
-    try:
-        return find_val()
-    except ValUnavailable as exc:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"CI installs VAL (the dev extra): {exc}")
-        pytest.skip(f"VAL cannot be used here: {exc}")
 
 
 @pytest.fixture(scope="module")

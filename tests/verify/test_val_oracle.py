@@ -10,7 +10,6 @@ compared on its own below."""
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -25,26 +24,14 @@ from veriplan.verify import validate_plan
 from veriplan.verify.val import (
     ValInputError,
     ValOutcome,
-    ValUnavailable,
     ValVerdict,
     disagreement,
-    find_val,
     parse_report,
     parse_section,
     plan_text,
 )
 
 REPORTS = Path(__file__).parent / "val_cases" / "reports"
-
-
-@pytest.fixture(scope="module")
-def val():
-    try:
-        return find_val()
-    except ValUnavailable as exc:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"CI installs VAL (the dev extra): {exc}")
-        pytest.skip(f"VAL cannot be used here: {exc}")
 
 
 # ----- the report, read (recorded VAL 4 output: no VAL needed) ------------------------------
