@@ -132,6 +132,34 @@ def test_an_answer_that_is_not_a_plan_is_counted_and_the_episode_goes_on():
     assert r.transcript[0].ok is False
 
 
+def test_an_answer_cut_off_at_the_token_limit_is_named_in_the_next_round():
+    """A planning answer whose JSON never closed (the model listed preconditions until
+    max_tokens) is fed back as such; the schema caps the stated preconditions."""
+    import dataclasses
+
+    class CutOff(ScriptedBackend):
+        def complete(self, request):
+            response = super().complete(request)
+            if response.text.endswith("..."):
+                return dataclasses.replace(response, text=response.text[:-3],
+                                           finish_reason="length")
+            return response
+
+    model = kitchen.Model(['{"plans": [{"actions": ["go to fridge 1"], "preconditions": [...',
+                           three_plans()])
+    backend = CutOff(fn=model)
+    r = solve(task(), LLM(backend), Config(max_tokens=300))
+    assert r.verified and r.metrics["replans"] == 1
+    assert "cut off at the token limit (300)" in model.prompts["plans"][1]
+    assert "(the 8 that matter most, at most)" in " ".join(model.prompts["plans"][0].split())
+    schema = next(q.schema for q in backend.requests if q.schema_name == "plans")
+    plan = schema["properties"]["plans"]["items"]
+    assert plan["properties"]["preconditions"]["maxItems"] == 8
+    uncapped = solve(task(), LLM(ScriptedBackend(fn=kitchen.Model([three_plans()]))),
+                     Config(max_preconditions=0))
+    assert uncapped.verified
+
+
 def test_a_simulator_that_dies_mid_episode_is_an_env_error_result():
     r = run(kitchen.Model([three_plans()]), task(die_after=1))
     assert not r.verified and r.failure == "env_error"

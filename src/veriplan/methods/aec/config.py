@@ -13,7 +13,7 @@ from veriplan.errors import ConfigError
 from veriplan.methods.settings import check
 
 _MINIMUM = {"hypotheses": 1, "max_replans": 0, "iterations": 1, "temperature": 0.0,
-            "max_tokens": 1, "max_steps": 0, "rule_disable_after": 0}
+            "max_tokens": 1, "max_steps": 0, "rule_disable_after": 0, "max_preconditions": 0}
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,10 @@ class AgentConfig:
     rule_disable_after: int = 2
     temperature: float = 0.0  # the planner's
     max_tokens: int = 1200  # per planning answer (up to |H| plans in JSON)
+    # Stated preconditions per plan the answer may hold (the schema's maxItems; 0: no
+    # cap). Pre(h) is completed from the action model anyway; without a cap a small
+    # model lists every fact it can name and the answer is cut off before it closes.
+    max_preconditions: int = 8
     max_steps: int = 0  # the episode's step budget; 0: the environment's (50 household)
     seed: int = 0
 

@@ -183,6 +183,7 @@ class Agent:
         over), an empty w, the reset, and w0 from the first observation."""
         cfg = self.config
         self.tally = Tally()
+        self.unread_reason = ""  # why the last planning answer gave no plan
         self.trajectory: list[str] = []
         self.samples: list[tuple[float, bool]] = []
         self.pending: dict[Key, list[Prediction]] = {}
@@ -206,7 +207,8 @@ class Agent:
             self.tally.rounds += 1
             hs = self.propose(env, feedback)
             if not hs:
-                reason = "the model gave no readable plan"
+                reason = "the model gave no readable plan" + (
+                    f" ({self.unread_reason})" if self.unread_reason else "")
             else:
                 reason, result = self.plan_and_act(hs, predictor, goal)
                 if result is not None:
@@ -331,13 +333,17 @@ class Agent:
         prompt = render("generate.j2", task=env.task_description, facts=self.w.describe(),
                         feedback=feedback, actions_help=self.model.actions_help,
                         admissible=admissible(env), k=cfg.hypotheses,
+                        max_preconditions=getattr(cfg, "max_preconditions", 0),
                         predicates=self.model.vocabulary() or ["(any)"])
         value, error = hyp.ask_json(self.run.llm, self.log, "hypotheses", prompt,
-                                    hyp.plans_schema(cfg.hypotheses), name="plans",
+                                    hyp.plans_schema(cfg.hypotheses,
+                                                     getattr(cfg, "max_preconditions", 0)),
+                                    name="plans",
                                     temperature=cfg.temperature, max_tokens=cfg.max_tokens,
                                     seed=cfg.seed + self.tally.rounds - 1)
         proposals, bad = hyp.read_plans(value, cfg.hypotheses, self.model.predicates) \
             if value is not None else ([], [error or "no JSON in the answer"])
+        self.unread_reason = "; ".join(bad)[:300] if not proposals else ""
         self.tally.unreadable += len(bad)
         hs = hyp.build(proposals, self.w, self.rules, self.model, self.tally.hypotheses)
         self.tally.hypotheses += len(hs)

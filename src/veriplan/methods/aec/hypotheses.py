@@ -31,9 +31,15 @@ PLAN = {"type": "object", "required": ["actions"], "properties": {
     "score": {"type": "number"}}}
 
 
-def plans_schema(k: int) -> dict[str, Any]:
+def plans_schema(k: int, max_preconditions: int = 0) -> dict[str, Any]:
+    """Up to ``k`` plans, each with at most ``max_preconditions`` stated
+    preconditions (0: any number)."""
+    plan = PLAN
+    if max_preconditions:
+        pre = dict(PLAN["properties"]["preconditions"], maxItems=max_preconditions)
+        plan = dict(PLAN, properties=dict(PLAN["properties"], preconditions=pre))
     return {"type": "object", "required": ["plans"],
-            "properties": {"plans": {"type": "array", "items": PLAN, "maxItems": k}}}
+            "properties": {"plans": {"type": "array", "items": plan, "maxItems": k}}}
 
 
 ACTIONS_SCHEMA = {"type": "object", "required": ["actions"],
@@ -123,6 +129,9 @@ def ask_json(llm, log: list[Entry], role: str, prompt: str, schema: dict[str, An
     value, error = parse_structured(response.text, schema)
     if value is None:
         value, _ = parse_structured(response.text, {})
+    if value is None and response.finish_reason == "length":
+        error = (f"the answer was cut off at the token limit ({max_tokens}) before its JSON "
+                 "closed")
     calls = sum(e.call is not None for e in log)
     log.append(Entry(calls + 1, role, prompt, response.text, response.cached))
     return value, error
