@@ -36,6 +36,12 @@ def add_parsers(sub) -> None:
                    help="with --models: a random walk of STEPS actions seeded by the task id "
                         "(admissible ones, one in eight a command the game refuses) instead "
                         "of the gold path")
+    q = esub.add_parser("check-queries", help="household: random queries at every "
+                                              "walkthrough step checked against the simulator "
+                                              "(answers may be unknown, never wrong)")
+    q.add_argument("--split", default="eval", help="eval (default) or train")
+    q.add_argument("--limit", type=int, help="first N games")
+    q.add_argument("--per-step", type=int, default=3, help="queries at each walkthrough step")
 
 
 def _play(args: argparse.Namespace) -> int:
@@ -130,8 +136,23 @@ def _check_models(env, name: str, ids: list[str], walk: int | None) -> bool:
     return bad == 0 and (bool(walk) or won == len(ids))
 
 
+def _check_queries(args: argparse.Namespace) -> int:
+    from veriplan.envs.query_check import PREDICATES, query_check
+
+    ids, out = query_check(args.split, args.limit, args.per_step)
+    total_a, total_u = sum(out.answered.values()), sum(out.unknown.values())
+    print(f"{len(ids)} games, {total_a + total_u} queries ({out.steps} steps): "
+          f"{total_a} answered, {total_u} unknown, {len(out.contradicted)} contradicted")
+    for p in PREDICATES:
+        print(f"  {p}: {out.answered[p]} answered, {out.unknown[p]} unknown")
+    for line in out.contradicted[:20]:
+        print("  CONTRADICTED " + line)
+    return EXIT_FAIL if out.contradicted else EXIT_OK
+
+
 def _env(args: argparse.Namespace) -> int:
-    return _play(args) if args.env_command == "play" else _check(args)
+    run = {"play": _play, "check": _check, "check-queries": _check_queries}
+    return run[args.env_command](args)
 
 
 COMMANDS = {"env": _env}

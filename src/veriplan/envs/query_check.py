@@ -6,12 +6,11 @@ names nothing); every fact a query grounded, its answer included, and the
 episode's grounded store are checked against the simulator's state. An answer
 of None is allowed (unknown); a wrong one is not.
 
-    python -m veriplan.envs.query_check [--split eval] [--limit N] [--per-step 3]
+    veriplan env check-queries [--split eval] [--limit N] [--per-step 3]
 """
 
 from __future__ import annotations
 
-import argparse
 import random
 from collections import Counter
 from dataclasses import dataclass, field
@@ -70,29 +69,15 @@ def check_game(env: Env, game_id: str, out: QueryCheck, per_step: int = 3) -> No
                                  env.contradicted(env.grounded)]  # type: ignore[attr-defined]
 
 
-def main(argv: list[str] | None = None) -> int:
+def query_check(split: str = "eval", limit: int | None = None, per_step: int = 3
+                ) -> tuple[list[str], QueryCheck]:
+    """Every game of ``split`` (the first ``limit``) checked; the ids and the tally."""
     from veriplan.envs import make_env
     from veriplan.envs.household.games import game_ids
 
-    ap = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
-    ap.add_argument("--split", default="eval", help="eval (default) or train")
-    ap.add_argument("--limit", type=int, help="first N games")
-    ap.add_argument("--per-step", type=int, default=3, help="queries at each walkthrough step")
-    args = ap.parse_args(argv)
-    ids = game_ids(args.split)[: args.limit] if args.limit else game_ids(args.split)
+    ids = game_ids(split)[:limit] if limit else game_ids(split)
     out = QueryCheck()
     with make_env("household") as env:
         for gid in ids:
-            check_game(env, gid, out, args.per_step)
-    total_a, total_u = sum(out.answered.values()), sum(out.unknown.values())
-    print(f"{len(ids)} games, {total_a + total_u} queries ({out.steps} steps): "
-          f"{total_a} answered, {total_u} unknown, {len(out.contradicted)} contradicted")
-    for p in PREDICATES:
-        print(f"  {p}: {out.answered[p]} answered, {out.unknown[p]} unknown")
-    for line in out.contradicted[:20]:
-        print("  CONTRADICTED " + line)
-    return 1 if out.contradicted else 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+            check_game(env, gid, out, per_step)
+    return ids, out
