@@ -50,6 +50,7 @@ def rows(records: list[UnitRecord]) -> list[dict[str, Any]]:
             "dataset": dataset, "model": model, "k": k, "units": n, "violated": bad,
             "violation_rate": bad / n, "wilson": [lo, hi],
             "no_plan": sum(bool(m.get("no_plan")) for m in ms),
+            "unreadable": sum(bool(m.get("unread")) for m in ms),
             "verified": sum(bool(r.verified) for r in rs),
             "rouge1": _mean([m.get("rouge1") for m in ms]),
             "rouge2": _mean([m.get("rouge2") for m in ms]),
@@ -109,20 +110,22 @@ def section(records: list[UnitRecord], out: Path) -> tuple[str, list[dict[str, A
     lines = ["", "## Hidden preconditions (SQ-BCP and baselines)", "",
              "Resource-violation rate: the share of units whose plan the task's decider "
              "finds violating a resource or constraint on the true task (Wilson 95%). "
-             "\"No plan\" units produced no plan (not counted as violations; not verified).",
+             "\"No plan\" units produced no plan; \"unreadable\" plans have a step that reads "
+             "as no action of the task (neither is counted as a violation; neither is "
+             "verified).",
              ""]
     if any(r["dataset"] in OWN_TASKS for r in table):
         lines += ["The recipe and how-to tasks are veriplan's own (written in the RecipeNLG "
                   "and WikiHow formats): these numbers are not comparable with the SQ-BCP "
                   "paper's tables.", ""]
     lines += ["| method | dataset | k | units | violations | rate (Wilson 95%) | no plan | "
-              "verified | ROUGE-1 | ROUGE-2 | BLEU | queries | hypotheses | calls | tokens "
-              "| s |", "|" + "---|" * 16]
+              "unreadable | verified | ROUGE-1 | ROUGE-2 | BLEU | queries | hypotheses | calls "
+              "| tokens | s |", "|" + "---|" * 17]
     for r in table:
         lines.append(
             f"| {r['method']} | {r['dataset']} | {r['k']} | {r['units']} | {r['violated']} | "
             f"{100 * r['violation_rate']:.1f}% ({100 * r['wilson'][0]:.1f}-"
-            f"{100 * r['wilson'][1]:.1f}) | {r['no_plan']} | {r['verified']} | "
+            f"{100 * r['wilson'][1]:.1f}) | {r['no_plan']} | {r['unreadable']} | {r['verified']} | "
             f"{_f(r['rouge1'])} | {_f(r['rouge2'])} | {_f(r['bleu'])} | {_f(r['queries'], 2)} "
             f"| {_f(r['hypotheses'], 2)} | {_f(r['calls'], 2)} | {_f(r['tokens'], 0)} | "
             f"{_f(r['seconds'], 1)} |")

@@ -149,3 +149,36 @@ def test_logistics_tasks_never_withhold_types(planbench: Path):
 def test_missing_planbench_folder(tmp_path):
     with pytest.raises(DataError, match="planbench"):
         pddl_hidden_tasks(tmp_path)
+
+
+def test_every_method_is_told_the_domain_actions(small):
+    """A step must be one of the domain's actions, so the task names them
+    (with parameters, precondition and effects) and every method's prompt
+    shows them."""
+    from veriplan.llm import LLM, ScriptedBackend
+    from veriplan.methods.baselines.hidden import Config, cot
+    from veriplan.methods.sqbcp import Config as SQ
+    from veriplan.methods.sqbcp.method import solve
+
+    t = hidden_task(*small)
+    assert [a.split()[0] for a in t.actions] == ["(pick-up", "(put-down", "(stack", "(unstack"]
+    assert t.actions[3].startswith("(unstack ?x ?y) requires (and (on ?x ?y)")
+    assert "effects: (holding ?x) (clear ?y) (not (on ?x ?y))" in t.actions[3]
+    base, sq = ScriptedBackend(["Plan:\n1. (unstack c a)"]), ScriptedBackend(fn=lambda r: "{}")
+    cot(t, LLM(base), Config(k=1))
+    solve(t, LLM(sq), SQ(k=1, t_max=1))
+    for prompt in (base.requests[0].messages[0].content, sq.requests[0].messages[-1].content):
+        assert all(a in prompt for a in t.actions)
+
+
+def test_a_step_in_pddl_form_is_read_with_a_planbench_config(planbench: Path):
+    """Logistics' PlanBench words and PDDL lines both read; a line that is no
+    action is "unread", which is not a violation and never verified."""
+    from veriplan.domains.hidden.metrics import judge
+
+    t = pddl_hidden_tasks(planbench, domains=("logistics",), limit=1).tasks[0]
+    assert t.decide(["1. " + s for s in t.reference]) == []
+    j = judge(t, ["(unstack b c)"] + list(t.reference))
+    assert j["unread"] == 1 and not j["violated"] and j["violations"]
+    wrong = judge(t, [s for s in t.reference if "unload" in s])
+    assert wrong["violated"] and not wrong["unread"]

@@ -33,8 +33,20 @@ def similarity(plan: Sequence[str], reference: Sequence[str]) -> dict[str, float
     return out
 
 
+NOT_A_VIOLATION = ("unread", "goal")  # a step read as no action; the goal not reached
+
+
 def judge(task: Any, plan: Sequence[str]) -> dict[str, Any]:
-    """The task's decider on ``plan`` and its similarity to the reference."""
-    violations = [str(v) for v in task.decide(list(plan))] if plan else []
-    return {"violations": violations, "violated": bool(violations), "no_plan": not plan,
-            **similarity(plan, task.reference)}
+    """The task's decider on ``plan`` and its similarity to the reference.
+
+    ``violations`` lists every finding; ``violated`` (the headline rate) counts
+    only resource and constraint violations: a step that reads as no action
+    (``unread``) or a goal the plan does not reach makes the plan wrong, not
+    violating, and is counted apart (``unread`` steps, ``goal_unmet``). A plan
+    is verified only with no finding at all."""
+    found = list(task.decide(list(plan))) if plan else []
+    return {"violations": [str(v) for v in found],
+            "violated": any(v.what not in NOT_A_VIOLATION for v in found),
+            "unread": sum(v.what == "unread" for v in found),
+            "goal_unmet": any(v.what == "goal" for v in found),
+            "no_plan": not plan, **similarity(plan, task.reference)}

@@ -171,6 +171,21 @@ def decoy_facts(task: Task, withheld: Sequence[Atom], cfg: PlanBenchConfig | Non
     return out
 
 
+def action_lines(domain: Domain) -> tuple[str, ...]:
+    """Each action of ``domain`` as a prompt states it: its call form with
+    parameters, the precondition and the effects, in PDDL."""
+    from veriplan.pddl.writer import effect_to_pddl, formula_to_pddl
+
+    out = []
+    for a in domain.actions:
+        params = " ".join(p.name if p.type == "object" else f"{p.name} - {p.type}"
+                          for p in a.params)
+        call = f"({a.name}{' ' + params if params else ''})"
+        effects = " ".join(effect_to_pddl(e) for e in a.effects)
+        out.append(f"{call} requires {formula_to_pddl(a.precondition)}; effects: {effects}")
+    return tuple(out)
+
+
 def describe(atom: Atom, cfg: PlanBenchConfig | None) -> str:
     """The fact in words (PlanBench's template) or, without one, in PDDL."""
     if cfg is not None:
@@ -229,11 +244,13 @@ def hidden_task(domain_path: str | Path, problem_path: str | Path,
     }
     return HiddenTask(tid, FAMILY, goal, tuple(str(a) for a in visible),
                       tuple(latent_facts), (CONSTRAINT,), tuple(str(s) for s in plan),
-                      pddl_decider, resources, None, payload)
+                      pddl_decider, resources, None, payload, action_lines(task.domain))
 
 
 def _read_entry(text: str, task: Task, cfg: PlanBenchConfig | None):
-    if cfg is not None:
+    """A step in PDDL form, "(name arg ...)", as such; else PlanBench's words
+    (with a config), else PDDL."""
+    if cfg is not None and not text.strip().lstrip("0123456789.) ").startswith("("):
         return parse_plan(text, task, format="planbench", config=cfg)
     return parse_plan(text, task, format="pddl")
 

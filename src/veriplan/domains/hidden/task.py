@@ -112,6 +112,9 @@ class HiddenTask:
     resources: tuple[str, ...] = ()  # every resource/tool name the task mentions
     time_budget: float | None = None  # seconds, when the family has one
     payload: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    # the actions a step may be, as every method's prompt states them (PDDL families:
+    # each schema with its parameters, precondition and effects); () when steps are free text
+    actions: tuple[str, ...] = ()
 
     @property
     def m(self) -> int:

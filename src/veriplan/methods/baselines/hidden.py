@@ -77,7 +77,7 @@ class _Setting:
         self.oracle = req.oracle if req.oracle is not None else Oracle(task)
         self.values = {"goal": req.goal, "constraints": req.constraints,
                        "facts": [k if v else f"not so: {k}" for k, v in req.facts.items()],
-                       "pddl": req.pddl is not None, "answers": []}
+                       "pddl": req.pddl is not None, "actions": req.actions, "answers": []}
 
 
 def _ask(run: Run, log: list[Entry], role: str, prompt: str, config: Config,
@@ -94,7 +94,7 @@ def _ask(run: Run, log: list[Entry], role: str, prompt: str, config: Config,
 def _finish(run: Run, s: _Setting, log: list[Entry], plan: list[str], emit: Observer,
             extra: dict[str, Any] | None = None) -> SolveResult:
     j = judge(s.task, plan)
-    verified = bool(plan) and not j["violated"]
+    verified = bool(plan) and not j["violations"]
     verdict = "no plan read" if not plan else ("no violation" if verified else
                                                "; ".join(j["violations"]))
     for e in reversed(log):

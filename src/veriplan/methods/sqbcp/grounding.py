@@ -36,6 +36,7 @@ class Request:
     task: Any = None  # HiddenTask
     pddl: Any = None  # the visible PDDL task (domain, objects, goal) for that family
     hidden: int | None = None  # latent preconditions not revealed (k-reveal)
+    actions: tuple[str, ...] = ()  # the actions a step may be (PDDL families), for the prompt
 
 
 class NaturalLanguage:

@@ -155,7 +155,8 @@ class _Search:
     def bridge(self, h: Hypothesis, p: Precondition, w: World) -> Hypothesis | None:
         for _ in range(self.config.t_bridge):
             prompt = render("bridge.j2", goal=self.req.goal, facts=self.g.describe(
-                self.ground(w)), action=h.action, need=p.text, subject=p.subject)
+                self.ground(w)), action=h.action, need=p.text, subject=p.subject,
+                actions=self.req.actions)
             proposals, entry = self.propose("bridge", prompt, 1)
             if not proposals:
                 continue
@@ -228,7 +229,8 @@ class _Search:
         w = self.ground(node.world)
         prompt = render("forward.j2", goal=self.req.goal, constraints=self.req.constraints,
                         facts=self.g.describe(w), done=[s for h in node.chain for s in h.steps],
-                        k=self.config.max_hypotheses, pddl=self.g.kind == "pddl")
+                        k=self.config.max_hypotheses, pddl=self.g.kind == "pddl",
+                        actions=self.req.actions)
         out = []
         proposals, entry = self.propose("forward", prompt, self.config.max_hypotheses)
         for proposed in proposals:
@@ -255,7 +257,8 @@ class _Search:
         prompt = render("backward.j2", goal=self.req.goal, constraints=self.req.constraints,
                         facts=self.g.describe(w0), needs=[p.text for p in node.needs],
                         then=[s for h in node.chain for s in h.steps],
-                        k=self.config.max_hypotheses, pddl=self.g.kind == "pddl")
+                        k=self.config.max_hypotheses, pddl=self.g.kind == "pddl",
+                        actions=self.req.actions)
         out = []
         proposals, entry = self.propose("backward", prompt, self.config.max_hypotheses)
         for h in proposals:
@@ -445,7 +448,7 @@ def request_for(problem: Any, config: Config) -> Request:
                 facts[s] = True
     pddl = problem.payload.get("visible_task") if problem.payload else None
     return Request(problem.goal, facts, Oracle(problem), problem.constraints,
-                   problem.time_budget, problem, pddl, len(variant.hidden))
+                   problem.time_budget, problem, pddl, len(variant.hidden), problem.actions)
 
 
 def solve(problem: Any, llm: LLM, config: Config = Config(), *,
@@ -499,7 +502,8 @@ def finish(run: Run, search: _Search, req: Request, plan: list[str], accepted: b
     metrics: dict[str, Any] = {
         **judged, "no_plan": not plan, "ablation": "none", "accepted": accepted,
         "stop": stop, "violations": violations,
-        "violated": bool(violations), "hypotheses": t.proposed, "unreadable": t.unreadable,
+        "violated": bool(judged.get("violated")), "hypotheses": t.proposed,
+        "unreadable": t.unreadable,
         "bridges": t.bridges, "queries": t.queries, "oracle_calls": getattr(
             req.oracle, "calls", t.queries), "expansions": search.expansions,
         "dropped": t.dropped, "d_s": d_s, "learned": dict(search.learned),
