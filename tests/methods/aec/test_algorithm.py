@@ -166,3 +166,37 @@ def test_without_verification_the_best_survivor_is_committed_unchecked():
     ctl.run()
     h, verdict = ctl.commit()
     assert verdict.ok and h is not None and ctl.asked == []
+
+
+def test_every_hypothesis_that_leaves_h_is_recorded_with_its_counterexample():
+    # a plan that takes the apple from the countertop without going there: once the
+    # agent is seen at the fridge, the rules say it is not at the countertop
+    skip = {"actions": ["take apple 1 from countertop 1", "go to microwave 1",
+                        "heat apple 1 with microwave 1", "go to table 1",
+                        "move apple 1 to table 1"]}
+    ctl = controller(three_plans() + [skip], truth={FRIDGE: False},
+                     table={FRIDGE: (0.5, 0.0)},
+                     side=[Fact("at", ("agent", "fridge 1"))])
+    assert ctl.H[3].steps[("at", ("agent", "countertop 1"))] == 0  # step 1 needs it
+    ctl.run()
+    by = {(d.hypothesis.index, d.by, d.decision) for d in ctl.round.dropped}
+    # the fridge plan is pruned by the grounded value (decision 1); then the skip plan
+    # by evidence override after the same query (at_one_place: the agent is at the fridge)
+    assert by == {(0, "query", 1), (3, "evidence", 1)}
+    fridge, skipped = sorted(ctl.round.dropped, key=lambda d: d.hypothesis.index)
+    assert fridge.why() == ("step 3 (take apple 1 from fridge 1) needs in(apple 1, fridge 1) "
+                            "= true, but in(apple 1, fridge 1) = false was found by a query")
+    assert skipped.rule == "at_one_place" and skipped.why() == (
+        "step 1 (take apple 1 from countertop 1) needs at(agent, countertop 1) = true, but "
+        "at(agent, countertop 1) = false follows from what was observed (rule at_one_place)")
+    d = skipped.to_dict()
+    assert d["index"] == 3 and d["p"] == "at(agent, countertop 1)" and d["expected"] is True
+    assert ctl.round.discarded == 1 and len(ctl.round.counterexamples()) == 2
+
+
+def test_a_belief_that_prunes_a_hypothesis_is_recorded_but_is_no_counterexample():
+    ctl = controller(three_plans(), table={FRIDGE: (0.05, 0.05)})
+    ctl.decide(FRIDGE)
+    (d,) = ctl.round.dropped
+    assert d.by == "simulation" and not d.grounded and "(not observed)" in d.why()
+    assert ctl.round.counterexamples() == []

@@ -219,3 +219,61 @@ def test_an_environment_without_query_macros_leaves_predicates_unknown(monkeypat
     r = run(kitchen.Model([three_plans()] * 2), config=Config(max_replans=1))
     assert not r.verified and r.failure == "replan_cap"
     assert r.metrics["unanswerable"] >= 1 and r.metrics["env_steps"] == 0
+
+
+def test_the_next_planning_prompt_names_the_grounded_evidence_that_discarded_each_plan():
+    # round 1: the fridge plan; a query finds no apple there (H is emptied). Round 2: a
+    # plan that takes the apple from the cabinet without going there; the agent was seen
+    # at the fridge, so it is discarded before any query. Round 3: the cabinet plan.
+    skip = {"actions": ["open cabinet 1", "take apple 1 from cabinet 1", "go to microwave 1",
+                        "heat apple 1 with microwave 1", "go to table 1",
+                        "move apple 1 to table 1"]}
+    model = kitchen.Model([[P("fridge 1")], [skip], [P("cabinet 1")]])
+    r = run(model, task("hot_apple/cabinet"))
+    assert r.verified and r.metrics["replans"] == 2 and r.metrics["discarded"] == 1
+    second, third = (" ".join(p.split()) for p in model.prompts["plans"][1:])
+    assert ("- step 3 (take apple 1 from fridge 1) needs in(apple 1, fridge 1) = true, but "
+            "in(apple 1, fridge 1) = false was found by a query") in second
+    assert ("- step 1 (open cabinet 1) needs at(agent, cabinet 1) = true, but at(agent, "
+            "cabinet 1) = false follows from what was observed (rule at_one_place)") in third
+    assert third.count("every plan was discarded") == 1  # a repeated line is kept once
+    # the record: each round's discarded hypotheses with the reason
+    verify = [e for e in r.transcript if e.role == "verify"]
+    assert verify[0].verdict == "no hypothesis is left (H is empty): 1 discarded"
+    (d,) = verify[1].data["dropped"]
+    assert (d["by"], d["p"], d["expected"], d["value"], d["rule"]) == (
+        "evidence", "at(agent, cabinet 1)", True, False, "at_one_place")
+    assert verify[1].response.startswith("plan #1 (open cabinet 1 | take apple 1 from")
+    json.dumps(r.to_dict())
+
+
+def test_a_planning_prompt_asked_before_is_answered_by_the_earlier_answer_without_a_call():
+    # the plan never heats the apple: V rejects it every round; from round 3 on, nothing
+    # new was grounded and the feedback is the same, so the prompt is round 2's
+    model = kitchen.Model([[P("fridge 1", skip_heat=True)]] * 2)
+    r = run(model, config=Config(max_replans=3))
+    planning = [e for e in r.transcript if e.role == "hypotheses"]
+    assert [e.call is None for e in planning] == [False, False, True, True]
+    assert planning[2].prompt == planning[1].prompt and planning[2].cached
+    assert planning[2].verdict.startswith("the same prompt as round 2: its answer again")
+    assert len(model.prompts["plans"]) == 2 and r.metrics["rounds"] == 4
+    assert r.failure == "replan_cap" and r.metrics["rejections"] == 4
+    # at a sampling temperature the model is asked again
+    again = kitchen.Model([[P("fridge 1", skip_heat=True)]] * 4)
+    run(again, config=Config(max_replans=3, temperature=0.7))
+    assert len(again.prompts["plans"]) == 4
+
+
+def test_each_call_records_its_tokens_and_seconds():
+    r = run(kitchen.Model([three_plans()]))
+    calls = [e for e in r.transcript if e.call is not None]
+    assert calls and all(e.data["prompt_tokens"] > 0 and "completion_tokens" in e.data and
+                         "seconds" in e.data for e in calls)
+
+
+def test_feedback_keeps_each_line_once_newest_last():
+    from veriplan.methods.aec.episode import FEEDBACK_LINES, remember
+
+    assert remember(["a", "b", "c"], ["b", "d", "d"]) == ["a", "c", "b", "d"]
+    many = remember([], [str(i) for i in range(FEEDBACK_LINES + 3)])
+    assert len(many) == FEEDBACK_LINES and many[-1] == str(FEEDBACK_LINES + 2)

@@ -50,6 +50,21 @@ def test_the_ensemble_asks_each_variant_and_counts_unreadable_votes_as_unknown()
     assert sum(e.role == "predict" for e in ens.log) == 5
 
 
+def test_the_ensemble_sends_a_variants_samples_one_after_the_other():
+    """Member k is variant k mod 3, sample k div 3; the requests come grouped by
+    variant (for llama.cpp's prefix reuse) and the prompts are those of before."""
+    ens = EnsemblePredictor(LLM(ScriptedBackend(fn=lambda req: '{"answer": "yes"}')),
+                            task="put a hot apple in table.", describe=household_describe,
+                            members=5)
+    assert ens.members_order() == [0, 3, 1, 4, 2]
+    ctl = controller(three_plans())
+    pred = ens.predict(ctl.w, FRIDGE)
+    asked = [e.prompt for e in ens.log]
+    prompts = ens.prompts(ctl.w, FRIDGE)
+    assert asked == [prompts[k] for k in (0, 3, 1, 4, 2)] and asked[0] == asked[1]
+    assert pred.mu == 1.0 and len(set(asked)) == len(VARIANTS)
+
+
 def test_calibration_maps_raw_uncertainty_to_a_monotone_error_rate():
     samples = [(0.05, True)] * 40 + [(0.05, False)] * 2 + [(0.55, True)] * 10 + \
         [(0.55, False)] * 10 + [(0.95, False)] * 3 + [(0.95, True)] * 1 + [(0.35, False)] * 9

@@ -22,7 +22,7 @@ from veriplan.envs.base import Env
 from veriplan.methods.aec import hypotheses as hyp
 from veriplan.methods.aec.config import AgentConfig, PredictorConfig, QueryOnlyConfig
 from veriplan.methods.aec.controller import Policy
-from veriplan.methods.aec.episode import Agent, Outcome, admissible, failed, guard
+from veriplan.methods.aec.episode import Agent, Outcome, admissible, failed, guard, remember
 from veriplan.methods.aec.prompting import render
 from veriplan.methods.aec.state import Hypothesis
 from veriplan.methods.aec.verifier import Verdict
@@ -63,7 +63,7 @@ class DirectAgent(Agent):
                                               watch=False)
                 if result is not None:
                     return result
-            feedback = (feedback + [reason])[-5:]
+            feedback = remember(feedback, [reason])
             if self.tally.replans >= cfg.max_replans:
                 return self.end(False, "replan_cap", f"{reason} (replanning cap "
                                 f"{cfg.max_replans} reached)")

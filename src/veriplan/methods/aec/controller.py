@@ -20,7 +20,7 @@ from typing import Any
 
 from veriplan.methods.aec.domain import ActionModel, FactState, Goal, Key, show
 from veriplan.methods.aec.predictor import Prediction, Predictor
-from veriplan.methods.aec.state import BeliefStore, GroundedStore, Hypothesis, best, consistent
+from veriplan.methods.aec.state import BeliefStore, GroundedStore, Hypothesis, best, conflict
 from veriplan.methods.aec.verifier import Verdict, ungrounded, verify
 from veriplan.methods.records import Event, Observer, quiet
 
@@ -68,15 +68,70 @@ class Decision:
                 "value": self.value, "H": [self.before, self.after]}
 
 
+_SOURCES = {"observation": "was observed", "query": "was found by a query",
+            "execution": "was observed after acting"}
+
+
+@dataclass(frozen=True)
+class Dropped:
+    """A hypothesis that left H, and why: its precondition ``key`` (expected
+    ``expected``) met the value ``value`` by ``by``: "evidence" (B.4's override:
+    w contradicts it, grounded from ``source`` or entailed by ``rule``),
+    "query" (pruned by a grounded value, line 12/17) or "simulation" (pruned by
+    a belief, line 22; not evidence). ``decision``: the decision's number in
+    the round (0: before the first)."""
+
+    hypothesis: Hypothesis
+    key: Key
+    expected: bool
+    value: bool
+    by: str
+    decision: int = 0
+    source: str = ""
+    rule: str | None = None
+
+    @property
+    def grounded(self) -> bool:
+        return self.by != "simulation"
+
+    def why(self) -> str:
+        """The counterexample in words, for the record and the next planning
+        prompt: "step 1 (take apple 1 from countertop 1) needs at(agent,
+        countertop 1) = true, but at(agent, countertop 1) = false was observed"."""
+        h, k = self.hypothesis, self.key
+        seen = show(k, self.value)
+        if self.by == "simulation":
+            how = f"the world model predicted {seen} (not observed)"
+        elif self.rule:
+            how = f"{seen} follows from what was observed (rule {self.rule})"
+        else:
+            how = f"{seen} {_SOURCES.get(self.source, 'was observed')}"
+        return f"{h.need(k)} needs {show(k, self.expected)}, but {how}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"index": self.hypothesis.index, "actions": list(self.hypothesis.actions),
+                "p": show(self.key), "expected": self.expected, "value": self.value,
+                "by": self.by, "decision": self.decision, "source": self.source,
+                "rule": self.rule, "stated": self.key in self.hypothesis.stated,
+                "why": self.why()}
+
+
 @dataclass
 class Round:
-    """What one run of Algorithm 1 did."""
+    """What one run of Algorithm 1 did: its decisions, every hypothesis that
+    left H with the reason (``dropped``), why the loop stopped, h* and V."""
 
     stop: str = ""
     decisions: list[Decision] = field(default_factory=list)
     discarded: int = 0  # by evidence override
+    dropped: list[Dropped] = field(default_factory=list)
     chosen: Hypothesis | None = None
     verdict: Verdict | None = None
+
+    def counterexamples(self) -> list[str]:
+        """The grounded reasons hypotheses were dropped, each once (beliefs are
+        left out: they are not evidence)."""
+        return list(dict.fromkeys(d.why() for d in self.dropped if d.grounded))
 
 
 class Controller:
@@ -99,6 +154,7 @@ class Controller:
         self.unanswerable: set[Key] = set()
         self.exhausted = False
         self.round = Round()
+        self.at = 0  # the number of the decision being made (0: none yet)
 
     # ----- U, SELECTPRECONDITION, gating, pruning ----------------------------------------
     def unresolved(self) -> dict[Key, list[int]]:
@@ -137,15 +193,35 @@ class Controller:
             return QUERY_UNCERTAIN
         return SIMULATE
 
-    def prune(self, key: Key, value: bool) -> None:
-        """H <- {h : h.expected(p) = v}; a hypothesis without p in Pre(h) stays."""
-        self.H = [h for h in self.H if h.pre.get(key, value) == value]
+    def prune(self, key: Key, value: bool, by: str = "query") -> None:
+        """H <- {h : h.expected(p) = v}; a hypothesis without p in Pre(h) stays.
+        ``by``: "query" (v grounded) or "simulation" (v believed)."""
+        kept = []
+        for h in self.H:
+            if h.pre.get(key, value) == value:
+                kept.append(h)
+            else:
+                self.round.dropped.append(Dropped(h, key, h.pre[key], value, by, self.at,
+                                                  self._source(key) if by == "query" else ""))
+        self.H = kept
+
+    def _source(self, key: Key) -> str:
+        prov = self.w.provenance.get(key)
+        return prov[0] if prov else ""
 
     def override(self) -> None:
         """B.4's evidence override: hypotheses that grounded facts contradict go."""
-        before = len(self.H)
-        self.H = [h for h in self.H if consistent(h, self.w)]
-        self.round.discarded += before - len(self.H)
+        kept = []
+        for h in self.H:
+            c = conflict(h, self.w)
+            if c is None:
+                kept.append(h)
+                continue
+            k, e, rule = c
+            self.round.dropped.append(Dropped(h, k, e, not e, "evidence", self.at,
+                                              self._source(k) if rule is None else "", rule))
+            self.round.discarded += 1
+        self.H = kept
 
     # ----- one decision ----------------------------------------------------------------------
     def _query(self, key: Key, kind: str, decision: Decision) -> None:
@@ -165,7 +241,7 @@ class Controller:
     def _simulate(self, key: Key, pred: Prediction, decision: Decision) -> None:
         v = pred.mu >= 0.5
         self.beliefs.record(key, v, pred.sigma)
-        self.prune(key, v)
+        self.prune(key, v, "simulation")
         decision.kind, decision.value, decision.after = SIMULATE, v, len(self.H)
         self.emit(Event("simulate", f"{show(key)} believed {v} (mu {pred.mu:.2f}, sigma "
                         f"{pred.sigma:.2f}); |H| {decision.before} -> {decision.after}"))
@@ -179,6 +255,7 @@ class Controller:
         return pred
 
     def decide(self, key: Key) -> Decision:
+        self.at = len(self.round.decisions) + 1
         decision = Decision(key, QUERY, before=len(self.H))
         if self.policy.gating == "query" or self.predictor is None:
             self._query(key, QUERY, decision)
@@ -228,6 +305,7 @@ class Controller:
                      if k not in self.unanswerable and not (leak and k in self.beliefs)]
             if not needs:
                 return
+            self.at = len(self.round.decisions) + 1
             decision = Decision(needs[0], QUERY, before=len(self.H), phase="commit")
             if leak and self.predictor is not None:
                 self._simulate(needs[0], self.predict(needs[0], decision), decision)
@@ -250,7 +328,8 @@ class Controller:
             self.ground_commit()
         h = best(self.H)
         if h is None:
-            verdict = Verdict(False, "no hypothesis is left (H is empty)")
+            verdict = Verdict(False, "no hypothesis is left (H is empty)" + (
+                f": {len(self.round.dropped)} discarded" if self.round.dropped else ""))
         elif not self.policy.verification:
             verdict = Verdict(True, "committed without verification")
         else:
@@ -262,5 +341,5 @@ class Controller:
         return h, verdict
 
 
-__all__ = ["Answer", "Controller", "Decision", "Policy", "QUERY", "QUERY_AMBIGUOUS",
+__all__ = ["Answer", "Controller", "Decision", "Dropped", "Policy", "QUERY", "QUERY_AMBIGUOUS",
            "QUERY_UNCERTAIN", "Round", "SIMULATE"]

@@ -33,6 +33,15 @@ from veriplan.methods.records import Entry, Event, Observer, quiet
 from veriplan.methods.result import Run, SolveResult
 
 ADMISSIBLE_SHOWN = 60  # commands listed in a prompt (ScienceWorld has thousands)
+FEEDBACK_LINES = 6  # "what went wrong before": the latest distinct lines kept
+LESSONS_PER_ROUND = 3  # grounded counterexamples a round adds to them
+
+
+def remember(feedback: list[str], new: list[str]) -> list[str]:
+    """The feedback lines after a round: ``new`` last, each line once (a line
+    seen again moves to the end), at most FEEDBACK_LINES."""
+    new = list(dict.fromkeys(new))
+    return ([f for f in feedback if f not in new] + new)[-FEEDBACK_LINES:]
 
 
 class EnvFailure(Exception):
@@ -188,6 +197,7 @@ class Agent:
         self.samples: list[tuple[float, bool]] = []
         self.pending: dict[Key, list[Prediction]] = {}
         self.decisions: list[dict[str, Any]] = []
+        self.answers: dict[str, tuple[str, int, str | None]] = {}  # planning prompt -> answer
         self.rules = RuleBook(self.model.rules, cfg.rule_disable_after,
                               self.refinement.disabled, self.refinement.counts)
         self.w = GroundedStore(self.rules)
@@ -205,6 +215,7 @@ class Agent:
             if env.steps_left <= 0:
                 return self.end(False, "step_budget", "the step budget is spent")
             self.tally.rounds += 1
+            self.lessons: list[str] = []  # this round's grounded counterexamples
             hs = self.propose(env, feedback)
             if not hs:
                 reason = "the model gave no readable plan" + (
@@ -213,7 +224,7 @@ class Agent:
                 reason, result = self.plan_and_act(hs, predictor, goal)
                 if result is not None:
                     return result
-            feedback = (feedback + [reason])[-5:]
+            feedback = remember(feedback, [reason] + self.lessons[:LESSONS_PER_ROUND])
             if self.tally.replans >= cfg.max_replans:
                 return self.end(False, "replan_cap", f"{reason} (replanning cap "
                                 f"{cfg.max_replans} reached)")
@@ -234,15 +245,24 @@ class Agent:
         self.tally.discarded += r.discarded
         self.decisions += [d.to_dict() for d in r.decisions]
         self.tally.simulations += sum(d.kind == "simulate" for d in r.decisions)
-        self.log.append(Entry(None, "verify", response=" | ".join(h.actions) if h else "",
+        self.lessons = r.counterexamples()
+        # the record says why every branch ended: each hypothesis that left H, and why
+        ended = [f"plan #{d.hypothesis.index} ({' | '.join(d.hypothesis.actions)}) dropped by "
+                 f"{d.by}: {d.why()}" for d in r.dropped]
+        self.log.append(Entry(None, "verify", response="\n".join(
+                                  ([f"h*: {' | '.join(h.actions)}"] if h else []) + ended),
                               ok=verdict.ok, verdict=verdict.reason or "V accepts h*",
                               data={"stop": r.stop, "verdict": verdict.to_dict(),
                                     "beliefs": ctl.beliefs.to_dict(),
+                                    "dropped": [d.to_dict() for d in r.dropped][:20],
                                     "hypotheses": [x.to_dict() for x in ctl.H][:10]}))
         if ctl.exhausted or self.env.steps_left <= 0:
             return "", self.end(False, "step_budget", "the step budget is spent")
         if h is None or not verdict.ok:
             self.tally.rejections += 1
+            if h is None and r.dropped:
+                return (f"no plan was verified: every plan was discarded "
+                        f"({len(r.dropped)} plan(s))"), None
             return f"no plan was verified: {verdict.reason}", None
         self.tally.commits += 1
         return self.execute(h, verdict)
@@ -335,12 +355,16 @@ class Agent:
                         admissible=admissible(env), k=cfg.hypotheses,
                         max_preconditions=getattr(cfg, "max_preconditions", 0),
                         predicates=self.model.vocabulary() or ["(any)"])
-        value, error = hyp.ask_json(self.run.llm, self.log, "hypotheses", prompt,
-                                    hyp.plans_schema(cfg.hypotheses,
-                                                     getattr(cfg, "max_preconditions", 0)),
-                                    name="plans",
-                                    temperature=cfg.temperature, max_tokens=cfg.max_tokens,
-                                    seed=cfg.seed + self.tally.rounds - 1)
+        schema = hyp.plans_schema(cfg.hypotheses, getattr(cfg, "max_preconditions", 0))
+        earlier = self.answers.get(prompt) if cfg.temperature == 0 else None
+        if earlier is not None:  # greedy decoding: the same prompt, the same answer
+            value, error = hyp.reuse_json(self.log, "hypotheses", prompt, schema, *earlier)
+        else:
+            value, error = hyp.ask_json(self.run.llm, self.log, "hypotheses", prompt, schema,
+                                        name="plans",
+                                        temperature=cfg.temperature, max_tokens=cfg.max_tokens,
+                                        seed=cfg.seed + self.tally.rounds - 1)
+            self.answers[prompt] = (self.log[-1].response, self.tally.rounds, error)
         proposals, bad = hyp.read_plans(value, cfg.hypotheses, self.model.predicates) \
             if value is not None else ([], [error or "no JSON in the answer"])
         self.unread_reason = "; ".join(bad)[:300] if not proposals else ""
@@ -350,9 +374,9 @@ class Agent:
         entry = self.log[-1]
         entry.ok = bool(hs)
         entry.plan = list(hs[0].actions) if hs else []
-        entry.verdict = f"{len(hs)} plan(s) read" + (f"; not read: {'; '.join(bad)}"
-                                                     if bad else "")
-        entry.data = {"hypotheses": [h.to_dict() for h in hs]}
+        entry.verdict += f"{len(hs)} plan(s) read" + (f"; not read: {'; '.join(bad)}"
+                                                      if bad else "")
+        entry.data["hypotheses"] = [h.to_dict() for h in hs]
         self.emit(Event("hypotheses", entry.verdict, ok=bool(hs)))
         return hs
 
@@ -521,4 +545,4 @@ def finish(agent: Agent, outcomes: list[Outcome], failure: str | None, diagnosis
 
 
 __all__ = ["Agent", "EnvFailure", "Outcome", "Tally", "admissible", "as_task", "failed",
-           "finish", "guard"]
+           "finish", "guard", "remember"]

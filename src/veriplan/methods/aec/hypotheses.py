@@ -112,9 +112,9 @@ def build(proposals: Sequence[Proposal], w: GroundedStore, rules: RuleBook, mode
     """Hypotheses with Pre(h) completed from the action model, from w."""
     out = []
     for i, p in enumerate(proposals):
-        pre, notes = derive(p.actions, w.state, rules, model.actions, p.stated)
+        pre, notes, steps = derive(p.actions, w.state, rules, model.actions, p.stated)
         out.append(Hypothesis(p.actions, pre, p.score, start + i,
-                              frozenset(k for k in p.stated if k in pre), notes))
+                              frozenset(k for k in p.stated if k in pre), notes, steps))
     return out
 
 
@@ -126,15 +126,41 @@ def ask_json(llm, log: list[Entry], role: str, prompt: str, schema: dict[str, An
                          temperature=temperature, max_tokens=max_tokens, seed=seed,
                          schema=schema, schema_name=name)
     response = llm.complete(request)
-    value, error = parse_structured(response.text, schema)
-    if value is None:
-        value, _ = parse_structured(response.text, {})
+    value, error = read_json(response.text, schema)
     if value is None and response.finish_reason == "length":
         error = (f"the answer was cut off at the token limit ({max_tokens}) before its JSON "
                  "closed")
     calls = sum(e.call is not None for e in log)
-    log.append(Entry(calls + 1, role, prompt, response.text, response.cached))
+    log.append(Entry(calls + 1, role, prompt, response.text, response.cached,
+                     data=usage(response)))
     return value, error
+
+
+def read_json(text: str, schema: dict[str, Any]) -> tuple[Any, str | None]:
+    """The JSON value of an answer (read item by item when the whole does not
+    fit the schema) and the error."""
+    value, error = parse_structured(text, schema)
+    if value is None:
+        value, _ = parse_structured(text, {})
+    return value, error
+
+
+def reuse_json(log: list[Entry], role: str, prompt: str, schema: dict[str, Any], text: str,
+               round_: int, error: str | None) -> tuple[Any, str | None]:
+    """An earlier round's answer to this very prompt, taken again without a
+    call (at temperature 0 the model would answer the same); recorded as such."""
+    value, err = read_json(text, schema)
+    log.append(Entry(None, role, prompt, text, True,
+                     verdict=f"the same prompt as round {round_}: its answer again, no call; ",
+                     data={"reused_from_round": round_}))
+    return value, error if value is None else err
+
+
+def usage(response: Any) -> dict[str, Any]:
+    """A call's token counts and seconds, for its transcript entry."""
+    return {"prompt_tokens": response.prompt_tokens,
+            "completion_tokens": response.completion_tokens,
+            "seconds": round(response.latency, 3)}
 
 
 def ask_text(llm, log: list[Entry], role: str, prompt: str, *, temperature: float,
@@ -144,9 +170,10 @@ def ask_text(llm, log: list[Entry], role: str, prompt: str, *, temperature: floa
                          max_tokens=max_tokens, seed=seed)
     response = llm.complete(request)
     calls = sum(e.call is not None for e in log)
-    log.append(Entry(calls + 1, role, prompt, response.text, response.cached))
+    log.append(Entry(calls + 1, role, prompt, response.text, response.cached,
+                     data=usage(response)))
     return response.text
 
 
 __all__ = ["ACTIONS_SCHEMA", "NotAPlan", "Proposal", "ask_json", "ask_text", "build",
-           "plans_schema", "read_plan", "read_plans"]
+           "plans_schema", "read_json", "read_plan", "read_plans", "reuse_json", "usage"]

@@ -208,7 +208,15 @@ class EnsemblePredictor:
         self.calls = 0
         self.seconds = 0.0
 
+    def members_order(self) -> list[int]:
+        """The members' numbers k (variant k mod 3, sample k div 3), those of a
+        variant next to each other: a llama.cpp context that answers them in
+        this order reuses the whole prompt for a variant's second sample. The
+        votes are the same in any order."""
+        return sorted(range(self.members), key=lambda k: (k % len(VARIANTS), k))
+
     def prompts(self, w: GroundedStore, key: Key) -> list[str]:
+        """Member k's prompt, for k = 0 .. members - 1."""
         facts = w.describe()
         question = self.describe(key)
         return [render(VARIANTS[k % len(VARIANTS)], task=self.task, facts=facts,
@@ -217,14 +225,15 @@ class EnsemblePredictor:
     def predict(self, w: GroundedStore, key: Key) -> Prediction:
         start = time.perf_counter()
         prompts = self.prompts(w, key)
-        requests = [LLMRequest((Message("user", p),), temperature=self.temperature,
+        order = self.members_order()
+        requests = [LLMRequest((Message("user", prompts[k]),), temperature=self.temperature,
                                max_tokens=self.max_tokens, seed=self.seed,
                                sample_index=k // len(VARIANTS), schema=VOTE_SCHEMA,
                                schema_name="prediction")
-                    for k, p in enumerate(prompts)]
+                    for k in order]
         responses = self.llm.complete_many(requests)
         votes, unread = [], 0
-        for prompt, resp in zip(prompts, responses):
+        for prompt, resp in zip((prompts[k] for k in order), responses):
             value, error = parse_structured(resp.text, VOTE_SCHEMA)
             vote = _VOTE[value["answer"]] if value is not None else 0.5
             votes.append(vote)
@@ -234,7 +243,10 @@ class EnsemblePredictor:
             self.log.append(Entry(calls + 1, "predict", prompt, resp.text, resp.cached,
                                   ok=value is not None,
                                   verdict=f"vote {vote}" if value is not None else
-                                  f"not read ({error}): counted as unknown"))
+                                  f"not read ({error}): counted as unknown",
+                                  data={"prompt_tokens": resp.prompt_tokens,
+                                        "completion_tokens": resp.completion_tokens,
+                                        "seconds": round(resp.latency, 3)}))
         mu, u = raw_uncertainty(votes)
         sigma = self.calibration(u)
         self.seconds += time.perf_counter() - start

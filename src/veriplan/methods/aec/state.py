@@ -125,7 +125,8 @@ class BeliefStore:
 class Hypothesis:
     """A candidate plan: its actions, Pre(h) with h.expected(p), and SCORE(h).
     ``stated``: the preconditions the model annotated; the others were derived
-    from the action model (what a step needs that no earlier step brings about)."""
+    from the action model (what a step needs that no earlier step brings about).
+    ``steps``: for a derived precondition, the (0-based) step that needs it."""
 
     actions: tuple[str, ...]
     pre: dict[Key, bool]
@@ -133,14 +134,23 @@ class Hypothesis:
     index: int = 0
     stated: frozenset[Key] = frozenset()
     notes: list[str] = field(default_factory=list)
+    steps: dict[Key, int] = field(default_factory=dict)
 
     def expected(self, key: Key) -> bool | None:
         return self.pre.get(key)
 
     def to_dict(self) -> dict[str, Any]:
         return {"index": self.index, "actions": list(self.actions), "score": self.score,
-                "pre": [{"p": show(k), "expected": v, "stated": k in self.stated}
+                "pre": [{"p": show(k), "expected": v, "stated": k in self.stated,
+                         **({"step": self.steps[k] + 1} if k in self.steps else {})}
                         for k, v in self.pre.items()], "notes": list(self.notes)}
+
+    def need(self, key: Key) -> str:
+        """Who in the plan needs ``key``: "step 2 (take apple 1 from countertop 1)"
+        for a derived precondition, else "the plan"."""
+        i = self.steps.get(key)
+        return "the plan" if i is None else f"step {i + 1} ({self.actions[i]})"
+
 
 
 def best(hypotheses: list[Hypothesis]) -> Hypothesis | None:
@@ -150,17 +160,24 @@ def best(hypotheses: list[Hypothesis]) -> Hypothesis | None:
     return max(hypotheses, key=lambda h: (h.score, -h.index))
 
 
+def conflict(h: Hypothesis, w: GroundedStore) -> tuple[Key, bool, str | None] | None:
+    """The first precondition of ``h`` that w contradicts (grounded, or entailed
+    by a rule): (p, h.expected(p), the rule or None); None when there is none."""
+    for k, e in h.pre.items():
+        v, rule = w.known(k)
+        if v is not None and v != e:
+            return k, e, rule
+    return None
+
+
 def consistent(h: Hypothesis, w: GroundedStore) -> bool:
     """No precondition of ``h`` is contradicted by w (grounded or entailed)."""
-    for k, e in h.pre.items():
-        v, _ = w.known(k)
-        if v is not None and v != e:
-            return False
-    return True
+    return conflict(h, w) is None
 
 
 def as_facts(values: Mapping[Key, bool]) -> list[Fact]:
     return [Fact(k[0], k[1], v) for k, v in values.items()]
 
 
-__all__ = ["BeliefStore", "GroundedStore", "Hypothesis", "as_facts", "best", "consistent"]
+__all__ = ["BeliefStore", "GroundedStore", "Hypothesis", "as_facts", "best", "conflict",
+           "consistent"]

@@ -218,23 +218,28 @@ def ungrounded(h: Hypothesis, w: FactState, rules: RuleBook, model: ActionModel 
 
 
 def derive(actions: Sequence[str], w: FactState, rules: RuleBook, model: ActionModel | None,
-           stated: dict[Key, bool]) -> tuple[dict[Key, bool], list[str]]:
+           stated: dict[Key, bool]) -> tuple[dict[Key, bool], list[str], dict[Key, int]]:
     """Pre(h) for a proposed plan: what its steps need that no earlier step
     brings about (regressed to the current state by the action model), and the
-    model's stated preconditions on predicates no step writes. Returns Pre(h)
-    and notes (a step the model does not know, a step that contradicts an
-    earlier one's effect)."""
+    model's stated preconditions on predicates no step writes. Returns Pre(h),
+    notes (a step the model does not know, a step that contradicts an earlier
+    one's effect) and, for each derived precondition, the step that needs it."""
     if model is None:
-        return dict(stated), []
+        return dict(stated), [], {}
     app = apply_plan(actions, w, rules, model, stop_on_unknown_action=False)
     pre = {k: v for k, v in stated.items() if k not in app.touched}
     notes = []
     needed: dict[Key, bool] = {}
-    for _, f in app.unknown:  # the earliest step's need, over what the model stated
-        needed.setdefault(key_of(f), f.value)
+    steps: dict[Key, int] = {}
+    for i, f in app.unknown:  # the earliest step's need, over what the model stated
+        if key_of(f) not in needed:
+            needed[key_of(f)] = f.value
+            steps[key_of(f)] = i
     pre.update(needed)
     for i, f, grounded in app.contradicted:
         if grounded:  # the current facts already refute it: evidence override drops h
+            if key_of(f) not in steps or pre.get(key_of(f)) != f.value:
+                steps[key_of(f)] = i
             pre[key_of(f)] = f.value
         else:
             notes.append(f"step {i + 1} ({actions[i]}) needs {show(key_of(f), f.value)}, "
@@ -242,7 +247,7 @@ def derive(actions: Sequence[str], w: FactState, rules: RuleBook, model: ActionM
     if app.unknown_action is not None:
         notes.append(f"step {app.unknown_action + 1} ({actions[app.unknown_action]}) is not "
                      "an action the model knows")
-    return pre, notes
+    return pre, notes, steps
 
 
 __all__ = ["Application", "Verdict", "apply_plan", "check_pre", "derive", "lookup", "pullback",
