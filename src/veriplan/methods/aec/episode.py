@@ -261,8 +261,7 @@ class Agent:
         if h is None or not verdict.ok:
             self.tally.rejections += 1
             if h is None and r.dropped:
-                return (f"no plan was verified: every plan was discarded "
-                        f"({len(r.dropped)} plan(s))"), None
+                return "no plan was verified: every plan was discarded", None
             return f"no plan was verified: {verdict.reason}", None
         self.tally.commits += 1
         return self.execute(h, verdict)
