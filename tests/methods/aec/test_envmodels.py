@@ -116,3 +116,24 @@ def test_scienceworld_has_no_symbolic_goal_and_only_its_sound_rules():
 def test_an_environment_without_a_model_gets_no_verification():
     model = env_model("no-such-env")
     assert model.actions is None and [r.name for r in model.rules] == ["at_one_place"]
+
+
+def test_a_stated_household_precondition_of_the_wrong_sort_is_dropped():
+    """No query could settle cancontain(creditcard, shelf 1) (the arguments
+    swapped) or at(creditcard, shelf 1): they are dropped like a wrong arity,
+    so they neither cost predictions nor keep V from ever accepting the plan."""
+    from veriplan.methods.aec.hypotheses import read_plan
+
+    model = env_model("household")
+    item = {"actions": ["go to shelf 1"], "preconditions": [
+        {"predicate": "cancontain", "args": ["creditcard 1", "shelf 1"], "value": True},
+        {"predicate": "at", "args": ["creditcard 1", "shelf 1"], "value": False},
+        {"predicate": "open", "args": ["agent"], "value": True},
+        {"predicate": "cancontain", "args": ["shelf 1", "creditcard 1"], "value": True},
+        {"predicate": "in", "args": ["apple 1", "mug 1"], "value": False},
+        {"predicate": "in", "args": ["apple 1", "gizmo 3"], "value": False}]}
+    p = read_plan(item, model.predicates, model.well_formed)
+    assert set(p.stated) == {("cancontain", ("shelf 1", "creditcard 1")),
+                             ("in", ("apple 1", "mug 1")), ("in", ("apple 1", "gizmo 3"))}
+    assert p.dropped == 3
+    assert len(read_plan(item, model.predicates).stated) == 6  # without the check

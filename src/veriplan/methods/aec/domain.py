@@ -151,7 +151,10 @@ class EnvModel:
     dropped); ``signatures``: how each is written, for prompts ("open(X,
     ROOM)"); ``describe``: a predicate in words for prompts;
     ``actions_help``: the command grammar for prompts; ``failure_texts``:
-    observations that mean an action failed.
+    observations that mean an action failed; ``well_formed``: False for a
+    predicate whose arguments are of the wrong sort (the agent where a
+    receptacle belongs): no grounder or query could ever settle it, so a
+    stated precondition of that form is dropped like one of the wrong arity.
     """
 
     name: str
@@ -163,6 +166,7 @@ class EnvModel:
     failure_texts: tuple[str, ...] = ("Nothing happens.", "No known action matches that input.")
     describe: Callable[[Key], str] = show
     signatures: Mapping[str, str] = field(default_factory=dict)
+    well_formed: Callable[[Key], bool] = field(default=lambda key: True)
 
     def vocabulary(self) -> list[str]:
         """The predicates as prompts show them: the signature, else the name

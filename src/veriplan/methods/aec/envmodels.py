@@ -214,11 +214,37 @@ HOUSEHOLD_SIGNATURES = {"at": "at(agent, R)", "in": "in(O, R)", "open": "open(R)
                         "toggleable": "toggleable(O)", "cancontain": "cancontain(R, O)"}
 
 
+# where each household predicate takes the agent ("agent") and where a receptacle
+_AGENT_AT = {"at": 0, "holds": 0, "handempty": 0}
+_RECEPTACLE_AT = {"at": 1, "in": 1, "open": 0, "openable": 0, "cancontain": 0}
+
+
+def household_well_formed(key: Key) -> bool:
+    """False when an argument is certainly of the wrong sort: not "agent" where
+    the agent belongs, or "agent" or a name of a known object kind (not a
+    receptacle) where a receptacle belongs ("cancontain(creditcard 1, shelf 1)":
+    the arguments swapped). Names of unknown kinds pass."""
+    from veriplan.envs.household import kinds
+
+    pred, args = key
+    i = _AGENT_AT.get(pred)
+    if i is not None and i < len(args) and args[i] != "agent":
+        return False
+    j = _RECEPTACLE_AT.get(pred)
+    if j is not None and j < len(args):
+        r = args[j]
+        if r == "agent" or (kinds.object_kind(r) is not None and
+                            kinds.receptacle_kind(r) is None):
+            return False
+    return True
+
+
 def household() -> EnvModel:
     return EnvModel("household", rules=env_rules("household") or GENERIC_RULES,
                     actions=env_action_model("household"), goal_for=household_goal,
                     predicates=HOUSEHOLD_PREDICATES, signatures=HOUSEHOLD_SIGNATURES,
-                    actions_help=HOUSEHOLD_HELP, describe=household_describe)
+                    actions_help=HOUSEHOLD_HELP, describe=household_describe,
+                    well_formed=household_well_formed)
 
 
 # ----- ScienceWorld ----------------------------------------------------------------------------
@@ -260,5 +286,6 @@ def scienceworld() -> EnvModel:
 
 __all__ = ["HOUSEHOLD_PREDICATES", "HOUSEHOLD_SIGNATURES", "SCIENCEWORLD_PREDICATES",
            "SCIENCEWORLD_SIGNATURES", "HouseholdGoal", "env_action_model", "env_rules",
-           "household", "household_describe", "household_goal", "kind", "scienceworld",
+           "household", "household_describe", "household_goal", "household_well_formed",
+           "kind", "scienceworld",
            "scienceworld_describe"]

@@ -364,7 +364,8 @@ class Agent:
                                         temperature=cfg.temperature, max_tokens=cfg.max_tokens,
                                         seed=cfg.seed + self.tally.rounds - 1)
             self.answers[prompt] = (self.log[-1].response, self.tally.rounds, error)
-        proposals, bad = hyp.read_plans(value, cfg.hypotheses, self.model.predicates) \
+        proposals, bad = hyp.read_plans(value, cfg.hypotheses, self.model.predicates,
+                                        self.model.well_formed) \
             if value is not None else ([], [error or "no JSON in the answer"])
         self.unread_reason = "; ".join(bad)[:300] if not proposals else ""
         self.tally.unreadable += len(bad)

@@ -7,7 +7,7 @@ from the action model (:func:`veriplan.methods.aec.verifier.derive`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,7 +62,8 @@ def _clean(text: Any) -> str:
     return " ".join(str(text).split())
 
 
-def read_plan(item: Any, vocabulary: Mapping[str, int]) -> Proposal:
+def read_plan(item: Any, vocabulary: Mapping[str, int],
+              well_formed: Callable[[Key], bool] | None = None) -> Proposal:
     if not isinstance(item, Mapping):
         raise NotAPlan("a plan is not an object")
     raw = item.get("actions")
@@ -80,7 +81,8 @@ def read_plan(item: Any, vocabulary: Mapping[str, int]) -> Proposal:
             continue
         pred = _clean(p["predicate"]).lower()
         args = tuple(_clean(a) for a in p["args"])
-        if vocabulary and vocabulary.get(pred) != len(args):
+        if vocabulary and vocabulary.get(pred) != len(args) or \
+                well_formed is not None and not well_formed((pred, args)):
             dropped += 1  # not a predicate the grounder (and the queries) can ever settle
             continue
         stated[(pred, args)] = p["value"]
@@ -90,7 +92,8 @@ def read_plan(item: Any, vocabulary: Mapping[str, int]) -> Proposal:
     return Proposal(actions, stated, min(1.0, max(0.0, float(score))), dropped)
 
 
-def read_plans(value: Any, k: int, vocabulary: Mapping[str, int]
+def read_plans(value: Any, k: int, vocabulary: Mapping[str, int],
+               well_formed: Callable[[Key], bool] | None = None
                ) -> tuple[list[Proposal], list[str]]:
     """The plans of an answer (at most ``k``) and why items were not read."""
     items = value.get("plans") if isinstance(value, Mapping) else value
@@ -101,7 +104,7 @@ def read_plans(value: Any, k: int, vocabulary: Mapping[str, int]
     out, bad = [], []
     for item in items[:k]:
         try:
-            out.append(read_plan(item, vocabulary))
+            out.append(read_plan(item, vocabulary, well_formed))
         except NotAPlan as exc:
             bad.append(str(exc))
     return out, bad
