@@ -107,6 +107,27 @@ def test_bounded_in_flight():
     assert llm.usage.totals()["calls"] == 20
 
 
+
+def test_a_serial_backend_gets_the_requests_one_by_one_in_order():
+    """llama.cpp answers one call at a time: complete_many sends in order (so a
+    request follows the one whose prompt prefix it shares), never in parallel."""
+    seen, active, peak = [], 0, 0
+
+    def answer(req):
+        nonlocal active, peak
+        active += 1
+        peak = max(peak, active)
+        seen.append(req.messages[-1].content)
+        time.sleep(0.002)
+        active -= 1
+        return "ok"
+
+    backend = ScriptedBackend(fn=answer)
+    backend.serial = True
+    prompts = [f"q{i}" for i in range(12)]
+    LLM(backend, max_in_flight=4).complete_many([LLMRequest.of(p) for p in prompts])
+    assert seen == prompts and peak == 1
+
 def test_usage_and_costs(tmp_path):
     prices = tmp_path / "p.json"
     prices.write_text('{"gpt-x": [1.0, 2.0]}')

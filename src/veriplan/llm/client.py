@@ -100,8 +100,11 @@ class LLM:
         return StructuredResponse(resp, value, error)
 
     def complete_many(self, requests: Sequence[LLMRequest]) -> list[LLMResponse]:
-        """Answers in request order; up to ``max_in_flight`` at once."""
-        if len(requests) <= 1:
+        """Answers in request order; up to ``max_in_flight`` at once. A backend
+        that answers one call at a time (``serial``: llama.cpp in-process) gets
+        them one by one in order, so consecutive requests reuse their shared
+        prompt prefix (threads would reach it in any order and gain nothing)."""
+        if len(requests) <= 1 or getattr(self.backend, "serial", False):
             return [self.complete(r) for r in requests]
         with ThreadPoolExecutor(max_workers=self.max_in_flight) as pool:
             return list(pool.map(self.complete, requests))

@@ -36,6 +36,7 @@ class LlamaCppBackend:
     """
 
     name = "llamacpp"
+    serial = True  # one context: LLM.complete_many sends requests in order
 
     @classmethod
     def model_name_for(cls, options: Mapping[str, object]) -> str:
