@@ -134,6 +134,26 @@ def test_a_bridging_cycle_stops_and_falls_back_to_a_query():
     assert r.metrics["queries"] == 1 and r.verified
 
 
+
+def test_a_second_bridge_is_asked_for_with_the_first_and_why_it_failed():
+    """At temperature 0 the same prompt gives the same step: the next attempt
+    names what was proposed and why it did not do."""
+    prompts = []
+
+    def bridge(prompt):
+        prompts.append(prompt)
+        if len(prompts) == 1:
+            return hyp("Open the fridge", [], facts=["the fridge is open"])
+        return hyp("Stir the flour with water into a batter", [("you have flour", "flour")],
+                   facts=["batter is ready"], structure="batter mixed")
+
+    fry = hyp("Fry the batter in a frying pan", [("batter is ready", "batter")],
+              goal=True, structure="pancakes are made")
+    r = run(Model([[fry]], bridge=bridge))
+    assert r.verified and r.metrics["bridges"] == 2 and r.metrics["queries"] == 0
+    assert "Already proposed" not in prompts[0]
+    assert "- Open the fridge: it does not make batter is ready hold" in prompts[1]
+
 def test_the_graphs_meet_and_verification_rejects_a_close_but_wrong_chain():
     # Backward: the last step needs "batter is ready"; forward makes it. They meet.
     last = hyp("Fry the batter in a frying pan", [("batter is ready", "batter"),

@@ -153,12 +153,17 @@ class _Search:
         return h, ""
 
     def bridge(self, h: Hypothesis, p: Precondition, w: World) -> Hypothesis | None:
+        """Up to ``t_bridge`` bridging hypotheses for ``p``, each asked for with
+        the earlier ones and why they failed (at temperature 0 the same prompt
+        would give the same step again)."""
+        tried: list[tuple[str, str]] = []
         for _ in range(self.config.t_bridge):
             prompt = render("bridge.j2", goal=self.req.goal, facts=self.g.describe(
                 self.ground(w)), action=h.action, need=p.text, subject=p.subject,
-                actions=self.req.actions)
+                actions=self.req.actions, tried=tried)
             proposals, entry = self.propose("bridge", prompt, 1)
             if not proposals:
+                tried.append(("(an answer that was not a step)", "it could not be read"))
                 continue
             b = proposals[0]
             labels = ",".join(q.label for q in h.pre)
@@ -173,10 +178,12 @@ class _Search:
             b, why = self.refine(b, w, 1)  # a bridge's own unknowns are queried, not bridged
             if b is None:
                 self.record(proposals[0], f"bridge {why}", entry)
+                tried.append((proposals[0].action, why))
                 continue
             after = self.ground(w.apply(b.eff))
             if after.value(p.text, p.subject) is not True:
                 self.record(b, f"bridge does not establish: {p.text}", entry)
+                tried.append((b.action, f"it does not make {p.text} hold"))
                 continue
             self.record(b, f"bridge: establishes {p.text}", entry)
             pre = tuple(replace(q, label=SAT, how="bridge") if q.text == p.text else q
