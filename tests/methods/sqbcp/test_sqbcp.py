@@ -257,3 +257,50 @@ def test_using_up_what_is_known_at_hand_passes_and_anything_else_fails():
     assert ok.r["flour"] == 0 and not hard_check(ok, Goal({}, "", {}, None))
     bad = w.apply(Effects({"saffron": -1}))
     assert hard_check(bad, Goal({}, "", {}, None)) == ["uses more saffron than there is"]
+
+
+def test_a_question_asked_before_reuses_the_answer_without_an_oracle_call():
+    """Q(p) is issued once (Section 3.4): a second hypothesis with the same
+    unknown precondition gets the earlier answer, and the oracle is not called."""
+    water = [("you have sparkling water", "sparkling water")]
+    a = hyp("Whisk flour with sparkling water", water, goal=True, structure="pancakes are made")
+    b = hyp("Fold sparkling water into the eggs", water, goal=True,
+            structure="pancakes are made")
+    r = run(Model([[a, b]]), Config(k=0, embeddings="lexical", bidirectional=False, t_bridge=0))
+    m = r.metrics
+    assert m["dropped"].get("unresolvable") == 2  # both dropped, as before
+    assert m["queries"] == m["oracle_calls"] == 1 and m["reused_answers"] == 1
+    assert len(m["answers"]) == 1
+    queries = [e for e in r.transcript if e.role == "query"]
+    assert [e.data["reused"] for e in queries] == [False, True]
+    assert "no oracle call" in queries[1].verdict
+
+
+def test_a_reused_yes_resolves_like_the_first_answer():
+    """A bridge's own query answers the precondition it was meant to establish;
+    the fall-back query after bridging reuses that answer (no second call)."""
+    eggs = [("you have eggs", "eggs")]
+    scramble = hyp("Scramble the eggs in a frying pan", eggs, goal=True,
+                   structure="pancakes are made")
+    # a bridge that needs the eggs itself (its query: yes) and uses them up
+    crack = hyp("Crack the eggs into a bowl", eggs, facts=["the bowl is full"])
+    crack["effects"]["facts_false"] = ["you have eggs"]
+    r = run(Model([[scramble]], bridge=lambda prompt: crack),
+            Config(k=0, embeddings="lexical", bidirectional=False, t_bridge=1))
+    assert r.verified and r.plan == ["Scramble the eggs in a frying pan"], r.last_diagnosis
+    assert r.metrics["queries"] == r.metrics["oracle_calls"] == 1
+    assert r.metrics["reused_answers"] == 1
+    assert r.metrics["dropped"].get("bridge does not establish") == 1
+
+
+def test_the_final_state_is_screened_by_delta_accept():
+    """D(w_f, w*) < delta_accept (Section 3.1; the appendix's acceptance): a
+    screen before the verifier, like the component thresholds of Eq. 5."""
+    ok = run(Model([[MIX], [FRY]]))
+    assert ok.verified
+    tight = run(Model([[MIX], [FRY]]),
+                Config(k=0, embeddings="lexical", bidirectional=False, delta_accept=1e-9,
+                       t_max=3))
+    assert not tight.verified and tight.plan == []
+    verdicts = [e.verdict for e in tight.transcript if e.role == "verify"]
+    assert verdicts and all("distance screen" in v and "D = " in v for v in verdicts)

@@ -160,12 +160,14 @@ def read_all(value: Any, limit: int) -> tuple[list[Hypothesis], list[str]]:
 
 @dataclass
 class Tally:
-    """What a run counts: hypotheses proposed, not read, bridged, queries."""
+    """What a run counts: hypotheses proposed, not read, bridged, queries
+    (oracle calls) and answers reused for a question asked before."""
 
     proposed: int = 0
     unreadable: int = 0
     bridges: int = 0
     queries: int = 0
+    reused: int = 0
     dropped: dict[str, int] = field(default_factory=dict)
 
     def drop(self, why: str) -> None:

@@ -76,6 +76,7 @@ class _Search:
         self.substitutions: list[dict[str, str]] = []
         self.unanswered: set[str] = set()
         self.answers: list[dict[str, Any]] = []
+        self.asked: dict[str, Any] = {}  # question -> the oracle's answer (asked once)
 
     # ----- knowledge -------------------------------------------------------------------
     def ground(self, w: World) -> World:
@@ -194,20 +195,32 @@ class _Search:
         return None
 
     def query(self, h: Hypothesis, p: Precondition) -> tuple[Hypothesis | None, str]:
+        """Q(p), put to the oracle once per run: a question asked before
+        (another hypothesis with the same precondition, a bridge's own query)
+        reuses the earlier answer, with no oracle call."""
         question = self.g.question(p)
-        answer = self.req.oracle.ask(question)
-        self.tally.queries += 1
+        reused = question in self.asked
+        if reused:
+            answer = self.asked[question]
+            self.tally.reused += 1
+        else:
+            answer = self.asked[question] = self.req.oracle.ask(question)
+            self.tally.queries += 1
         status = getattr(answer, "status", "unknown")
         subs = tuple(getattr(answer, "substitutes", ()) or ())
         self.log.append(Entry(None, "query", question, getattr(answer, "text", str(answer)),
                               ok=status != "unknown", verdict=f"{p.subject}: {status}"
-                              + (f", substitutes {', '.join(subs)}" if subs else ""),
-                              data={"about": getattr(answer, "about", None)}))
-        self.emit(Event("query", f"{question} -> {getattr(answer, 'text', answer)}",
-                        ok=status != "unknown"))
-        self.answers.append({"question": question, "precondition": p.text,
-                             "subject": p.subject, "answer": status,
-                             "substitutes": list(subs)})
+                              + (f", substitutes {', '.join(subs)}" if subs else "")
+                              + (" (asked before: the answer reused, no oracle call)"
+                                 if reused else ""),
+                              data={"about": getattr(answer, "about", None),
+                                    "reused": reused}))
+        self.emit(Event("query", f"{question} -> {getattr(answer, 'text', answer)}"
+                        + (" (reused)" if reused else ""), ok=status != "unknown"))
+        if not reused:
+            self.answers.append({"question": question, "precondition": p.text,
+                                 "subject": p.subject, "answer": status,
+                                 "substitutes": list(subs)})
         if status == "yes":
             self.learned[key(p.text)] = True
             self.learned[key(p.subject)] = True
@@ -320,6 +333,9 @@ class _Search:
         screen = self.distance.screen(w, self.g.goal, {
             "r": self.config.delta_r, "s": self.config.delta_s, "l": self.config.delta_l,
             "t": self.config.delta_t})
+        d = self.distance(w, self.g.goal)
+        if d >= self.config.delta_accept:  # D(w_f, w*) < delta_accept (Section 3.1)
+            screen.append(f"D = {d:.3g} >= {self.config.delta_accept:g}")
         if screen:
             return False, ["distance screen: " + "; ".join(screen)], w
         reasons = hard_check(w, self.g.goal)
@@ -511,8 +527,9 @@ def finish(run: Run, search: _Search, req: Request, plan: list[str], accepted: b
         "stop": stop, "violations": violations,
         "violated": bool(judged.get("violated")), "hypotheses": t.proposed,
         "unreadable": t.unreadable,
-        "bridges": t.bridges, "queries": t.queries, "oracle_calls": getattr(
-            req.oracle, "calls", t.queries), "expansions": search.expansions,
+        "bridges": t.bridges, "queries": t.queries, "reused_answers": t.reused,
+        "oracle_calls": getattr(req.oracle, "calls", t.queries),
+        "expansions": search.expansions,
         "dropped": t.dropped, "d_s": d_s, "learned": dict(search.learned),
         "substitutions": search.substitutions, "rejected": search.rejected[:5],
         "answers": search.answers, "relied_on": relied,
