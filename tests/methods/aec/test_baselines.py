@@ -116,3 +116,51 @@ def test_the_no_gating_ablation_simulates_an_ambiguous_prediction():
     first = r.metrics["decisions"][0]
     assert first["kind"] == "simulate" and first["mu"] == 0.5
     assert r.metrics["policy"]["gating"] == "simulate"
+
+
+def test_react_keeps_the_first_observation_in_view_after_the_window_moves_on():
+    model = kitchen.Model()  # every turn: "look" (Nothing happens.)
+    run("aec-react", model, max_steps="12", temperature="0.7")
+    first = "Observation: You are in the middle of a room. Looking quickly around you"
+    prompts = model.prompts["turn"]
+    assert len(prompts) == 12 and all(first in p for p in prompts)
+    assert "(earlier turns not shown)" not in prompts[8]  # 8 turns: all shown
+    assert "(earlier turns not shown)" in prompts[9] and prompts[9].count("Action: look") == 8
+
+
+def test_react_at_temperature_0_answers_a_repeated_prompt_without_a_call():
+    # "look" fails the same way every turn: from turn 11 the 8 turns in view (and the
+    # note that earlier ones are not) are the same, so the prompt is turn 10's and
+    # greedy decoding would answer the same
+    model = kitchen.Model()
+    r = run("aec-react", model, max_steps="12")
+    turns = [e for e in r.transcript if e.role == "turn"]
+    assert [e.call is None for e in turns] == [False] * 10 + [True] * 2
+    assert turns[10].prompt == turns[9].prompt and turns[10].cached
+    assert turns[10].verdict.startswith("the same prompt as turn 10: its answer again")
+    assert len(model.prompts["turn"]) == 10 and r.llm_calls == 10
+    assert r.metrics["env_steps"] == 12 and r.plan == ["look"] * 12  # still acted each turn
+    # at a sampling temperature the model is asked every turn
+    again = kitchen.Model()
+    assert run("aec-react", again, max_steps="12", temperature="0.7").llm_calls == 12
+
+
+def test_react_stops_when_a_commandless_answer_would_come_back_forever():
+    model = kitchen.Model(turns=["I am not sure what to do."] * 30)
+    r = run("aec-react", model, max_steps="12")
+    # turns 1-10 differ (the window fills with the same empty turn); turn 11 is turn 10
+    assert len(model.prompts["turn"]) == 10 and r.metrics["unreadable"] == 11
+    assert r.failure == "not_won" and r.metrics["env_steps"] == 0
+    assert "same prompt would get the same answer" in r.last_diagnosis
+
+
+def test_direct_at_temperature_0_answers_a_repeated_prompt_without_a_call():
+    # the plan fails at the same step every round: from round 3 the observation
+    # ("Nothing happens.") and the feedback are round 2's
+    model = kitchen.Model(direct=[P("cabinet 1")["actions"]] * 2)
+    r = run("aec-direct", model, max_replans="3")
+    plans = [e for e in r.transcript if e.role == "plan"]
+    assert [e.call is None for e in plans] == [False, False, True, True]
+    assert plans[2].prompt == plans[1].prompt and r.llm_calls == 2
+    assert r.metrics["rounds"] == 4 and r.metrics["commits"] == 4
+    assert r.failure == "replan_cap"

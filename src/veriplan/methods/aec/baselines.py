@@ -5,12 +5,17 @@ observation interface as AEC (each registered as a method):
   without verification; a failed action or a plan that ends short of the goal
   starts a new round from the observation then (a replanning round);
 - ``aec-react``: ReAct (thought and action per turn) over the environment's
-  admissible commands; each failed action is a replanning round;
+  admissible commands, the first observation and the latest turns in view;
+  each failed action is a replanning round;
 - ``wkm``: AEC's loop where every unresolved precondition is predicted and the
   predictions are taken as facts (pruning, and the commitment check reads
   them): no grounding beyond what the agent observes by acting;
 - ``query-only``: every missing precondition is grounded by query before
   committing (no predictor).
+
+At temperature 0 (the default), Direct and ReAct take an earlier answer to an
+identical prompt again without a call, as AEC's planner does, so that LLM
+calls and tokens compare on the same footing.
 """
 
 from __future__ import annotations
@@ -45,15 +50,22 @@ class DirectAgent(Agent):
             prompt = render("direct.j2", task=env.task_description, observation=self.last_text,
                             feedback=feedback, actions_help=self.model.actions_help,
                             admissible=admissible(env))
-            value, error = hyp.ask_json(self.run.llm, self.log, "plan", prompt,
-                                        hyp.ACTIONS_SCHEMA, name="plan",
-                                        temperature=cfg.temperature, max_tokens=cfg.max_tokens,
-                                        seed=cfg.seed + self.tally.rounds - 1)
+            earlier = self.answers.get(prompt) if cfg.temperature == 0 else None
+            if earlier is not None:  # greedy decoding: the same prompt, the same answer
+                value, error = hyp.reuse_json(self.log, "plan", prompt, hyp.ACTIONS_SCHEMA,
+                                              *earlier)
+            else:
+                value, error = hyp.ask_json(self.run.llm, self.log, "plan", prompt,
+                                            hyp.ACTIONS_SCHEMA, name="plan",
+                                            temperature=cfg.temperature,
+                                            max_tokens=cfg.max_tokens,
+                                            seed=cfg.seed + self.tally.rounds - 1)
+                self.answers[prompt] = (self.log[-1].response, self.tally.rounds, error)
             actions = _actions(value)
             entry = self.log[-1]
             entry.ok, entry.plan = bool(actions), list(actions)
-            entry.verdict = (f"{len(actions)} action(s)" if actions else
-                             f"not a plan ({error or 'no list of actions'}): counted")
+            entry.verdict += (f"{len(actions)} action(s)" if actions else
+                              f"not a plan ({error or 'no list of actions'}): counted")
             if not actions:
                 self.tally.unreadable += 1
                 reason = "the model gave no readable plan"
@@ -89,29 +101,45 @@ def read_turn(text: str) -> dict[str, str]:
 
 
 class ReactAgent(Agent):
-    HISTORY = 8  # turns shown in the prompt
+    HISTORY = 8  # the latest turns shown in the prompt, after the first observation
 
     def _episode(self, env: Env) -> Outcome:
         cfg = self.config
         first = self.start(env).text
         history: list[dict[str, str]] = []
         turns = 0
+        said: dict[str, tuple[str, int]] = {}  # prompt -> (answer, turn), at temperature 0
+        prompt = ""
         while env.steps_left > 0 and turns < 2 * env.max_steps:
             turns += 1
             self.tally.rounds += 1
-            prompt = render("react.j2", task=env.task_description,
-                            actions_help=self.model.actions_help,
-                            history=history[-self.HISTORY:], first=first,
-                            admissible=admissible(env))
-            answer = hyp.ask_text(self.run.llm, self.log, "turn", prompt,
-                                  temperature=cfg.temperature,
-                                  max_tokens=min(cfg.max_tokens, 200), seed=cfg.seed + turns - 1)
+            shown = history[-self.HISTORY:]
+            before, prompt = prompt, render(
+                "react.j2", task=env.task_description, actions_help=self.model.actions_help,
+                history=shown, first=first, omitted=len(history) > len(shown),
+                admissible=admissible(env))
+            earlier = said.get(prompt) if cfg.temperature == 0 else None
+            if earlier is not None:  # greedy decoding: the same prompt, the same answer
+                answer = hyp.reuse_text(self.log, "turn", prompt, *earlier)
+            else:
+                answer = hyp.ask_text(self.run.llm, self.log, "turn", prompt,
+                                      temperature=cfg.temperature,
+                                      max_tokens=min(cfg.max_tokens, 200),
+                                      seed=cfg.seed + turns - 1)
+                said[prompt] = (answer, turns)
             turn = read_turn(answer)
             action = " ".join(turn.get("action", "").split())
             entry = self.log[-1]
             if not action:
                 self.tally.unreadable += 1
-                entry.ok, entry.verdict = False, "no Action line: counted, the episode goes on"
+                entry.ok = False
+                if earlier is not None and prompt == before:
+                    # the previous turn's prompt and answer again, and no step taken: every
+                    # later prompt would be this one, answered the same
+                    entry.verdict += "no Action line again: the episode cannot go on"
+                    return self.end(False, "not_won", "the model gave no command, and the same "
+                                    "prompt would get the same answer (temperature 0)")
+                entry.verdict = "no Action line: counted, the episode goes on"
                 history.append({"thought": turn.get("thought", ""), "action": "(none)",
                                 "observation": "Give one command on an 'Action:' line."})
                 continue
@@ -120,7 +148,7 @@ class ReactAgent(Agent):
             bad = failed(result, self.model)
             self.ground(result.observation.facts, "execution", ())
             entry.ok, entry.plan = not bad, [action]
-            entry.verdict = "failed" if bad else "done"
+            entry.verdict += "failed" if bad else "done"
             self.emit(Event("execute", f"{action} -> {result.observation.text[:120]}",
                             ok=not bad))
             history.append({"thought": turn.get("thought", ""), "action": action,

@@ -159,6 +159,15 @@ def reuse_json(log: list[Entry], role: str, prompt: str, schema: dict[str, Any],
     return value, error if value is None else err
 
 
+def reuse_text(log: list[Entry], role: str, prompt: str, text: str, turn: int) -> str:
+    """An earlier turn's answer to this very prompt, taken again without a call
+    (temperature 0: the model would answer the same); recorded as such."""
+    log.append(Entry(None, role, prompt, text, True,
+                     verdict=f"the same prompt as turn {turn}: its answer again, no call; ",
+                     data={"reused_from_round": turn}))
+    return text
+
+
 def usage(response: Any) -> dict[str, Any]:
     """A call's token counts and seconds, for its transcript entry."""
     return {"prompt_tokens": response.prompt_tokens,
@@ -179,4 +188,5 @@ def ask_text(llm, log: list[Entry], role: str, prompt: str, *, temperature: floa
 
 
 __all__ = ["ACTIONS_SCHEMA", "NotAPlan", "Proposal", "ask_json", "ask_text", "build",
-           "plans_schema", "read_json", "read_plan", "read_plans", "reuse_json", "usage"]
+           "plans_schema", "read_json", "read_plan", "read_plans", "reuse_json", "reuse_text",
+           "usage"]
