@@ -65,6 +65,20 @@ def test_the_ensemble_sends_a_variants_samples_one_after_the_other():
     assert pred.mu == 1.0 and len(set(asked)) == len(VARIANTS)
 
 
+def test_at_temperature_0_a_variant_is_asked_once_and_its_vote_counts_for_each_member():
+    answers = iter(['{"answer": "yes"}', '{"answer": "no"}', '{"answer": "unknown"}'])
+    backend = ScriptedBackend(fn=lambda req: next(answers))
+    ens = EnsemblePredictor(LLM(backend), task="put a hot apple in table.",
+                            describe=household_describe, members=5, temperature=0.0)
+    ctl = controller(three_plans())
+    pred = ens.predict(ctl.w, FRIDGE)
+    assert len(backend.requests) == 3 and ens.calls == 3  # not 5: greedy answers repeat
+    assert pred.votes == (1.0, 1.0, 0.0, 0.0, 0.5)  # members 0, 3, 1, 4, 2
+    assert [e.call is None for e in ens.log] == [False, True, False, True, False]
+    assert ens.log[1].prompt == ens.log[0].prompt and ens.log[1].cached
+    assert "no call" in ens.log[1].verdict
+
+
 def test_calibration_maps_raw_uncertainty_to_a_monotone_error_rate():
     samples = [(0.05, True)] * 40 + [(0.05, False)] * 2 + [(0.55, True)] * 10 + \
         [(0.55, False)] * 10 + [(0.95, False)] * 3 + [(0.95, True)] * 1 + [(0.35, False)] * 9

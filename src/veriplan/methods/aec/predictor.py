@@ -231,19 +231,33 @@ class EnsemblePredictor:
                                sample_index=k // len(VARIANTS), schema=VOTE_SCHEMA,
                                schema_name="prediction")
                     for k in order]
-        responses = self.llm.complete_many(requests)
+        # at temperature 0 a variant's second sample is its first again (greedy
+        # decoding): it is asked once and its vote counted for each member
+        first: dict[str, int] = {}  # prompt -> the first position asking it
+        for i, k in enumerate(order):
+            first.setdefault(prompts[k], i)
+        asked = sorted(first.values()) if self.temperature == 0 else list(range(len(order)))
+        answered = dict(zip(asked, self.llm.complete_many([requests[i] for i in asked])))
         votes, unread = [], 0
-        for prompt, resp in zip((prompts[k] for k in order), responses):
+        for i, k in enumerate(order):
+            prompt = prompts[k]
+            same = i not in answered
+            resp = answered[first[prompt]] if same else answered[i]
             value, error = parse_structured(resp.text, VOTE_SCHEMA)
             vote = _VOTE[value["answer"]] if value is not None else 0.5
             votes.append(vote)
             unread += value is None
+            verdict = f"vote {vote}" if value is not None else \
+                f"not read ({error}): counted as unknown"
+            if same:
+                self.log.append(Entry(None, "predict", prompt, resp.text, True,
+                                      ok=value is not None, verdict="the same prompt as the "
+                                      f"member before, at temperature 0: no call; {verdict}"))
+                continue
             self.calls += 1
             calls = sum(e.call is not None for e in self.log)
             self.log.append(Entry(calls + 1, "predict", prompt, resp.text, resp.cached,
-                                  ok=value is not None,
-                                  verdict=f"vote {vote}" if value is not None else
-                                  f"not read ({error}): counted as unknown",
+                                  ok=value is not None, verdict=verdict,
                                   data={"prompt_tokens": resp.prompt_tokens,
                                         "completion_tokens": resp.completion_tokens,
                                         "seconds": round(resp.latency, 3)}))
