@@ -158,8 +158,37 @@ def table1(eps: list[Episode]) -> list[dict[str, Any]]:
                      "env": es[0].env, "units": len(es), "won": won, "success": won / len(es),
                      "wilson": [lo, hi], "by_type": by_type,
                      "errors": sum(e.record.status != "done" for e in es),
-                     "failures": _failures(es), **_costs(es)})
+                     "failures": _failures(es), **_costs(es), **_gate(es)})
     return rows
+
+
+def _gate(eps: list[Episode]) -> dict[str, Any]:
+    """The tau and calibration AEC's units used (tau chosen on a validation
+    split, or the default; sigma calibrated, or the raw uncertainty): empty
+    for a method without them."""
+    taus = sorted({(e.metrics["tau"], str(e.metrics.get("tau_source") or "config"))
+                   for e in eps if e.metrics.get("tau") is not None})
+    cals = sorted({str(e.metrics["calibration"]) for e in eps
+                   if e.metrics.get("calibration") is not None})
+    return {"tau": [list(t) for t in taus], "calibration": cals} if taus or cals else {}
+
+
+_NOT_CHOSEN = "the setting, not chosen on a validation split"
+
+
+def _gate_md(rows: list[dict[str, Any]]) -> list[str]:
+    lines = []
+    for r in rows:
+        if not r.get("tau") and not r.get("calibration"):
+            continue
+        taus = ", ".join(f"{t} ({_NOT_CHOSEN if src == 'config' else src})"
+                         for t, src in r.get("tau") or []) or "n/a"
+        cals = ", ".join(c if c != "none" else "none (sigma = the raw uncertainty)"
+                         for c in r.get("calibration") or []) or "n/a"
+        lines.append(f"- {r['method']} ({r['config']}; {r['model']}; {r['dataset']}): tau {taus}; "
+                     f"calibration {cals}")
+    return ["", "tau and calibration of the rows that use them (the paper selects tau on a "
+            "validation set and calibrates sigma on held-out tasks):", *lines] if lines else []
 
 
 def _cell(k: int, n: int) -> str:
@@ -169,24 +198,25 @@ def _cell(k: int, n: int) -> str:
 def _table1_md(rows: list[dict[str, Any]]) -> list[str]:
     heads = [h for h, _ in TASK_TYPES]
     lines = ["", "### Household games (the layout of the AEC paper's Table 1)", "",
-             "Success rate (%) per task type (won/units), over all with its Wilson 95% "
-             "interval; then per episode: replanning rounds (a failed episode counts the "
-             "cap, as the paper does), queries, environment steps, LLM calls, tokens.", "",
-             "| method | settings | model | dataset | " + " | ".join(heads) + " | all (Wilson 95%)"
-             " | replanning rounds | queries | env steps | LLM calls | tokens | failures |",
+             "Success rate (%) over all (avg., first as in the paper) with its Wilson 95% "
+             "interval, then per task type (won/units); then per episode: replanning rounds "
+             "(a failed episode counts the cap, as the paper does), queries, environment "
+             "steps, LLM calls, tokens.", "",
+             "| method | settings | model | dataset | all (Wilson 95%) | " + " | ".join(heads)
+             + " | replanning rounds | queries | env steps | LLM calls | tokens | failures |",
              "|---|---|---|---|" + "---|" * (len(heads) + 7)]
     for r in rows:
         cells = [_cell(*r["by_type"][h]) for h in heads]
         fails = ", ".join(f"{k} {v}" for k, v in r["failures"].items()) or "none"
         lines.append(
             f"| {r['method']} | {r['config']} | {r['model']} | {r['dataset']} | "
-            + " | ".join(cells)
-            + f" | {100 * r['success']:.1f} ({r['won']}/{r['units']}; "
+            f"{100 * r['success']:.1f} ({r['won']}/{r['units']}; "
             f"{100 * r['wilson'][0]:.1f}-{100 * r['wilson'][1]:.1f}) | "
-            f"{_f(r['replanning_rounds'], 2)} | {_f(r['queries'], 2)} | "
+            + " | ".join(cells)
+            + f" | {_f(r['replanning_rounds'], 2)} | {_f(r['queries'], 2)} | "
             f"{_f(r['env_steps'], 1)} | {_f(r['llm_calls'], 1)} | {_f(r['tokens'], 0)} | "
             f"{fails} |")
-    return lines
+    return lines + _gate_md(rows)
 
 
 # ----- Table 2 ---------------------------------------------------------------------------------
@@ -209,6 +239,7 @@ def table2(eps: list[Episode]) -> list[dict[str, Any]]:
                       "score": _mean([e.score for e in sub]),
                       "tasks": dict(sorted(_count(e.task_type for e in sub).items()))}
         row.update(_costs(es))
+        row.update(_gate(es))
         row["failures"] = _failures(es)
         rows.append(row)
     return rows
@@ -276,7 +307,7 @@ def _table2_md(rows: list[dict[str, Any]], records: list[UnitRecord]) -> list[st
                      + f" | {_f(r['replanning_rounds'], 2)} | {_f(r['queries'], 2)} | "
                      f"{_f(r['env_steps'], 1)} | {_f(r['llm_calls'], 1)} | "
                      f"{_f(r['tokens'], 0)} |")
-    return lines
+    return lines + _gate_md([{**r, "dataset": r["env"]} for r in rows])
 
 
 # ----- iterations (Figure 3) -------------------------------------------------------------------

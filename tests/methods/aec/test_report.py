@@ -169,7 +169,13 @@ def test_the_report_has_the_section_the_plot_and_the_compare(runs):
     assert "Table 1" in md and "Table 2" in md and "Figure 3" in md
     assert "scienceworld package version: 1.2.3" in md
     assert "task subset, unseen: 1 variation(s) of 1 task(s): boil 1" in md
-    assert "| pick | clean | heat | cool | examine | pick two | all" in md
+    # the paper's Table 1: the average first, then the six task types
+    assert "| all (Wilson 95%) | pick | clean | heat | cool | examine | pick two |" in md
+    # AEC's rows say which tau and calibration they ran with (here: the defaults)
+    assert ("- aec (max_steps=20; scripted:scripted; kitchen_table): tau 0.2 (the setting, "
+            "not chosen on a validation split); calibration none (sigma = the raw "
+            "uncertainty)") in md
+    assert "- aec-react (max_steps=20" not in md  # ReAct has neither
     assert (runs / "aec_iterations.png").is_file() and "aec_iterations.png" in paths[
         "html"].read_text()
     data = json.loads(paths["json"].read_text())
