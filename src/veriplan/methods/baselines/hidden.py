@@ -1,14 +1,15 @@
 """The baselines SQ-BCP is compared with on hidden-precondition tasks, with the
-same prompt structure (goal, hard constraints, known facts, the same k-reveal
-variant) and the same oracle: direct prompting, chain of thought, a
-Tree-of-Thoughts-style branching (sampled candidate plans, the model votes),
-ReAct (its actions may ask the oracle), and Self-Ask (follow-up questions go
-to the oracle). Every plan is judged on the true task by its decider."""
+same prompt structure (SQ-BCP's system message and token limit; goal, hard
+constraints, known facts, the same k-reveal variant) and the same oracle:
+direct prompting, chain of thought, a Tree-of-Thoughts-style branching
+(sampled candidate plans, the model votes), ReAct (its actions may ask the
+oracle), and Self-Ask (follow-up questions go to the oracle). Every plan is
+judged on the true task by its decider."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,10 +20,24 @@ from veriplan.methods.baselines import render
 from veriplan.methods.records import Entry, Event, Observer, quiet
 from veriplan.methods.result import Run, SolveResult
 from veriplan.methods.settings import check
+from veriplan.methods.sqbcp.config import Config as SQConfig
+from veriplan.methods.sqbcp.method import SYSTEM as SQ_SYSTEM
 
 PROBLEM = "hidden"
-_STEP = re.compile(r"^\s*(?:step\s*)?\d+\s*[.):]\s*(.+?)\s*$", re.I)
-_PLAN = re.compile(r"^\W*(?:final\s+)?plan\s*:$", re.I)
+# SQ-BCP's system message without its sentence on the answer's form (JSON there; a
+# "Plan:" with numbered steps here): the same instruction about unstated facts.
+SYSTEM = " ".join(s for s in re.split(r"(?<=[.!?])\s+", SQ_SYSTEM) if "JSON" not in s)
+
+_MARK = r"[ \t]*[#>*_`\-\s]*"  # markdown a line may start with
+_PLAN = re.compile(rf"^{_MARK}(?:final\s+)?plan\s*[*_]*\s*:[*_]*\s*(.*)$", re.I)
+_NUMBERED = re.compile(r"^[*_]*\s*(?:step\s*)?\d+\s*[.):]\s*(.*)$", re.I)
+_BULLET = re.compile(r"^[-*+\u2022]\s+(.*)$")
+_LABEL = re.compile(r"^(?:step\s*\d+\s*[.):]?|\d+\s*[.):])\s*", re.I)  # "Step 1:" inside
+_CALL = re.compile(r"\(\s*([\w-]+)((?:\s+[\w?-]+)*)\s*\)")
+_FOLLOW_UP = re.compile(r"^[^\w\n]*follow[- ]?up(?: question)?[*_]*[ \t]*:[*_ \t]*(.+)$",
+                        re.I | re.M)
+_NO_MORE = re.compile(r"^[^\w\n]*are follow[- ]?up questions needed here[*_]*[ \t]*:[^\w\n]*no\b",
+                      re.I | re.M)
 
 
 @dataclass(frozen=True)
@@ -33,7 +48,7 @@ class Config:
     max_turns: int = 12  # ReAct turns
     max_questions: int = 8  # Self-Ask follow-up questions
     temperature: float = 0.0
-    max_tokens: int = 700
+    max_tokens: int = SQConfig.max_tokens  # SQ-BCP's, per answer
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -41,27 +56,88 @@ class Config:
                              "temperature": 0.0, "max_tokens": 1})
 
 
-def read_steps(text: str) -> list[str]:
-    """The steps after the last "Plan:" line (the whole answer without one):
-    numbered lines, and PDDL action lines, up to the first blank line after
-    them."""
+def _clean(text: str) -> str:
+    """A line without markdown emphasis, a leading bullet or a "Step 1:" label."""
+    t = re.sub(r"\*\*|__|`", "", text).strip()
+    m = _BULLET.match(t)
+    t = (m.group(1) if m else t).strip()
+    return _LABEL.sub("", t).strip()
+
+
+def _join(parts: list[str]) -> str:
+    out = ""
+    for p in (p for p in parts if p):
+        out = p if not out else out + (" " if out[-1] in ".!?:;," else "; ") + p
+    return out
+
+
+def _action(text: str, actions: frozenset[str]) -> str:
+    """The one domain action ``text`` names, as "(name args)"; else ``text``."""
+    found = {"(" + " ".join([m.group(1), *m.group(2).split()]).lower() + ")"
+             for m in _CALL.finditer(text) if m.group(1).lower() in actions}
+    return found.pop() if len(found) == 1 else text
+
+
+def read_steps(text: str, actions: Collection[str] = ()) -> list[str]:
+    """The plan in an answer: the list after the last "Plan:" line (without one,
+    the first numbered list of the answer).
+
+    An item is a numbered line, or a line that opens with "(" (a PDDL action);
+    after a "Plan:" line, a bulleted list is read the same way. An item runs on
+    over the lines indented under it and over bullet lines (markdown emphasis,
+    bullets and "Step N:" labels removed, joined into one step); blank lines
+    between items do not end the list; a heading, or a line of prose at the
+    list's own indentation, does. With ``actions`` (the domain's action names),
+    a step whose text names exactly one action "(name args...)" is that action.
+    """
     lines = text.splitlines()
-    marks = [i for i, line in enumerate(lines) if _PLAN.match(line.split(":")[0] + ":")
-             and line.strip().lower().lstrip("#* ").startswith(("plan", "final plan"))]
-    body = lines[marks[-1]:] if marks else lines
-    steps: list[str] = []
-    for i, line in enumerate(body):
+    marks = [i for i, line in enumerate(lines) if _PLAN.match(line)]
+    if marks:
+        rest = _PLAN.match(lines[marks[-1]]).group(1)  # type: ignore[union-attr]
+        body = ([rest] if rest.strip() else []) + lines[marks[-1] + 1:]
+    else:
+        body = lines
+    items: list[list[str]] = []
+    indent = -1  # the list's own indentation, once its first item is read
+    bullets = False  # a bulleted list (only after a "Plan:" line)
+    for line in body:
         s = line.strip()
-        if marks and i == 0:
-            s = s.split(":", 1)[1].strip() if ":" in s else ""
-        m = _STEP.match(s)
-        if m:
-            steps.append(m.group(1).strip("* "))
-        elif s.startswith("(") and s.endswith(")"):
-            steps.append(s)
-        elif steps and not s:
+        if not s:
+            continue
+        depth = len(line) - len(line.lstrip())
+        bare = re.sub(r"\*\*|__|`", "", s).strip()
+        numbered, bullet = _NUMBERED.match(s), _BULLET.match(s)
+        call = _CALL.match(bare) is not None  # a line that opens with "(name args)"
+        is_item = bool(numbered) or call or (bullets and bullet is not None)
+        if indent < 0:  # before the list: find its first item
+            if numbered or call:
+                indent = depth
+            elif marks and bullet:
+                indent, bullets = depth, True
+            else:
+                continue
+            items.append([_clean(numbered.group(1) if numbered else s)])
+            continue
+        if s.startswith("#"):
             break
-    return steps
+        if depth > indent or (bullet and not bullets):
+            items[-1].append(_clean(s))
+        elif is_item:
+            items.append([_clean(numbered.group(1) if numbered else s)])
+        else:
+            break
+    names = frozenset(a.lower() for a in actions)
+    steps = [_join(parts) for parts in items]
+    return [_action(s, names) if names else s for s in steps if s]
+
+
+def action_names(lines: Collection[str], pddl: Any = None) -> frozenset[str]:
+    """The names of the task's actions: from the prompt's action lines
+    ("(pick-up ?x) requires ...") and the visible PDDL task's domain."""
+    names = {m.group(1).lower() for a in lines if (m := re.match(r"^\s*\(\s*([^\s()]+)", a))}
+    domain = getattr(pddl, "domain", None)
+    names.update(a.name.lower() for a in getattr(domain, "actions", ()))
+    return frozenset(names)
 
 
 class _Setting:
@@ -69,22 +145,28 @@ class _Setting:
 
     def __init__(self, task: Any, config: Config) -> None:
         from veriplan.domains.hidden import Oracle
-        from veriplan.methods.sqbcp.config import Config as SQConfig
         from veriplan.methods.sqbcp.method import request_for
 
         req = request_for(task, SQConfig(k=config.k, reveal_seed=config.reveal_seed))
         self.task, self.req = task, req
         self.oracle = req.oracle if req.oracle is not None else Oracle(task)
-        self.values = {"goal": req.goal, "constraints": req.constraints,
-                       "facts": [k if v else f"not so: {k}" for k, v in req.facts.items()],
+        # the known facts and the revealed preconditions, each once, as the task states
+        # them ("not so: you have butter (you could use margarine instead)")
+        facts = list(task.variant(config.k, config.reveal_seed).prompt_facts())
+        self.actions = action_names(req.actions, req.pddl)
+        self.values = {"goal": req.goal, "constraints": req.constraints, "facts": facts,
                        "pddl": req.pddl is not None, "actions": req.actions, "answers": []}
+
+    def steps(self, text: str) -> list[str]:
+        return read_steps(text, self.actions)
 
 
 def _ask(run: Run, log: list[Entry], role: str, prompt: str, config: Config,
          stop: tuple[str, ...] = (), sample: int = 0) -> str:
-    req = LLMRequest((Message("user", prompt),), temperature=config.temperature if not sample
-                     else max(config.temperature, 0.7), max_tokens=config.max_tokens,
-                     seed=config.seed, stop=stop, sample_index=sample)
+    temperature = config.temperature if not sample else max(config.temperature, 0.7)
+    req = LLMRequest((Message("system", SYSTEM), Message("user", prompt)),
+                     temperature=temperature, max_tokens=config.max_tokens, seed=config.seed,
+                     stop=stop, sample_index=sample)
     resp = run.llm.complete(req)
     log.append(Entry(sum(e.call is not None for e in log) + 1, role, prompt, resp.text,
                      resp.cached))
@@ -119,14 +201,14 @@ def direct(problem: Any, llm: LLM, config: Config = Config(), *,
            observer: Observer | None = None) -> SolveResult:
     run, s, log = Run("hidden-direct", llm), _Setting(problem, config), []
     text = _ask(run, log, "plan", render("hidden_direct.j2", **s.values), config)
-    return _finish(run, s, log, read_steps(text), observer or quiet)
+    return _finish(run, s, log, s.steps(text), observer or quiet)
 
 
 def cot(problem: Any, llm: LLM, config: Config = Config(), *,
         observer: Observer | None = None) -> SolveResult:
     run, s, log = Run("hidden-cot", llm), _Setting(problem, config), []
     text = _ask(run, log, "plan", render("hidden_cot.j2", **s.values), config)
-    return _finish(run, s, log, read_steps(text), observer or quiet)
+    return _finish(run, s, log, s.steps(text), observer or quiet)
 
 
 def tot(problem: Any, llm: LLM, config: Config = Config(), *,
@@ -136,7 +218,7 @@ def tot(problem: Any, llm: LLM, config: Config = Config(), *,
     plans = []
     for b in range(config.branches):
         text = _ask(run, log, "branch", render("hidden_cot.j2", **s.values), config, sample=b)
-        steps = read_steps(text)
+        steps = s.steps(text)
         log[-1].plan, log[-1].verdict = steps, f"candidate {b + 1}: {len(steps)} step(s)"
         if steps:
             plans.append(steps)
@@ -192,16 +274,30 @@ def self_ask(problem: Any, llm: LLM, config: Config = Config(), *,
     for _ in range(config.max_questions + 1):
         text = _ask(run, log, "self-ask", render("hidden_selfask.j2", asked=asked, **s.values),
                     config, stop=("\nIntermediate answer",))
-        m = re.search(r"follow[- ]?up\s*:\s*(.+)", text, re.I)
-        if m and "needed here: no" not in text.lower() and len(asked) < config.max_questions:
-            question = m.group(1).strip()
+        question = follow_up(text)
+        if question and len(asked) < config.max_questions:
             answer = s.oracle.ask(question)
             asked.append((question, answer.text))
             log[-1].verdict = f"asked: {answer.status}"
             continue
         break
-    return _finish(run, s, log, read_steps(text), observer or quiet,
+    return _finish(run, s, log, s.steps(text), observer or quiet,
                    {"questions": len(asked)})
+
+
+def follow_up(text: str) -> str | None:
+    """The question of a Self-Ask answer: its first "Follow up:" line when that
+    comes before any "Are follow-up questions needed here: No" line and before
+    the "Plan:" line (an answer that echoes the instruction still asks)."""
+    m = _FOLLOW_UP.search(text)
+    if m is None or not m.group(1).strip():
+        return None
+    no_more = _NO_MORE.search(text)
+    plan = next((i for i, line in enumerate(text.splitlines()) if _PLAN.match(line)), None)
+    line = text.count("\n", 0, m.start())
+    if (no_more and no_more.start() < m.start()) or (plan is not None and plan <= line):
+        return None
+    return m.group(1).strip()
 
 
 def _field(text: str, name: str) -> str:
