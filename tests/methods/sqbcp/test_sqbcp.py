@@ -304,3 +304,105 @@ def test_the_final_state_is_screened_by_delta_accept():
     assert not tight.verified and tight.plan == []
     verdicts = [e.verdict for e in tight.transcript if e.role == "verify"]
     assert verdicts and all("distance screen" in v and "D = " in v for v in verdicts)
+
+
+def test_a_step_using_what_the_oracle_just_confirmed_is_inserted():
+    """The child state is built from the state grounded after refinement: a
+    step that uses the eggs the oracle just confirmed does not run short of
+    them (it did when built from the state grounded before the query)."""
+    scramble = hyp("Scramble the eggs in a frying pan", [("you have eggs", "eggs")],
+                   made={"eggs": -2}, goal=True, structure="pancakes are made")
+    cfg = Config(k=0, embeddings="lexical", bidirectional=False, t_bridge=0)
+    r = run(Model([[scramble]]), cfg)
+    assert r.verified and r.plan == ["Scramble the eggs in a frying pan"], r.last_diagnosis
+    assert "hard check" not in r.metrics["dropped"] and r.metrics["learned"]["eggs"] is True
+
+    # The same when a bridge's own query confirmed them and the bridge uses them.
+    mix = hyp("Mix the eggs into a batter", [("you have eggs", "eggs")], made={"eggs": -2},
+              facts=["batter is ready"], structure="batter mixed")
+    fry = hyp("Fry the batter in a frying pan", [("batter is ready", "batter")],
+              goal=True, structure="pancakes are made")
+    r = run(Model([[fry]], bridge=lambda prompt: mix),
+            Config(k=0, embeddings="lexical", bidirectional=False, t_bridge=1))
+    assert r.verified and r.plan == ["Mix the eggs into a batter",
+                                     "Fry the batter in a frying pan"], r.last_diagnosis
+    assert "hard check" not in r.metrics["dropped"]
+
+
+def test_a_subject_is_grounded_only_by_a_fact_that_names_it():
+    """Not by a longer name holding its words (the decider's rule: "brown
+    sugar" is not "sugar"), nor by a statement about it ("eggs are cracked")."""
+    w = World({"brown sugar": 1}, "", {"you have brown sugar": True,
+                                       "eggs are cracked": True, "oven rack": True,
+                                       "you have the frying pan": False})
+    assert w.value("you have sugar", "sugar") is None
+    assert w.value("you have eggs", "eggs") is None
+    assert w.value("you have an oven", "oven") is None
+    assert w.value("you have brown sugar", "brown sugar") is True
+    assert w.value("the eggs are cracked", "eggs") is True  # the same statement
+    assert w.value("you have a frying pan", "frying pan") is False
+    assert World({"brown sugar": 1}, "", {}).value("you have sugar", "sugar") is None
+
+    # In a run: "you have brown sugar" is stated, sugar is hidden and missing. The
+    # step's precondition is asked about (no: honey instead), not grounded by it.
+    latent = (Latent("p1", "you have sugar", "sugar", False, ("honey",)),)
+    t = task(known=("you have flour", "you have brown sugar"), latent=latent,
+             resources=("flour", "brown sugar", "sugar", "honey"))
+    stir = hyp("Stir sugar into the flour", [("you have sugar", "sugar")], goal=True,
+               structure="pancakes are made")
+    r = run(Model([[stir]]), Config(k=0, embeddings="lexical", bidirectional=False,
+                                    t_bridge=0), t)
+    assert r.metrics["queries"] == 1 and r.metrics["violations"] == []
+    assert r.verified and r.plan == ["Stir honey into the flour"], r.last_diagnosis
+    assert resource_decider(t, ["Stir sugar into the flour"])  # what the judge says
+
+
+def test_bridging_stops_once_a_bridges_own_query_answers_the_precondition():
+    """The fixed order (Section 3.4): bridging, then the query. When a bridge's
+    own query has made the precondition known, no further bridge is asked for;
+    the query path takes the answer (reused, no second oracle call)."""
+    crack = hyp("Crack the eggs into a bowl", [("you have eggs", "eggs")],
+                facts=["the bowl is full"])
+    crack["effects"]["facts_false"] = ["you have eggs"]
+    scramble = hyp("Scramble the eggs in a frying pan", [("you have eggs", "eggs")],
+                   goal=True, structure="pancakes are made")
+    model = Model([[scramble]], bridge=lambda prompt: crack)
+    r = run(model, Config(k=0, embeddings="lexical", bidirectional=False, t_bridge=2))
+    assert model.asked.count("bridge") == 1  # was 2 (the second a cycle)
+    assert "bridge cycle" not in r.metrics["dropped"]
+    assert r.verified and r.plan == ["Scramble the eggs in a frying pan"]
+    assert r.metrics["queries"] == r.metrics["oracle_calls"] == 1
+
+
+def test_a_bridge_is_not_credited_with_the_oracles_answer():
+    """A bridge whose own query answers the precondition, but whose effects do
+    not establish it, is not composed into the plan: the precondition is the
+    query's result."""
+    fetch = hyp("Take the eggs out of the fridge", [("you have eggs", "eggs")],
+                facts=["the fridge is open"])
+    scramble = hyp("Scramble the eggs in a frying pan", [("you have eggs", "eggs")],
+                   goal=True, structure="pancakes are made")
+    r = run(Model([[scramble]], bridge=lambda prompt: fetch),
+            Config(k=0, embeddings="lexical", bidirectional=False, t_bridge=1))
+    assert r.verified and r.plan == ["Scramble the eggs in a frying pan"], r.plan
+    assert r.metrics["dropped"].get("bridge does not establish") == 1
+    assert {"precondition": "you have eggs", "how": "query"} in r.metrics["relied_on"]
+    assert all(d["how"] != "bridge" for d in r.metrics["relied_on"])
+
+
+def test_the_goal_is_not_asked_about_before_any_plan_exists(tmp_path):
+    """Meeting the two empty chains is no plan: the oracle is not asked about
+    the goal atoms (it was, first thing, on every hidden-fact PDDL task)."""
+    from tests.helpers import BLOCKS_DOMAIN
+    from veriplan.domains.hidden.pddl_hidden import hidden_task
+
+    d, p = tmp_path / "domain.pddl", tmp_path / "p.pddl"
+    d.write_text(BLOCKS_DOMAIN, encoding="utf-8")
+    p.write_text("""(define (problem p) (:domain bw) (:objects a b c)
+      (:init (on c a) (ontable a) (ontable b) (clear c) (clear b) (handempty))
+      (:goal (on a b)))""", encoding="utf-8")
+    t = hidden_task(d, p)
+    r = solve(t, LLM(ScriptedBackend(fn=lambda request: json.dumps({"hypotheses": []}))),
+              Config(k=0, embeddings="lexical", bidirectional=True, t_max=2))
+    assert r.metrics["oracle_calls"] == 0 and r.metrics["queries"] == 0
+    assert not [e for e in r.transcript if e.role == "query"]

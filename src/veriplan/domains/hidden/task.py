@@ -15,7 +15,7 @@ from __future__ import annotations
 import random
 import re
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -253,6 +253,21 @@ def _without(seq: tuple[str, ...], phrase: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(out)
 
 
+def names_outside(text: str, name: str, longer: Iterable[str]) -> bool:
+    """Whether ``text`` names ``name`` outside the longer names in ``longer``:
+    every run of a name whose content words strictly contain ``name``'s is
+    taken out of ``text`` first ("you have brown sugar" does not name "sugar"
+    when "brown sugar" is among ``longer``). The one rule of the resource
+    decider and of SQ-BCP's grounding, so planning and judging agree."""
+    need = words(name)
+    seq = tokens(text)
+    for other in longer:
+        t = tokens(other)
+        if need < frozenset(t):
+            seq = _without(seq, t)
+    return bool(need) and need <= frozenset(seq)
+
+
 def resource_decider(task: HiddenTask, plan: Sequence[str]) -> list[Violation]:
     """The decider of the natural-language families: a step violates a
     resource when it names a latent subject the user does not have, unless it
@@ -262,17 +277,12 @@ def resource_decider(task: HiddenTask, plan: Sequence[str]) -> list[Violation]:
     out = []
     missing = [p for p in task.latent if not p.holds]
     lacking = {words(p.subject) for p in missing}
-    held = [tokens(r) for r in (*task.resources, *(s for p in missing for s in p.substitutes))
+    held = [r for r in (*task.resources, *(s for p in missing for s in p.substitutes))
             if words(r) not in lacking]
     for i, step in enumerate(plan, 1):
         for p in missing:
-            need = words(p.subject)
             # "brown sugar" (held) in a step does not use "sugar" (missing).
-            seq = tokens(step)
-            for h in held:
-                if need < frozenset(h):
-                    seq = _without(seq, h)
-            if need and need <= frozenset(seq) \
+            if names_outside(step, p.subject, held) \
                     and not any(mentions(step, s) for s in p.substitutes):
                 out.append(Violation(i, p.subject, f"uses {p.subject}, which the user does "
                                      "not have" + (f" (allowed instead: "

@@ -156,9 +156,13 @@ class _Search:
     def bridge(self, h: Hypothesis, p: Precondition, w: World) -> Hypothesis | None:
         """Up to ``t_bridge`` bridging hypotheses for ``p``, each asked for with
         the earlier ones and why they failed (at temperature 0 the same prompt
-        would give the same step again)."""
+        would give the same step again). Bridging stops once ``p`` is known
+        (a bridge's own query answered it): the query path takes over. A
+        bridge is credited only when its own effects establish ``p``."""
         tried: list[tuple[str, str]] = []
         for _ in range(self.config.t_bridge):
+            if self.ground(w).value(p.text, p.subject) is not None:
+                return None  # known now (an answer to a bridge's own query): no more bridging
             prompt = render("bridge.j2", goal=self.req.goal, facts=self.g.describe(
                 self.ground(w)), action=h.action, need=p.text, subject=p.subject,
                 actions=self.req.actions, tried=tried)
@@ -175,14 +179,16 @@ class _Search:
                 return None
             self.signatures.add(sig)
             self.tally.bridges += 1
-            b = replace(b, score=self.score(w.apply(b.eff)))
+            b = replace(b, score=self.score(self.ground(w).apply(b.eff)))
             b, why = self.refine(b, w, 1)  # a bridge's own unknowns are queried, not bridged
             if b is None:
                 self.record(proposals[0], f"bridge {why}", entry)
                 tried.append((proposals[0].action, why))
                 continue
-            after = self.ground(w.apply(b.eff))
-            if after.value(p.text, p.subject) is not True:
+            # The bridge's effects, on the state as grounded now (its own queries'
+            # answers included), must make p hold; an answer alone is the query's.
+            if not _establishes(b, p) \
+                    or self.ground(w).apply(b.eff).value(p.text, p.subject) is not True:
                 self.record(b, f"bridge does not establish: {p.text}", entry)
                 tried.append((b.action, f"it does not make {p.text} hold"))
                 continue
@@ -259,7 +265,7 @@ class _Search:
             if h is None:
                 self.record(proposed, why, entry)
                 continue
-            child = w.apply(h.eff)
+            child = self.ground(w).apply(h.eff)  # what refinement's answers made known
             problems = self.insertable(child)
             if problems:
                 self.record(h, f"hard check: {problems[0]}", entry)
@@ -385,10 +391,10 @@ class _Search:
                 if (f.order, b.order) in tried:
                     continue
                 tried.add((f.order, b.order))
-                if not self.meets(f, b):
-                    continue
                 chain = f.chain + b.chain
                 if not chain:
+                    continue  # no plan yet: the goal is not asked about (meets() would)
+                if not self.meets(f, b):
                     continue
                 ok, why, _ = self.verify(chain)
                 self.log.append(Entry(None, "verify", response=" | ".join(

@@ -13,7 +13,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from veriplan.domains.hidden.task import atom_key, mentions
+from veriplan.domains.hidden.task import atom_key, names_outside, tokens
 
 GOAL = "goal reached"  # the goal predicate of the natural-language families
 
@@ -80,19 +80,30 @@ class World:
 
     def value(self, text: str, subject: str | None = None) -> bool | None:
         """True/False when grounded, None when unknown. A PDDL atom is looked
-        up exactly; a statement matches a grounded fact that names its subject
-        (or all its words); a resource counts when the chain produced it."""
+        up exactly; a statement matches the same statement (the same content
+        words in the same order: "the batter is ready" is "batter is ready"),
+        else a grounded fact or a resource the chain produced that names its
+        subject, by the resource decider's rule (:func:`names_outside`) with
+        every name the state holds as a longer name. So a fact names the
+        subject only when its content words are the subject's: "you have eggs"
+        names "eggs"; "you have brown sugar" does not name "sugar", nor "eggs
+        are cracked" "eggs"."""
         k = atom_key(subject or "") or atom_key(text)
         if k is not None:
             return self.l.get(k)
         if key(text) in self.l:
             return self.l[key(text)]
-        name = subject or text
+        said = tokens(text)
         for fact, v in self.l.items():
-            if mentions(fact, name):
+            if said and tokens(fact) == said:
+                return v
+        name = subject or text
+        held = (*self.l, *self.r)
+        for fact, v in self.l.items():
+            if names_outside(fact, name, held):
                 return v
         for res, n in self.r.items():
-            if mentions(res, name) or mentions(name, res):
+            if names_outside(res, name, held):
                 return n > 0
         return None
 
