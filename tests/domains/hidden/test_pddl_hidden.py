@@ -167,7 +167,7 @@ def test_every_method_is_told_the_domain_actions(small):
     base, sq = ScriptedBackend(["Plan:\n1. (unstack c a)"]), ScriptedBackend(fn=lambda r: "{}")
     cot(t, LLM(base), Config(k=1))
     solve(t, LLM(sq), SQ(k=1, t_max=1))
-    for prompt in (base.requests[0].messages[0].content, sq.requests[0].messages[-1].content):
+    for prompt in (base.requests[0].messages[-1].content, sq.requests[0].messages[-1].content):
         assert all(a in prompt for a in t.actions)
 
 
