@@ -182,3 +182,13 @@ def test_a_step_in_pddl_form_is_read_with_a_planbench_config(planbench: Path):
     assert j["unread"] == 1 and not j["violated"] and j["violations"]
     wrong = judge(t, [s for s in t.reference if "unload" in s])
     assert wrong["violated"] and not wrong["unread"]
+
+
+def test_a_revealed_fact_reads_as_the_known_facts_do(small):
+    """PDDL facts are shown as atoms in every prompt, revealed ones too, and a
+    false one as SQ-BCP's prompt states it."""
+    t = hidden_task(*small)
+    v = t.variant(len(t.latent))
+    shown = v.prompt_facts()[len(t.known):]
+    assert [s.removeprefix("not ") for s in shown] == [p.subject for p in v.revealed]
+    assert all(s.startswith("not ") != p.holds for s, p in zip(shown, v.revealed))

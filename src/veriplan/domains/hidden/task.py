@@ -151,6 +151,8 @@ class Variant:
 
 
 def state_of(p: Latent) -> str:
+    if p.kind == "fact" and p.subject.startswith("("):  # a PDDL fact: as the known facts are
+        return p.subject if p.holds else f"not {p.subject}"
     if p.holds:
         return p.text
     subs = f" (you could use {' or '.join(p.substitutes)} instead)" if p.substitutes else ""
