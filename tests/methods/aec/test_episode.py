@@ -277,3 +277,82 @@ def test_feedback_keeps_each_line_once_newest_last():
     assert remember(["a", "b", "c"], ["b", "d", "d"]) == ["a", "c", "b", "d"]
     many = remember([], [str(i) for i in range(FEEDBACK_LINES + 3)])
     assert len(many) == FEEDBACK_LINES and many[-1] == str(FEEDBACK_LINES + 2)
+
+
+# ----- a query that could not settle a predicate is not asked again in the same state --------
+MUG_COLD = ("hot", ("mug 1",), False)  # the kitchen has no query for hot: unknown, 0 steps
+
+
+def hot_mug_queries(r) -> list[int]:
+    """The round (1-based, counted by planning calls) of each query of hot(mug 1)."""
+    rounds, n = [], 0
+    for e in r.transcript:
+        if e.role == "hypotheses":
+            n += 1
+        if e.role == "query" and e.prompt == "hot(mug 1)":
+            rounds.append(n)
+    return rounds
+
+
+def test_an_unsettled_query_is_not_asked_again_until_the_state_changes():
+    # every round proposes the same plan, which states hot(mug 1) = false: the query
+    # cannot settle it and V rejects the plan. Round 1 asks it, then queries the fridge
+    # (w grows), so round 2 asks it once more; after that nothing changes between the
+    # rounds and it is left out (the old code asked it in every round: 1, 2, 3, 4)
+    model = kitchen.Model([[P("fridge 1", stated=[MUG_COLD])]] * 4)
+    r = run(model, config=Config(max_replans=3, temperature=0.7))
+    m = r.metrics
+    assert m["rounds"] == 4 and m["rejections"] == 4
+    assert hot_mug_queries(r) == [1, 2]
+    assert m["queries"] == 3 and m["unanswerable"] == 2  # hot(mug 1) twice, the fridge
+    assert m["unasked"] == 2  # rounds 3 and 4 left it out of U
+    assert m["predictions"] == 3  # no prediction for a predicate left out
+
+
+def test_an_unsettled_query_is_asked_again_after_the_agent_has_acted():
+    # rounds 1-3: hot(mug 1) unsettled, the plan rejected (asked in rounds 1 and 2, as
+    # above); round 4: a plan without it runs, takes the apple and fails (the strict
+    # kitchen heats only with a closed microwave); round 5: a plan stating it again:
+    # the agent has acted since, so it is asked again
+    a = P("countertop 1", stated=[MUG_COLD])
+    finish = {"actions": ["close microwave 1", "heat apple 1 with microwave 1",
+                          "go to table 1", "move apple 1 to table 1"],
+              "preconditions": [{"predicate": "hot", "args": ["mug 1"], "value": False}]}
+    model = kitchen.Model([[a], [a], [a], [P("countertop 1")], [finish]])
+    r = run(model, task("hot_apple/open_microwaves", "fakekitchen-loose", strict=True),
+            Config(max_replans=4, temperature=0.7))
+    assert r.metrics["failed_actions"] == 1
+    assert hot_mug_queries(r) == [1, 2, 5]
+    assert r.metrics["unasked"] == 1
+
+
+# ----- the admissible commands a prompt shows ----------------------------------------------------
+def test_a_long_command_list_is_shown_kind_by_kind_within_the_cap():
+    from veriplan.methods.aec.episode import spread
+
+    # alphabetical, as ScienceWorld lists them: the first 60 are all "connect ..."
+    things = [f"thing {i:02d}" for i in range(40)]
+    commands = sorted([f"connect {a} to {b}" for a in things[:10] for b in things[10:20]]
+                      + ["go to kitchen", "go to hallway", "look around", "wait"]
+                      + [f"look at {t}" for t in things] + [f"open door to {r}" for r in "abc"])
+    shown = spread(commands, 12)
+    assert len(shown) == 12 and shown == spread(list(commands), 12)  # deterministic
+    assert set(shown) <= set(commands) and len(set(shown)) == 12
+    assert shown[:5] == ["connect thing 00 to thing 10", "go to hallway", "look around",
+                         "open door to a", "wait"]  # each kind once, in order of appearance
+    assert "look at thing 00" in shown and "go to kitchen" in shown
+    assert {"open door to a", "open door to b", "open door to c"} <= set(shown)
+    # a list that fits is shown as it is (the household games' lists)
+    assert spread(commands[:12], 12) == commands[:12]
+
+
+def test_the_planning_prompt_shows_every_kind_of_command_when_the_list_is_long(monkeypatch):
+    many = sorted(f"connect {a} to {b}" for a in "abcdefghij" for b in "klmnopqrst")
+    monkeypatch.setattr(kitchen.FakeKitchen, "valid_actions",
+                        lambda self: many + [f"go to {r}" for r in kitchen.RECEPTACLES])
+    model = kitchen.Model([three_plans()])
+    run(model)
+    shown = model.prompts["plans"][0].split("Commands available right now include: ")[1]
+    shown = shown.split("\n")[0].split(", ")
+    assert len(shown) == 60
+    assert {f"go to {r}" for r in kitchen.RECEPTACLES} <= set(shown)  # was: 60 connects

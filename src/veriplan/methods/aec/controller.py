@@ -139,7 +139,8 @@ class Controller:
                  predictor: Predictor | None, query: Callable[[Key], Answer], policy: Policy,
                  *, epsilon: float, tau: float, max_queries: int,
                  actions: ActionModel | None, goal: Goal | None, emit: Observer = quiet,
-                 on_prediction: Callable[[Key, Prediction], None] | None = None) -> None:
+                 on_prediction: Callable[[Key, Prediction], None] | None = None,
+                 unsettled: Callable[[Key], bool] | None = None) -> None:
         self.H = list(hypotheses)
         self.w = w
         self.beliefs = BeliefStore()
@@ -151,7 +152,10 @@ class Controller:
         self.actions, self.goal = actions, goal
         self.emit = emit
         self.on_prediction = on_prediction
-        self.unanswerable: set[Key] = set()
+        self.unanswerable: set[Key] = set()  # queried in this round, not settled
+        # an earlier round's query could not settle it and nothing changed since
+        self.unsettled = unsettled or (lambda key: False)
+        self.unasked: set[Key] = set()  # left out for that reason
         self.exhausted = False
         self.round = Round()
         self.at = 0  # the number of the decision being made (0: none yet)
@@ -160,7 +164,9 @@ class Controller:
     def unresolved(self) -> dict[Key, list[int]]:
         """U = union over H of U(w, w_hat, h) (Eq. 1), each p with how many
         hypotheses expect it true and false. A predicate entailed by the rules
-        from w counts as resolved, and one a query could not settle is left out."""
+        from w counts as resolved, and one a query could not settle is left out
+        (asked in this round, or asked earlier in the episode in the same state:
+        ``unsettled``)."""
         counts: dict[Key, list[int]] = {}
         skip: set[Key] = set()
         known = self.w.known
@@ -170,12 +176,19 @@ class Controller:
                 if c is None:
                     if k in skip:
                         continue
-                    if k in self.beliefs or k in self.unanswerable or known(k)[0] is not None:
+                    if k in self.beliefs or k in self.unanswerable or known(k)[0] is not None \
+                            or self._unsettled(k):
                         skip.add(k)
                         continue
                     c = counts[k] = [0, 0]
                 c[0 if e else 1] += 1
         return counts
+
+    def _unsettled(self, key: Key) -> bool:
+        if self.unsettled(key):
+            self.unasked.add(key)
+            return True
+        return False
 
     @staticmethod
     def select(unresolved: dict[Key, list[int]]) -> Key:
@@ -302,7 +315,8 @@ class Controller:
             assert h is not None
             needs = [k for k in ungrounded(h, self.facts_for_verifier(), self.w.rules,
                                            self.actions)
-                     if k not in self.unanswerable and not (leak and k in self.beliefs)]
+                     if k not in self.unanswerable and not (leak and k in self.beliefs)
+                     and not self._unsettled(k)]
             if not needs:
                 return
             self.at = len(self.round.decisions) + 1

@@ -68,10 +68,40 @@ def as_task(problem: Any) -> EnvTask:
 
 
 def admissible(env: Env) -> list[str]:
+    """The admissible commands a prompt shows: all of them when they fit in
+    ADMISSIBLE_SHOWN, else a representative subset (:func:`spread`)."""
     try:
-        return list(guard(env.valid_actions))[:ADMISSIBLE_SHOWN]
+        return spread(list(guard(env.valid_actions)), ADMISSIBLE_SHOWN)
     except NotImplementedError:
         return []
+
+
+def spread(commands: list[str], cap: int) -> list[str]:
+    """At most ``cap`` of ``commands``, every kind before any kind repeats.
+    A list that fits is returned as it is. Otherwise the commands are grouped
+    by their first word ("connect", "look", "open"), and within a group by
+    their second ("look around", "look at", ...), each in the environment's
+    order, and the groups take turns (round-robin, in order of first
+    appearance) at every level. ScienceWorld lists its commands alphabetically,
+    so its first 60 are all "connect ..."; the spread shows each kind of
+    command it admits. Deterministic: the same list, the same subset."""
+    if len(commands) <= cap:
+        return list(commands)
+    return _interleave(commands, 0)[:cap]
+
+
+def _interleave(commands: list[str], depth: int) -> list[str]:
+    if depth == 2 or len(commands) <= 1:
+        return list(commands)
+    groups: dict[str, list[str]] = {}
+    for c in commands:
+        words = c.split()
+        groups.setdefault(words[depth] if depth < len(words) else "", []).append(c)
+    if len(groups) == 1:
+        return _interleave(commands, depth + 1)
+    turns = [_interleave(g, depth + 1) for g in groups.values()]
+    return [c for i in range(max(map(len, turns))) for t in turns if i < len(t)
+            for c in (t[i],)]
 
 
 def failed(result: StepResult, model: EnvModel, expected: Iterable[Fact] = ()) -> bool:
@@ -93,6 +123,7 @@ class Tally:
     queries: int = 0
     query_steps: int = 0
     unanswerable: int = 0
+    unasked: int = 0  # (round, predicate) left out: unsettled in the same state before
     simulations: int = 0
     predictions: int = 0
     commits: int = 0
@@ -198,6 +229,7 @@ class Agent:
         self.pending: dict[Key, list[Prediction]] = {}
         self.decisions: list[dict[str, Any]] = []
         self.answers: dict[str, tuple[str, int, str | None]] = {}  # planning prompt -> answer
+        self.unsettled: dict[Key, tuple[Any, ...]] = {}  # unanswered query -> state after it
         self.rules = RuleBook(self.model.rules, cfg.rule_disable_after,
                               self.refinement.disabled, self.refinement.counts)
         self.w = GroundedStore(self.rules)
@@ -238,10 +270,11 @@ class Agent:
                          epsilon=getattr(cfg, "epsilon", 0.0), tau=self.tau,
                          max_queries=getattr(cfg, "max_queries", 1 << 30),
                          actions=self.model.actions, goal=goal, emit=self.emit,
-                         on_prediction=self.predicted)
+                         on_prediction=self.predicted, unsettled=self.asked_in_vain)
         ctl.run()
         h, verdict = ctl.commit()
         r = ctl.round
+        self.tally.unasked += len(ctl.unasked)
         self.tally.discarded += r.discarded
         self.decisions += [d.to_dict() for d in r.decisions]
         self.tally.simulations += sum(d.kind == "simulate" for d in r.decisions)
@@ -325,10 +358,27 @@ class Agent:
         else:
             self.tally.unanswerable += 1
         self.ground(facts, "query", self.touched_by(q.actions))
+        if q.value is None:
+            self.unsettled[key] = self.state_stamp()
+        else:
+            self.unsettled.pop(key, None)
         self.log.append(Entry(None, "query", show(key), f"{q.value}", ok=q.value is not None,
                               verdict=f"{q.steps} step(s): {', '.join(q.actions) or 'none'}",
                               data={"facts": [str(f) for f in sorted(q.facts, key=str)]}))
         return Answer(q.value, env.steps_left <= 0)
+
+    def state_stamp(self) -> tuple[Any, ...]:
+        """What a query's answer depends on, as far as the agent can tell: the
+        grounded facts and how many steps its own plans have taken (a query's
+        steps only look)."""
+        return (frozenset(self.w.state.facts()), self.env.steps - self.tally.query_steps)
+
+    def asked_in_vain(self, key: Key) -> bool:
+        """A query of ``key`` earlier in the episode could not settle it, and
+        neither w nor the world (by an executed step) has changed since: asking
+        again would get the same answer, so it is not asked."""
+        stamp = self.unsettled.get(key)
+        return stamp is not None and stamp == self.state_stamp()
 
     def settle(self, keys: list[Key], actions: Iterable[str]) -> list[Fact]:
         """A predicate the macro saw both ways changed on the way (the fridge was
@@ -513,6 +563,7 @@ def finish(agent: Agent, outcomes: list[Outcome], failure: str | None, diagnosis
         # Section 4.2: a task not completed counts the cap.
         "replanning_rounds": t.replans if won else cfg.max_replans,
         "queries": t.queries, "query_steps": t.query_steps, "unanswerable": t.unanswerable,
+        "unasked": t.unasked,
         "env_steps": last.steps if last else 0, "simulations": t.simulations,
         "predictions": t.predictions, "commits": t.commits, "rejections": t.rejections,
         "discarded": t.discarded, "unreadable": t.unreadable, "hypotheses": t.hypotheses,
@@ -545,4 +596,4 @@ def finish(agent: Agent, outcomes: list[Outcome], failure: str | None, diagnosis
 
 
 __all__ = ["Agent", "EnvFailure", "Outcome", "Tally", "admissible", "as_task", "failed",
-           "finish", "guard", "remember"]
+           "finish", "guard", "remember", "spread"]
