@@ -65,3 +65,16 @@ def test_missing_java_says_how_to_install_it(monkeypatch):
     monkeypatch.setattr(sw.shutil, "which", lambda name: None)
     with pytest.raises(VeriplanError, match="apt-get install default-jre-headless"):
         sw.ScienceWorld()
+
+
+def test_query_in_another_room_looks_at_it_from_here(sciworld):
+    # boil:0 starts in the hallway; the kitchen is next door (its door closed), and
+    # "look at kitchen" lists it without moving the agent
+    sciworld.reset("boil:0")
+    q = sciworld.query("in", "fridge", "kitchen")
+    assert q.value is True and q.steps == 1 and q.actions == ("look at kitchen",)
+    assert sciworld.query("at", "agent", "hallway").value is True  # the agent stayed
+    q = sciworld.query("in", "no such thing", "kitchen")  # absence is not evidence
+    assert q.value is None and q.steps == 1
+    q = sciworld.query("in", "fridge", "foundry")  # not in view from the hallway
+    assert q.value is None and q.steps == 0

@@ -284,10 +284,13 @@ class ScienceWorld(Env):
         the text supports, else None:
 
         - ``open X [ROOM]`` (ROOM: the current room): look at X (1 step);
-        - ``in X ROOM`` for the current room: look around (1 step); ``in X
-          inventory``: inventory (1 step). True when X is listed; a name not
-          listed may still name something there (referents such as "picture of
-          a farm", unlisted terminals), so absence is unknown, not False;
+        - ``in X ROOM`` for the current room: look around (1 step); for another
+          room the engine lets the agent look at from here (``look at ROOM`` is
+          admissible: the rooms next door, even through a closed door): look at
+          ROOM (1 step; the agent stays); ``in X inventory``: inventory (1
+          step). True when X is listed; a name not listed may still name
+          something there (referents such as "picture of a farm", unlisted
+          terminals), so absence is unknown, not False;
         - ``at agent ROOM``: look around (1 step).
 
         Anything else is not queryable here (None, no steps)."""
@@ -305,6 +308,9 @@ class ScienceWorld(Env):
         elif (pred == "in" and len(args) == 2 and args[1] == here) or \
                 (pred == "at" and len(args) == 2 and args[0] == "agent"):
             action = "look around"
+        elif pred == "in" and len(args) == 2 and args[1] in ROOMS and here and \
+                self.steps < self.max_steps and f"look at {args[1]}" in self.valid_actions():
+            action = f"look at {args[1]}"
         else:
             return QueryResult(None, frozenset(), 0)
         if self.steps >= self.max_steps:
