@@ -155,6 +155,12 @@ def test_an_answer_cut_off_at_the_token_limit_is_named_in_the_next_round():
     schema = next(q.schema for q in backend.requests if q.schema_name == "plans")
     plan = schema["properties"]["plans"]["items"]
     assert plan["properties"]["preconditions"]["maxItems"] == 8
+    # a plan longer than the whole step budget could never be carried out
+    assert plan["properties"]["actions"]["maxItems"] == 50  # the test kitchen's step budget
+    short = CutOff(fn=kitchen.Model([three_plans()]))
+    solve(task(), LLM(short), Config(max_steps=30))
+    assert next(q.schema for q in short.requests if q.schema_name == "plans")[
+        "properties"]["plans"]["items"]["properties"]["actions"]["maxItems"] == 30
     uncapped = solve(task(), LLM(ScriptedBackend(fn=kitchen.Model([three_plans()]))),
                      Config(max_preconditions=0))
     assert uncapped.verified

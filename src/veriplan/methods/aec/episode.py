@@ -404,7 +404,8 @@ class Agent:
                         admissible=admissible(env), k=cfg.hypotheses,
                         max_preconditions=getattr(cfg, "max_preconditions", 0),
                         predicates=self.model.vocabulary() or ["(any)"])
-        schema = hyp.plans_schema(cfg.hypotheses, getattr(cfg, "max_preconditions", 0))
+        schema = hyp.plans_schema(cfg.hypotheses, getattr(cfg, "max_preconditions", 0),
+                                  max_actions=env.max_steps)
         earlier = self.answers.get(prompt) if cfg.temperature == 0 else None
         if earlier is not None:  # greedy decoding: the same prompt, the same answer
             value, error = hyp.reuse_json(self.log, "hypotheses", prompt, schema, *earlier)

@@ -31,13 +31,18 @@ PLAN = {"type": "object", "required": ["actions"], "properties": {
     "score": {"type": "number"}}}
 
 
-def plans_schema(k: int, max_preconditions: int = 0) -> dict[str, Any]:
+def plans_schema(k: int, max_preconditions: int = 0, max_actions: int = 0) -> dict[str, Any]:
     """Up to ``k`` plans, each with at most ``max_preconditions`` stated
-    preconditions (0: any number)."""
+    preconditions and ``max_actions`` actions (0: any number). A plan longer
+    than the episode's whole step budget can never be carried out, so the
+    episode passes that budget: the grammar then closes a looping list."""
     plan = PLAN
     if max_preconditions:
         pre = dict(PLAN["properties"]["preconditions"], maxItems=max_preconditions)
         plan = dict(PLAN, properties=dict(PLAN["properties"], preconditions=pre))
+    if max_actions:
+        acts = dict(PLAN["properties"]["actions"], maxItems=max_actions)
+        plan = dict(plan, properties=dict(plan["properties"], actions=acts))
     return {"type": "object", "required": ["plans"],
             "properties": {"plans": {"type": "array", "items": plan, "maxItems": k}}}
 
