@@ -192,3 +192,18 @@ def test_a_revealed_fact_reads_as_the_known_facts_do(small):
     shown = v.prompt_facts()[len(t.known):]
     assert [s.removeprefix("not ") for s in shown] == [p.subject for p in v.revealed]
     assert all(s.startswith("not ") != p.holds for s, p in zip(shown, v.revealed))
+
+
+def test_the_oracle_answers_any_fact_of_the_true_initial_state(small):
+    """Beyond the latent facts, the true problem is closed-world: a listed
+    fact is yes, any other well-formed one no; what names no single fact of the
+    task stays unknown."""
+    t = hidden_task(*small)
+    o = Oracle(t)
+    latent = {p.subject for p in t.latent}
+    assert "(ontable b)" not in latent and "(on b c)" not in latent
+    assert o.ask("Is (ontable b) true in the initial state?").status == "yes"
+    assert o.ask("Is (on b c) true in the initial state?").status == "no"
+    for q in ("Is (on b) true?", "Is (on b zz) true?", "Is (fly b c) true?",
+              "Are (ontable b) and (on b c) true?", "Is the sky blue?"):
+        assert o.ask(q).status == "unknown", q

@@ -241,6 +241,10 @@ def hidden_task(domain_path: str | Path, problem_path: str | Path,
         "withheld": tuple(str(a) for a in withheld), "decoys": tuple(str(a) for a in decoys),
         "visible_task": visible_task, "goal_atoms": tuple(goal_atoms),
         "reference_steps": tuple(str(s) for s in plan), "seed": seed,
+        # the oracle's truth beyond the latent facts: the true initial state, closed world
+        "closed_world": (frozenset(str(a) for a in task.problem.init),
+                         {p: len(ps) for p, ps in task.domain.predicates.items()},
+                         frozenset(task.objects)),
     }
     return HiddenTask(tid, FAMILY, goal, tuple(str(a) for a in visible),
                       tuple(latent_facts), (CONSTRAINT,), tuple(str(s) for s in plan),

@@ -181,7 +181,13 @@ class Oracle:
     A question is matched to the precondition whose subject's content words it
     contains (all of them; the most words wins, ties go to the first); the
     same matching serves every method. Revealed preconditions are answered
-    too (asking about something the prompt already says costs a call)."""
+    too (asking about something the prompt already says costs a call).
+
+    A task whose truth is a whole PDDL initial state (``payload["closed_world"]``:
+    the true atoms, the predicates' arities and the objects) also answers a
+    question naming one well-formed atom of it that is no latent precondition:
+    yes when the true initial state holds it, no otherwise (closed world), as
+    an oracle that knows the true problem would."""
 
     def __init__(self, task: HiddenTask) -> None:
         self.task = task
@@ -201,10 +207,24 @@ class Oracle:
                 best = (size, p)
         return best[1] if best else None
 
+    def _closed_world(self, question: str) -> Answer | None:
+        world = self.task.payload.get("closed_world") if self.task.payload else None
+        if not world:
+            return None
+        true, arity, objects = world
+        found = {atom_key(m.group(0)) for m in _ATOM.finditer(question.lower())}
+        found = {a for a in found if a and arity.get(a[1:-1].split()[0]) ==
+                 len(a[1:-1].split()) - 1 and set(a[1:-1].split()[1:]) <= objects}
+        if len(found) != 1:
+            return None
+        (atom,) = found
+        return Answer("yes", f"Yes: {atom}.") if atom in true else \
+            Answer("no", f"No: it is not so that {atom}.")
+
     def ask(self, question: str) -> Answer:
         p = self.match(question)
         if p is None:
-            answer = Answer("unknown", "I don't know.")
+            answer = self._closed_world(question) or Answer("unknown", "I don't know.")
         elif p.holds:
             answer = Answer("yes", f"Yes: {p.text}.", p.id)
         else:
