@@ -68,6 +68,7 @@ def test_the_ensemble_sends_a_variants_samples_one_after_the_other():
 def test_at_temperature_0_a_variant_is_asked_once_and_its_vote_counts_for_each_member():
     answers = iter(['{"answer": "yes"}', '{"answer": "no"}', '{"answer": "unknown"}'])
     backend = ScriptedBackend(fn=lambda req: next(answers))
+    backend.serial = True  # as llama.cpp: the answers in turn go to the requests in order
     ens = EnsemblePredictor(LLM(backend), task="put a hot apple in table.",
                             describe=household_describe, members=5, temperature=0.0)
     ctl = controller(three_plans())
