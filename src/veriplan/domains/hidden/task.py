@@ -212,9 +212,12 @@ class Oracle:
         if not world:
             return None
         true, arity, objects = world
-        found = {atom_key(m.group(0)) for m in _ATOM.finditer(question.lower())}
-        found = {a for a in found if a and arity.get(a[1:-1].split()[0]) ==
-                 len(a[1:-1].split()) - 1 and set(a[1:-1].split()[1:]) <= objects}
+        found = set()
+        for m in _ATOM.finditer(question.lower()):
+            a = atom_key(m.group(0))
+            pred, *args = a[1:-1].split() if a else ("",)
+            if a and arity.get(pred) == len(args) and set(args) <= objects:
+                found.add(a)
         if len(found) != 1:
             return None
         (atom,) = found

@@ -50,17 +50,10 @@ class DirectAgent(Agent):
             prompt = render("direct.j2", task=env.task_description, observation=self.last_text,
                             feedback=feedback, actions_help=self.model.actions_help,
                             admissible=admissible(env))
-            earlier = self.answers.get(prompt) if cfg.temperature == 0 else None
-            if earlier is not None:  # greedy decoding: the same prompt, the same answer
-                value, error = hyp.reuse_json(self.log, "plan", prompt, hyp.ACTIONS_SCHEMA,
-                                              *earlier)
-            else:
-                value, error = hyp.ask_json(self.run.llm, self.log, "plan", prompt,
-                                            hyp.ACTIONS_SCHEMA, name="plan",
-                                            temperature=cfg.temperature,
-                                            max_tokens=cfg.max_tokens,
-                                            seed=cfg.seed + self.tally.rounds - 1)
-                self.answers[prompt] = (self.log[-1].response, self.tally.rounds, error)
+            value, error = hyp.ask_json_once(
+                self.run.llm, self.log, self.answers, "plan", prompt, hyp.ACTIONS_SCHEMA,
+                name="plan", temperature=cfg.temperature, max_tokens=cfg.max_tokens,
+                seed=cfg.seed + self.tally.rounds - 1, round_=self.tally.rounds)
             actions = _actions(value)
             entry = self.log[-1]
             entry.ok, entry.plan = bool(actions), list(actions)

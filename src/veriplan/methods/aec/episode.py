@@ -406,15 +406,10 @@ class Agent:
                         predicates=self.model.vocabulary() or ["(any)"])
         schema = hyp.plans_schema(cfg.hypotheses, getattr(cfg, "max_preconditions", 0),
                                   max_actions=env.max_steps)
-        earlier = self.answers.get(prompt) if cfg.temperature == 0 else None
-        if earlier is not None:  # greedy decoding: the same prompt, the same answer
-            value, error = hyp.reuse_json(self.log, "hypotheses", prompt, schema, *earlier)
-        else:
-            value, error = hyp.ask_json(self.run.llm, self.log, "hypotheses", prompt, schema,
-                                        name="plans",
-                                        temperature=cfg.temperature, max_tokens=cfg.max_tokens,
-                                        seed=cfg.seed + self.tally.rounds - 1)
-            self.answers[prompt] = (self.log[-1].response, self.tally.rounds, error)
+        value, error = hyp.ask_json_once(
+            self.run.llm, self.log, self.answers, "hypotheses", prompt, schema, name="plans",
+            temperature=cfg.temperature, max_tokens=cfg.max_tokens,
+            seed=cfg.seed + self.tally.rounds - 1, round_=self.tally.rounds)
         proposals, bad = hyp.read_plans(value, cfg.hypotheses, self.model.predicates,
                                         self.model.well_formed) \
             if value is not None else ([], [error or "no JSON in the answer"])

@@ -164,6 +164,22 @@ def reuse_json(log: list[Entry], role: str, prompt: str, schema: dict[str, Any],
     return value, error if value is None else err
 
 
+def ask_json_once(llm, log: list[Entry], answers: dict[str, tuple[str, int, str | None]],
+                  role: str, prompt: str, schema: dict[str, Any], *, name: str,
+                  temperature: float, max_tokens: int, seed: int, round_: int
+                  ) -> tuple[Any, str | None]:
+    """:func:`ask_json`, except that at temperature 0 a prompt already in
+    ``answers`` (this episode's prompt -> answer) takes its earlier answer
+    (:func:`reuse_json`) instead of a call; a new answer is added to ``answers``."""
+    earlier = answers.get(prompt) if temperature == 0 else None
+    if earlier is not None:  # greedy decoding: the same prompt, the same answer
+        return reuse_json(log, role, prompt, schema, *earlier)
+    value, error = ask_json(llm, log, role, prompt, schema, name=name,
+                            temperature=temperature, max_tokens=max_tokens, seed=seed)
+    answers[prompt] = (log[-1].response, round_, error)
+    return value, error
+
+
 def reuse_text(log: list[Entry], role: str, prompt: str, text: str, turn: int) -> str:
     """An earlier turn's answer to this very prompt, taken again without a call
     (temperature 0: the model would answer the same); recorded as such."""
@@ -192,6 +208,6 @@ def ask_text(llm, log: list[Entry], role: str, prompt: str, *, temperature: floa
     return response.text
 
 
-__all__ = ["ACTIONS_SCHEMA", "NotAPlan", "Proposal", "ask_json", "ask_text", "build",
-           "plans_schema", "read_json", "read_plan", "read_plans", "reuse_json", "reuse_text",
-           "usage"]
+__all__ = ["ACTIONS_SCHEMA", "NotAPlan", "Proposal", "ask_json", "ask_json_once", "ask_text",
+           "build", "plans_schema", "read_json", "read_plan", "read_plans", "reuse_json",
+           "reuse_text", "usage"]
