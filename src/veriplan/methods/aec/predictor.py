@@ -174,18 +174,25 @@ def store_path(kind: str, name: str) -> Path:
     return cache_dir() / "aec" / kind / f"{name}.json"
 
 
+def read_stored(kind: str, name: str, what: str, make: str) -> tuple[Any, Path]:
+    """The JSON of a stored file of ``kind`` (by name or path) and its path; a
+    missing or unreadable file is a ConfigError naming it and how to ``make`` one."""
+    path = store_path(kind, name)
+    try:
+        return json.loads(path.read_text()), path
+    except FileNotFoundError:
+        raise ConfigError(f"no {what} {name!r} at {path}: {make}") from None
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"cannot read {what} {path}: {exc}") from None
+
+
 def load_calibration(name: str) -> Calibration:
     """``"none"``: the identity; else a calibration file by name or path."""
     if name in ("", "none"):
         return Calibration()
-    path = store_path("calibration", name)
-    try:
-        data = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise ConfigError(f"no AEC calibration {name!r} at {path}: fit one with `veriplan aec "
-                          "calibrate --dataset household_train --name NAME`") from None
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"cannot read AEC calibration {path}: {exc}") from None
+    data, _ = read_stored("calibration", name, "AEC calibration",
+                          "fit one with `veriplan aec calibrate --dataset household_train "
+                          "--name NAME`")
     cal = Calibration.from_dict(data)
     cal.name = cal.name or name
     return cal

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from veriplan.errors import ConfigError
-from veriplan.methods.aec.predictor import store_path
+from veriplan.methods.aec.predictor import read_stored, store_path
 
 CANDIDATES = (0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
 FORMAT = "aec-tau/1"
@@ -64,14 +64,9 @@ def save_tau(name: str, chosen: dict[str, Any], summary: list[dict[str, Any]],
 
 def load_tau(name: str) -> tuple[float, str]:
     """(tau, where it came from) for a tau file given by name or path."""
-    path = store_path("tau", name)
-    try:
-        data = json.loads(path.read_text())
-    except FileNotFoundError:
-        raise ConfigError(f"no tau file {name!r} at {path}: choose one with `veriplan aec "
-                          "select-tau --dataset household_valid --name NAME`") from None
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"cannot read tau file {path}: {exc}") from None
+    data, path = read_stored("tau", name, "tau file",
+                             "choose one with `veriplan aec select-tau --dataset "
+                             "household_valid --name NAME`")
     if data.get("format") != FORMAT or not isinstance(data.get("tau"), int | float):
         raise ConfigError(f"{path} is not a tau file (format {FORMAT} with a number tau)")
     return float(data["tau"]), str(path)
