@@ -128,3 +128,19 @@ def test_a_calibration_is_used_through_the_config(tmp_path):
     d = r.metrics["decisions"][0]
     assert r.verified and d["kind"] == "query:uncertain" and d["sigma"] > 0.2
     assert r.metrics["calibration"] == "doubt"
+
+
+@pytest.mark.parametrize("kind", ["calibration", "tau"])
+def test_a_missing_or_unreadable_stored_file_is_a_config_error_naming_it_and_the_fix(
+        kind, tmp_path):
+    from veriplan.methods.aec.tau import load_tau
+
+    load = load_calibration if kind == "calibration" else load_tau
+    missing = tmp_path / "absent.json"
+    command = "calibrate" if kind == "calibration" else "select-tau"
+    with pytest.raises(ConfigError, match=f"absent.json.*veriplan aec {command}"):
+        load(str(missing))
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json")
+    with pytest.raises(ConfigError, match="cannot read .*broken.json"):
+        load(str(broken))
