@@ -200,3 +200,12 @@ def test_a_belief_that_prunes_a_hypothesis_is_recorded_but_is_no_counterexample(
     (d,) = ctl.round.dropped
     assert d.by == "simulation" and not d.grounded and "(not observed)" in d.why()
     assert ctl.round.counterexamples() == []
+
+
+def test_the_ambiguity_margin_gates_mirror_image_vote_shares_alike():
+    # 3.5 of 5 votes and 1.5 of 5: |mu - 0.5| is 0.2 on both sides (epsilon 0.2),
+    # so neither is ambiguous; floating point alone made 0.7 ambiguous and 0.3 not
+    for votes in (3.5, 1.5):
+        mu = votes / 5
+        ctl = controller(three_plans(), truth={FRIDGE: True}, table={FRIDGE: (mu, 0.05)})
+        assert ctl.decide(FRIDGE).kind == SIMULATE, mu

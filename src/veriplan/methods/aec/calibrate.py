@@ -30,6 +30,7 @@ def collect(problem: Any, llm: Any, config: PredictorConfig = PredictorConfig()
     try:
         agent.env = env
         agent.start(env)
+        agent.tally.rounds = 1  # the first planning round's seed, as in an episode
         hs = agent.propose(env, [])
         keys = list(Controller(hs, agent.w, None, agent.query, Policy(gating="query"),
                                epsilon=0.0, tau=0.0, max_queries=0, actions=None,
@@ -39,10 +40,18 @@ def collect(problem: Any, llm: Any, config: PredictorConfig = PredictorConfig()
                                       temperature=config.predictor_temperature,
                                       seed=config.seed, log=agent.log)
         predictions = {k: predictor.predict(agent.w, k) for k in keys}
+        start = len(agent.trajectory)
         for k in keys:
+            # The label is p's value at w0, where it was predicted: not a value an
+            # earlier query's actions (or this one's) may have changed on the way
+            # (an `in` query opens the receptacle it looks into).
+            if k in agent.touched_by(agent.trajectory[start:]):
+                continue
             value = agent.w.value(k)
             if value is None and env.steps_left > 0:
                 value = agent.query(k).value
+                if k in agent.touched_by(agent.trajectory[start:]):
+                    continue
             if value is None:
                 continue
             p = predictions[k]

@@ -200,7 +200,9 @@ class Controller:
     def gate(self, pred: Prediction) -> str:
         if self.policy.gating == "simulate":
             return SIMULATE
-        if abs(pred.mu - 0.5) < self.epsilon:
+        # |mu - 0.5| < epsilon, with a tolerance so that mirror-image vote shares
+        # (0.7 and 0.3: 0.19999999999999996 and 0.2 in floating point) gate alike
+        if abs(pred.mu - 0.5) < self.epsilon - 1e-9:
             return QUERY_AMBIGUOUS
         if pred.sigma > self.tau:
             return QUERY_UNCERTAIN

@@ -302,10 +302,14 @@ class Agent:
     # ----- grounding -------------------------------------------------------------------------
     def ground(self, facts: Iterable[Fact], source: str, touched: Iterable[Key]) -> None:
         """Every write to w goes through here: the store's update, then B.4's
-        counterexamples, then labels for earlier predictions."""
-        facts = list(facts)
+        counterexamples, then labels for earlier predictions (a prediction about
+        something the actions may have changed since has no label: the value
+        seen now is not the one predicted)."""
+        facts, touched = list(facts), set(touched)
         for ce in self.w.ground(facts, source, self.env.steps, touched):
             self.counterexample(ce)
+        for key in touched:
+            self.pending.pop(key, None)
         for f in facts:
             for pred in self.pending.pop(key_of(f), ()):
                 self.samples.append((pred.raw, (pred.mu >= 0.5) == f.value))

@@ -1,0 +1,67 @@
+"""B.2's calibration samples: each prediction is labelled with the predicate's
+value at w0, where it was predicted, never with a value the agent's own query
+actions may have changed on the way."""
+
+from __future__ import annotations
+
+import json
+
+from tests.methods.aec.helpers import task
+from veriplan.llm import LLM, ScriptedBackend
+from veriplan.methods.aec.calibrate import collect
+
+# Takes the apple from the closed fridge without opening it: U holds
+# in(apple 1, fridge 1) and open(fridge 1); querying `in` opens the fridge.
+PLAN = {"actions": ["go to fridge 1", "take apple 1 from fridge 1", "go to microwave 1",
+                    "heat apple 1 with microwave 1", "go to table 1",
+                    "move apple 1 to table 1"], "preconditions": [], "score": 0.5}
+
+
+def model(req):
+    if req.schema_name == "plans":
+        return json.dumps({"plans": [PLAN]})
+    # right at w0 on both: the apple is in the fridge, the fridge is closed
+    return json.dumps({"answer": "no" if "fridge 1 is open" in req.messages[-1].content
+                       else "yes"})
+
+
+def test_a_predicate_changed_by_an_earlier_query_gets_no_label():
+    backend = ScriptedBackend(fn=model)
+    samples = collect(task("hot_apple/fridge"), LLM(backend))
+    by = {s["p"]: s for s in samples}
+    assert by["in(apple 1, fridge 1)"]["truth"] is True
+    assert by["in(apple 1, fridge 1)"]["right"] is True
+    # the `in` query opened the fridge: "closed" was right at w0, so no wrong label
+    assert "open(fridge 1)" not in by
+    assert all(s["right"] for s in samples)
+    # both were predicted (the ensemble ran on U), and the plan used round 1's seed
+    predicted = {r.messages[-1].content for r in backend.requests if r.schema_name != "plans"}
+    assert any("fridge 1 is open" in p for p in predicted)
+    assert next(r for r in backend.requests if r.schema_name == "plans").seed == 0
+
+
+def test_a_pending_prediction_is_labelled_only_if_nothing_may_have_changed_it():
+    """Failure-driven refinement labels predictions made during an episode by
+    later groundings; one the agent's actions may have changed meanwhile has none."""
+    from veriplan.envs.base import Fact
+    from veriplan.methods.aec.config import Config
+    from veriplan.methods.aec.controller import Policy
+    from veriplan.methods.aec.episode import Agent
+    from veriplan.methods.aec.predictor import Prediction
+
+    agent = Agent("aec", task("hot_apple/fridge"), LLM(ScriptedBackend(fn=model)), Config(),
+                  Policy())
+    env = agent.task.make()
+    try:
+        agent.env = env
+        agent.start(env)
+        opened = ("open", ("fridge 1",))
+        closed_guess = Prediction(mu=0.0, sigma=0.1, raw=0.1)
+        agent.predicted(opened, closed_guess)
+        agent.ground([Fact("open", ("fridge 1",), True)], "execution", {opened})
+        assert agent.samples == []  # "open fridge 1" ran in between: no label
+        agent.predicted(opened, closed_guess)
+        agent.ground([Fact("open", ("fridge 1",), True)], "query", ())
+        assert agent.samples == [(0.1, False)]  # unchanged since: a wrong prediction
+    finally:
+        env.close()
