@@ -189,15 +189,25 @@ def _select_tau(args: argparse.Namespace) -> int:
                 and rest == typed and cfg.get("tau") in taus):
             results.append((cfg["tau"], rec.result_dict()))
     summary = summarize(results)
-    chosen = choose(summary)
+    chosen = choose(summary, default=base.tau)
     path = save_tau(args.name, chosen, summary, dataset=args.dataset, epsilon=base.epsilon,
                     calibration=base.calibration, settings=typed, backend=backend.name,
                     model=backend.model_name(), runs=str(out))
     for s in summary:
-        mark = "  <- chosen" if s["tau"] == chosen["tau"] else ""
+        mark = "  <- chosen" if chosen["selected"] and s["tau"] == chosen["tau"] else ""
         print(f"tau {s['tau']:<5} success {s['success']:.3f}  replanning rounds "
               f"{s['replanning_rounds']:.2f}  queries {s['queries']:.2f}  steps "
               f"{s['env_steps']:.1f}  ({s['episodes']} episodes){mark}")
+    if chosen["selected"]:
+        print(f"tau {chosen['tau']} selected; decided by {chosen['decided_by']} "
+              f"({chosen['reason']})")
+        if chosen["decided_by"] == "queries":
+            print("note: the fewest queries decided, not success or replanning rounds: a "
+                  "later comparison of queries with this tau is partly made by the choice")
+    else:
+        print(f"no tau selected: {chosen['reason']}; the tau file keeps AEC's default tau "
+              f"{chosen['tau']} and says it was not selected (decided by "
+              f"{chosen['decided_by']})")
     print(f"{progress.done} unit(s) run, {progress.skipped} already in {out}; epsilon "
           f"{base.epsilon} (fixed); saved {path} (use --config tau_file={args.name})")
     return EXIT_OK if progress.errors == 0 else EXIT_FAIL

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
 import pytest
 
@@ -13,7 +12,8 @@ from tests.methods.aec import kitchen
 from veriplan.bench.datasets import DATASETS, register_dataset
 from veriplan.cli import aec_commands
 from veriplan.cli.core import EXIT_OK
-from veriplan.methods.aec.predictor import load_calibration
+from veriplan.methods.aec.config import Config
+from veriplan.methods.aec.predictor import load_calibration, store_path
 from veriplan.methods.aec.tau import load_tau
 
 SCRIPT = ["--backend", "scripted", "--script", "tests.methods.aec.kitchen:answer", "--no-cache"]
@@ -77,12 +77,17 @@ def test_select_tau_runs_each_candidate_and_records_the_choice(kitchen_valid, tm
     assert main(argv) == EXIT_OK
     text = capsys.readouterr().out
     tau, source = load_tau("kitchen")
-    data = json.loads(Path(source).read_text())
+    data = json.loads(store_path("tau", "kitchen").read_text())
     assert tau in (0.1, 0.9) and data["epsilon"] == 0.2 and len(data["candidates"]) == 2
     assert all(c["episodes"] == 3 for c in data["candidates"]) and "<- chosen" in text
-    # with tau 0.9 the confident (and twice wrong) belief is simulated and costs
-    # replanning; with tau 0.1 it is queried: the lower one wins on replanning rounds
-    assert tau == 0.1
+    # both candidates give the same numbers on these three episodes (same success,
+    # replanning rounds and queries): nothing but the smaller tau decides, and the file
+    # and the output say so
+    assert [c["replanning_rounds"] for c in data["candidates"]] == [
+        data["candidates"][0]["replanning_rounds"]] * 2
+    assert tau == 0.1 and data["selected"] is True and data["decided_by"] == "tie"
+    assert "tau 0.1 selected; decided by tie" in text
+    assert source.endswith("(selected by tie)")
     assert main(argv) == EXIT_OK and "0 unit(s) run, 6 already" in capsys.readouterr().out
 
 
@@ -92,3 +97,20 @@ def test_select_tau_refuses_a_fixed_tau(kitchen_valid):
     with pytest.raises(ConfigError, match="--taus"):
         main(["aec", "select-tau", "--dataset", "kitchen_valid", "--data-dir", kitchen_valid,
               "--name", "x", "--config", "tau=0.3", *SCRIPT])
+
+
+def test_select_tau_without_a_won_episode_selects_nothing_and_says_so(kitchen_valid, tmp_path,
+                                                                      capsys):
+    # one environment step per episode: no candidate can win
+    argv = ["aec", "select-tau", "--dataset", "kitchen_valid", "--data-dir", kitchen_valid,
+            "--name", "lost", "--taus", "0.1", "0.9", "--out", str(tmp_path / "runs"),
+            "--config", "max_steps=1", *SCRIPT]
+    assert main(argv) == EXIT_OK
+    text = capsys.readouterr().out
+    data = json.loads(store_path("tau", "lost").read_text())
+    assert all(c["success"] == 0 for c in data["candidates"])
+    assert data["selected"] is False and data["decided_by"] == "tie"
+    assert data["tau"] == Config().tau and "<- chosen" not in text
+    assert "no tau selected: no candidate won a validation episode" in text
+    tau, source = load_tau("lost")
+    assert tau == Config().tau and "not selected" in source

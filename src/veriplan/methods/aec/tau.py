@@ -3,15 +3,21 @@
 `veriplan aec select-tau` runs AEC over the validation episodes once per
 candidate tau (through the benchmark harness, so it resumes and runs in
 parallel), then :func:`choose` takes the candidate with the highest success
-rate, then the fewest replanning rounds, then the fewest queries, and
-:func:`save_tau` writes it with every candidate's numbers. A run loads it with
-``--config tau_file=NAME`` (a name under the cache, or a path); the result's
-metrics say which tau it used and from where.
+rate, then the fewest replanning rounds, then the fewest queries, then the
+smaller tau, and records which of these criteria decided (``decided_by``).
+When no candidate won a validation episode nothing was selected: the
+remaining criteria would pick the tau that queries least, a choice that builds
+in a later "AEC queries less", so the tau file keeps the method's default tau
+and says it was not selected. :func:`save_tau` writes the choice with every
+candidate's numbers. A run loads it with ``--config tau_file=NAME`` (a name
+under the cache, or a path); the result's metrics say which tau it used and
+from where (:func:`load_tau`'s provenance, read back by :func:`read_source`).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -22,6 +28,20 @@ from veriplan.methods.aec.predictor import read_stored, store_path
 
 CANDIDATES = (0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
 FORMAT = "aec-tau/1"
+# What decided the choice: the first criterion that left one candidate; "tie" when
+# none did (the tied candidates' smallest tau, or nothing selected when none won);
+# "only_candidate" when a single tau was given (nothing compared).
+CRITERIA = ("success", "replanning_rounds", "queries")
+DECIDED_BY = (*CRITERIA, "tie", "only_candidate")
+NO_WIN = "no candidate won a validation episode"
+_REASONS = {"success": "the highest success rate",
+            "replanning_rounds": "success tied; the fewest replanning rounds",
+            "queries": "success and replanning rounds tied; the fewest queries",
+            "tie": "success, replanning rounds and queries tied; the smallest tau"}
+# load_tau's provenance: "PATH (selected by KEY)" or "PATH (not selected: REASON; the
+# default tau)"; a tau file written before these keys existed gives the bare path.
+_SELECTED = " (selected by "
+_NOT_SELECTED = " (not selected: "
 
 
 def summarize(results: Iterable[tuple[float, Mapping[str, Any]]]) -> list[dict[str, Any]]:
@@ -43,18 +63,47 @@ def summarize(results: Iterable[tuple[float, Mapping[str, Any]]]) -> list[dict[s
     return out
 
 
-def choose(summary: list[dict[str, Any]]) -> dict[str, Any]:
+def default_tau() -> float:
+    """AEC's default tau (its Config's), kept when nothing was selected."""
+    from veriplan.methods.aec.config import Config
+
+    return float(Config().tau)
+
+
+def choose(summary: list[dict[str, Any]], default: float | None = None) -> dict[str, Any]:
+    """The chosen candidate's numbers with ``selected``, ``decided_by`` and
+    ``reason``. Candidates are ranked by success (higher), replanning rounds,
+    queries (fewer), tau (smaller); ``decided_by`` is the first of the three
+    criteria after which one candidate is left, else "tie" ("only_candidate"
+    for a single candidate). When every candidate has success 0, nothing is
+    selected: ``tau`` is ``default`` (AEC's default tau when None),
+    ``selected`` is False and ``decided_by`` is "tie"."""
     if not summary:
         raise ConfigError("no finished validation episodes to choose tau from")
-    return max(summary, key=lambda s: (s["success"], -s["replanning_rounds"], -s["queries"],
+    if all(s["success"] == 0 for s in summary):
+        tau = default_tau() if default is None else float(default)
+        return {"tau": tau, "selected": False, "decided_by": "tie", "reason": NO_WIN}
+    best = max(summary, key=lambda s: (s["success"], -s["replanning_rounds"], -s["queries"],
                                        -s["tau"]))
+    if len(summary) == 1:
+        return {**best, "selected": True, "decided_by": "only_candidate",
+                "reason": "the only candidate: nothing was compared"}
+    left, decided = list(summary), "tie"
+    for key in CRITERIA:
+        left = [s for s in left if math.isclose(s[key], best[key], abs_tol=1e-9)]
+        if len(left) == 1:
+            decided = key
+            break
+    return {**best, "selected": True, "decided_by": decided, "reason": _REASONS[decided]}
 
 
 def save_tau(name: str, chosen: dict[str, Any], summary: list[dict[str, Any]],
              **context: Any) -> Path:
     path = store_path("tau", name)
     path.parent.mkdir(parents=True, exist_ok=True)
-    data = {"format": FORMAT, "tau": chosen["tau"], "chosen": chosen, "candidates": summary,
+    data = {"format": FORMAT, "tau": chosen["tau"], "selected": chosen.get("selected", True),
+            "decided_by": chosen.get("decided_by"), "reason": chosen.get("reason", ""),
+            "chosen": chosen, "candidates": summary,
             "created": time.strftime("%Y-%m-%dT%H:%M:%S"), **context}
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(data, indent=1))
@@ -63,13 +112,41 @@ def save_tau(name: str, chosen: dict[str, Any], summary: list[dict[str, Any]],
 
 
 def load_tau(name: str) -> tuple[float, str]:
-    """(tau, where it came from) for a tau file given by name or path."""
+    """(tau, where it came from) for a tau file given by name or path. The
+    provenance is the path, followed by "(selected by KEY)" or, when no
+    candidate was selected, "(not selected: REASON; the default tau)"; a file
+    from before these were recorded gives the bare path."""
     data, path = read_stored("tau", name, "tau file",
                              "choose one with `veriplan aec select-tau --dataset "
                              "household_valid --name NAME`")
-    if data.get("format") != FORMAT or not isinstance(data.get("tau"), int | float):
+    if (not isinstance(data, dict) or data.get("format") != FORMAT
+            or not isinstance(data.get("tau"), int | float)):
         raise ConfigError(f"{path} is not a tau file (format {FORMAT} with a number tau)")
+    if data.get("selected") is False:
+        reason = str(data.get("reason") or NO_WIN)
+        return float(data["tau"]), f"{path}{_NOT_SELECTED}{reason}; the default tau)"
+    if data.get("decided_by") in DECIDED_BY:
+        return float(data["tau"]), f"{path}{_SELECTED}{data['decided_by']})"
     return float(data["tau"]), str(path)
 
 
-__all__ = ["CANDIDATES", "choose", "load_tau", "save_tau", "summarize"]
+def read_source(source: str) -> dict[str, Any]:
+    """What a run's ``tau_source`` says: ``file`` (None for the config
+    setting), ``selected`` (True, False, or None when not recorded) and
+    ``decided_by`` (None when not recorded or not selected)."""
+    if not source or source == "config":
+        return {"file": None, "selected": False, "decided_by": None}
+    if source.endswith(")") and _NOT_SELECTED in source:
+        file, _, rest = source.partition(_NOT_SELECTED)
+        return {"file": file, "selected": False, "decided_by": None,
+                "reason": rest.removesuffix(")").removesuffix("; the default tau")}
+    if source.endswith(")") and _SELECTED in source:
+        file, _, rest = source.rpartition(_SELECTED)
+        key = rest.removesuffix(")")
+        if key in DECIDED_BY:
+            return {"file": file, "selected": True, "decided_by": key}
+    return {"file": source, "selected": None, "decided_by": None}
+
+
+__all__ = ["CANDIDATES", "DECIDED_BY", "NO_WIN", "choose", "default_tau", "load_tau",
+           "read_source", "save_tau", "summarize"]
