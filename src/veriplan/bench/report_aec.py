@@ -13,6 +13,13 @@
 - paired tests (exact McNemar) between AEC and every other configuration that
   ran the same episodes with the same model.
 
+Units the harness recorded as an error (no metrics) and episodes whose
+environment failed (failure ``env_error``: the simulator raised or died) are
+not the method's doing: success still counts them as not won over every
+attempted episode, as the paper counts over all its episodes, but every cost
+mean leaves them out (all cost columns over the same episodes) and so does
+each paired test, in both arms; the tables say how many were left out.
+
 Our household games are our own generation: the section says so wherever it
 shows them.
 """
@@ -27,6 +34,7 @@ from typing import Any
 
 from veriplan.bench.stats import mcnemar, wilson_interval
 from veriplan.bench.store import UnitRecord
+from veriplan.methods.aec.tau import NO_WIN, read_source
 
 AEC_METHODS = ("aec", "aec-direct", "aec-react", "wkm", "query-only")
 # Table 1's columns: (heading, ALFWorld task type)
@@ -66,6 +74,17 @@ class Episode:
     def get(self, key: str) -> float | None:
         v = self.metrics.get(key)
         return None if v is None or isinstance(v, bool) else float(v)
+
+    @property
+    def left_out(self) -> str | None:
+        """Why this episode is left out of the cost means and the paired tests:
+        "error" (the unit failed in the harness, no metrics), "env_error" (the
+        environment failed), or None (it counts)."""
+        if self.record.status != "done":
+            return "error"
+        if self.record.result_dict().get("failure") == "env_error":
+            return "env_error"
+        return None
 
 
 def _split_of(r: UnitRecord, m: dict[str, Any]) -> str:
@@ -119,13 +138,35 @@ def _f(x: float | None, digits: int = 1) -> str:
     return "n/a" if x is None else f"{x:.{digits}f}"
 
 
-def _costs(eps: list[Episode]) -> dict[str, float | None]:
-    """Per-episode means of what an episode spent."""
-    return {"replanning_rounds": _mean([e.get("replanning_rounds") for e in eps]),
-            "queries": _mean([e.get("queries") for e in eps]),
-            "env_steps": _mean([e.get("env_steps") for e in eps]),
-            "llm_calls": _mean([float(e.record.llm_calls) for e in eps]),
-            "tokens": _mean([float(e.record.tokens) for e in eps])}
+LEFT_OUT = ("error", "env_error")
+RULE = ("Units the harness recorded as an error (no metrics) and episodes whose environment "
+        "failed (env_error: the simulator raised or died) count as not won in the success "
+        "rate, over all attempted episodes as the paper counts, but are left out of every "
+        "cost mean (all cost columns over the same costed episodes) and out of both arms of "
+        "the paired tests.")
+
+
+def _costs(eps: list[Episode]) -> dict[str, Any]:
+    """Per-episode means of what an episode spent, all over the same episodes:
+    those not left out (see :attr:`Episode.left_out`), counted in ``costed``,
+    with how many were left out by reason in ``left_out``."""
+    kept = [e for e in eps if e.left_out is None]
+    return {"replanning_rounds": _mean([e.get("replanning_rounds") for e in kept]),
+            "queries": _mean([e.get("queries") for e in kept]),
+            "env_steps": _mean([e.get("env_steps") for e in kept]),
+            "llm_calls": _mean([float(e.record.llm_calls) for e in kept]),
+            "tokens": _mean([float(e.record.tokens) for e in kept]),
+            "costed": len(kept),
+            "left_out": {k: n for k in LEFT_OUT
+                         if (n := sum(e.left_out == k for e in eps))}}
+
+
+def _left_out_md(rows: list[dict[str, Any]], name) -> list[str]:
+    """The rule, and the rows that left episodes out of their cost means."""
+    lines = [f"- {name(r)}: {r['units'] - r['costed']} of {r['units']} left out of the cost "
+             "means (" + ", ".join(f"{k} {n}" for k, n in r["left_out"].items()) + ")"
+             for r in rows if r["left_out"]]
+    return ["", RULE + (" Left out here:" if lines else " None was left out here."), *lines]
 
 
 def _failures(eps: list[Episode]) -> dict[str, int]:
@@ -170,10 +211,30 @@ def _gate(eps: list[Episode]) -> dict[str, Any]:
                    for e in eps if e.metrics.get("tau") is not None})
     cals = sorted({str(e.metrics["calibration"]) for e in eps
                    if e.metrics.get("calibration") is not None})
-    return {"tau": [list(t) for t in taus], "calibration": cals} if taus or cals else {}
+    if not taus and not cals:
+        return {}
+    return {"tau": [list(t) for t in taus], "calibration": cals,
+            "tau_selection": [{"tau": t, **read_source(src)} for t, src in taus]}
 
 
 _NOT_CHOSEN = "the setting, not chosen on a validation split"
+
+
+def _tau_md(tau: float, source: str) -> str:
+    """One tau of a row: selected on a validation split and by what, or not."""
+    how = read_source(source)
+    if how["file"] is None:
+        return f"{tau} ({_NOT_CHOSEN})"
+    if how["selected"] is False:
+        return (f"{tau} (not selected: {how.get('reason') or NO_WIN}; the default tau; "
+                f"tau file {how['file']})")
+    if how["selected"] is None:
+        return (f"{tau} (from tau file {how['file']}, written before the choice's grounds "
+                "were recorded: whether it was selected and by what is not known)")
+    note = "; the fewest queries decided, so fewer queries with it is partly made by " \
+        "the choice" if how["decided_by"] == "queries" else ""
+    return (f"{tau} (selected on a validation split, decided by {how['decided_by']}{note}; "
+            f"tau file {how['file']})")
 
 
 def _gate_md(rows: list[dict[str, Any]]) -> list[str]:
@@ -181,8 +242,7 @@ def _gate_md(rows: list[dict[str, Any]]) -> list[str]:
     for r in rows:
         if not r.get("tau") and not r.get("calibration"):
             continue
-        taus = ", ".join(f"{t} ({_NOT_CHOSEN if src == 'config' else src})"
-                         for t, src in r.get("tau") or []) or "n/a"
+        taus = ", ".join(_tau_md(t, src) for t, src in r.get("tau") or []) or "n/a"
         cals = ", ".join(c if c != "none" else "none (sigma = the raw uncertainty)"
                          for c in r.get("calibration") or []) or "n/a"
         lines.append(f"- {r['method']} ({r['config']}; {r['model']}; {r['dataset']}): tau {taus}; "
@@ -201,10 +261,12 @@ def _table1_md(rows: list[dict[str, Any]]) -> list[str]:
              "Success rate (%) over all (avg., first as in the paper) with its Wilson 95% "
              "interval, then per task type (won/units); then per episode: replanning rounds "
              "(a failed episode counts the cap, as the paper does), queries, environment "
-             "steps, LLM calls, tokens.", "",
+             "steps, LLM calls, tokens, each a mean over the costed episodes (the rule is "
+             "under the table).", "",
              "| method | settings | model | dataset | all (Wilson 95%) | " + " | ".join(heads)
-             + " | replanning rounds | queries | env steps | LLM calls | tokens | failures |",
-             "|---|---|---|---|" + "---|" * (len(heads) + 7)]
+             + " | replanning rounds | queries | env steps | LLM calls | tokens | costed | "
+             "failures |",
+             "|---|---|---|---|" + "---|" * (len(heads) + 8)]
     for r in rows:
         cells = [_cell(*r["by_type"][h]) for h in heads]
         fails = ", ".join(f"{k} {v}" for k, v in r["failures"].items()) or "none"
@@ -215,8 +277,10 @@ def _table1_md(rows: list[dict[str, Any]]) -> list[str]:
             + " | ".join(cells)
             + f" | {_f(r['replanning_rounds'], 2)} | {_f(r['queries'], 2)} | "
             f"{_f(r['env_steps'], 1)} | {_f(r['llm_calls'], 1)} | {_f(r['tokens'], 0)} | "
-            f"{fails} |")
-    return lines + _gate_md(rows)
+            f"{r['costed']}/{r['units']} | {fails} |")
+    return (lines + _left_out_md(rows, lambda r: f"{r['method']} ({r['config']}; {r['model']}; "
+                                                 f"{r['dataset']})")
+            + _gate_md(rows))
 
 
 # ----- Table 2 ---------------------------------------------------------------------------------
@@ -238,6 +302,7 @@ def table2(eps: list[Episode]) -> list[dict[str, Any]]:
                       "success": won / len(sub) if sub else None,
                       "score": _mean([e.score for e in sub]),
                       "tasks": dict(sorted(_count(e.task_type for e in sub).items()))}
+        row["units"] = len(es)
         row.update(_costs(es))
         row.update(_gate(es))
         row["failures"] = _failures(es)
@@ -295,7 +360,7 @@ def _table2_md(rows: list[dict[str, Any]], records: list[UnitRecord]) -> list[st
                     break
     lines += ["", "| method | settings | model | seen score | seen success (%) | seen units | "
               "unseen score | unseen success (%) | unseen units | replanning rounds | queries "
-              "| env steps | LLM calls | tokens |", "|" + "---|" * 14]
+              "| env steps | LLM calls | tokens | costed |", "|" + "---|" * 15]
     for r in rows:
         cells = []
         for s in SPLITS:
@@ -306,8 +371,9 @@ def _table2_md(rows: list[dict[str, Any]], records: list[UnitRecord]) -> list[st
         lines.append(f"| {r['method']} | {r['config']} | {r['model']} | " + " | ".join(cells)
                      + f" | {_f(r['replanning_rounds'], 2)} | {_f(r['queries'], 2)} | "
                      f"{_f(r['env_steps'], 1)} | {_f(r['llm_calls'], 1)} | "
-                     f"{_f(r['tokens'], 0)} |")
-    return lines + _gate_md([{**r, "dataset": r["env"]} for r in rows])
+                     f"{_f(r['tokens'], 0)} | {r['costed']}/{r['units']} |")
+    return (lines + _left_out_md(rows, lambda r: f"{r['method']} ({r['config']}; {r['model']})")
+            + _gate_md([{**r, "dataset": r["env"]} for r in rows]))
 
 
 # ----- iterations (Figure 3) -------------------------------------------------------------------
@@ -380,39 +446,55 @@ def _plot_iterations(rows: list[dict[str, Any]], out: Path) -> list[str]:
 # ----- paired tests ----------------------------------------------------------------------------
 def paired(eps: list[Episode]) -> list[dict[str, Any]]:
     """AEC (each of its settings) against every other configuration on the
-    episodes both ran, per dataset and model: the exact McNemar test on won."""
-    arms: dict[tuple, dict[str, bool]] = defaultdict(dict)
+    episodes both ran, per dataset and model: the exact McNemar test on won.
+    An episode left out (a harness error or an environment failure, in either
+    arm) is taken out of both arms; ``left_out`` counts those pairs by reason
+    (a pair left out for both arms' reasons counts under each)."""
+    arms: dict[tuple, dict[str, Episode]] = defaultdict(dict)
     for e in eps:
         r = e.record
-        arms[(r.method, _config(r), _model(r), r.dataset)][f"{r.instance}/seed{r.seed}"] = e.won
+        arms[(r.method, _config(r), _model(r), r.dataset)][f"{r.instance}/seed{r.seed}"] = e
     out = []
-    for a, wa in sorted(arms.items()):
+    for a, ea in sorted(arms.items()):
         if a[0] != "aec":
             continue
-        for b, wb in sorted(arms.items()):
+        for b, eb in sorted(arms.items()):
             if b == a or b[2:] != a[2:] or (b[0] == "aec" and b < a):
                 continue
+            both_ran = sorted(set(ea) & set(eb))
+            dropped = [k for k in both_ran if ea[k].left_out or eb[k].left_out]
+            kept = [k for k in both_ran if k not in set(dropped)]
+            wa = {k: ea[k].won for k in kept}
+            wb = {k: eb[k].won for k in kept}
+            if not both_ran:
+                continue
             p = mcnemar(wa, wb)
-            if p.shared:
-                out.append({"a": f"{a[0]} ({a[1]})", "b": f"{b[0]} ({b[1]})", "model": a[2],
-                            "dataset": a[3], "shared": p.shared, "only_a": p.only_a,
-                            "only_b": p.only_b, "both": p.both, "p_value": p.p_value,
-                            "a_won": sum(wa[k] for k in wa if k in wb),
-                            "b_won": sum(wb[k] for k in wb if k in wa)})
+            left = {why: n for why in LEFT_OUT
+                    if (n := sum(why in (ea[k].left_out, eb[k].left_out) for k in dropped))}
+            out.append({"a": f"{a[0]} ({a[1]})", "b": f"{b[0]} ({b[1]})", "model": a[2],
+                        "dataset": a[3], "shared": p.shared, "only_a": p.only_a,
+                        "only_b": p.only_b, "both": p.both, "p_value": p.p_value,
+                        "a_won": sum(wa.values()), "b_won": sum(wb.values()),
+                        "left_out": len(dropped), "left_out_by": left})
     return out
 
 
 def _paired_md(rows: list[dict[str, Any]]) -> list[str]:
     lines = ["", "### AEC against the other configurations, paired on the same episodes", "",
              "Exact McNemar test on won/not won over the episodes both ran with the same "
-             "model (only A: A won, B did not). `veriplan report DIR --compare aec aec-react` "
-             "(settings as `method:key=value,...`) adds the generic comparison.", "",
+             "model (only A: A won, B did not). An episode that is a harness error or an "
+             "environment failure (env_error) in either arm is left out of both; `left out` "
+             "counts those pairs (`shared` is what remains). `veriplan report DIR --compare "
+             "aec aec-react` (settings as `method:key=value,...`) adds the generic "
+             "comparison.", "",
              "| A | B | model | dataset | shared | A won | B won | only A | only B | both | "
-             "McNemar p |", "|" + "---|" * 11]
+             "McNemar p | left out |", "|" + "---|" * 12]
     for r in rows:
+        why = ", ".join(f"{k} {n}" for k, n in r["left_out_by"].items())
         lines.append(f"| {r['a']} | {r['b']} | {r['model']} | {r['dataset']} | {r['shared']} | "
                      f"{r['a_won']} | {r['b_won']} | {r['only_a']} | {r['only_b']} | "
-                     f"{r['both']} | {r['p_value']:.4f} |")
+                     f"{r['both']} | {'n/a' if not r['shared'] else format(r['p_value'], '.4f')}"
+                     f" | {r['left_out']}{f' ({why})' if why else ''} |")
     return lines
 
 
@@ -446,5 +528,5 @@ def section(records: list[UnitRecord], out: Path
     return "\n".join(lines) + "\n", data, plots
 
 
-__all__ = ["AEC_METHODS", "NOT_COMPARABLE", "TASK_TYPES", "Episode", "episodes", "iterations",
-           "package_version", "paired", "section", "table1", "table2"]
+__all__ = ["AEC_METHODS", "LEFT_OUT", "NOT_COMPARABLE", "RULE", "TASK_TYPES", "Episode",
+           "episodes", "iterations", "package_version", "paired", "section", "table1", "table2"]

@@ -199,3 +199,107 @@ def test_the_cli_compares_these_units(runs, capsys):
                  "aec-react:max_steps=20"]) == 0
     out = capsys.readouterr().out
     assert "query-only:max_steps=20 against aec-react:max_steps=20" in out
+
+
+def _broken(runs):
+    """The AEC (max_steps=20) and ReAct units on the household-labelled kitchens
+    (under household ids, from which an error unit's task type is read), AEC's
+    first unit an error (no metrics, no calls) and its second an episode
+    whose environment died, with costs that would move every mean."""
+    ids = {i: f"eval/{t}/0" for i, t in HOUSEHOLD}  # household ids: an error's type is read
+    recs = [dataclasses.replace(r, instance=ids[r.instance]) for r in _records(runs)
+            if r.dataset == "kitchen_table" and report_aec._config(r) == "max_steps=20"
+            and r.method in ("aec", "aec-react")]
+    aec = sorted((r for r in recs if r.method == "aec"), key=lambda r: r.instance)
+    error = dataclasses.replace(aec[0], status="error", verified=False, result=None,
+                                llm_calls=0, tokens=0, error_category="veriplan:ConfigError",
+                                error="no tau file")
+    res = aec[1].result_dict()
+    res.update(verified=False, failure="env_error")
+    res["metrics"].update(won=False, queries=99, env_steps=999, replanning_rounds=10)
+    died = dataclasses.replace(aec[1], verified=False, result=json.dumps(res),
+                               llm_calls=5000, tokens=10 ** 7)
+    kept = aec[2]
+    react = [r for r in recs if r.method == "aec-react"]
+    return [error, died, kept, *react], kept, aec[1].instance
+
+
+def test_error_units_and_env_errors_count_as_losses_but_not_in_costs_or_pairs(runs, tmp_path):
+    recs, kept, died = _broken(runs)
+    eps = report_aec.episodes(recs)
+    row = next(r for r in report_aec.table1(eps) if r["method"] == "aec")
+    # success over every attempted episode: both count as not won
+    assert row["units"] == 3 and row["won"] == int(_won(kept))
+    assert row["costed"] == 1 and row["left_out"] == {"error": 1, "env_error": 1}
+    m = kept.result_dict()["metrics"]
+    assert (row["queries"], row["env_steps"], row["replanning_rounds"]) == (
+        m["queries"], m["env_steps"], m["replanning_rounds"])
+    # the calls and tokens are on the same episode as the other costs (no error's 0s)
+    assert (row["llm_calls"], row["tokens"]) == (kept.llm_calls, kept.tokens)
+    assert row["failures"]["env_error"] == 1
+    pair = next(p for p in report_aec.paired(eps) if p["b"].startswith("aec-react"))
+    assert pair["shared"] == 1 and pair["left_out"] == 2
+    assert pair["left_out_by"] == {"error": 1, "env_error": 1}
+    assert pair["a_won"] == int(_won(kept))
+    md, _, _ = report_aec.section(recs, tmp_path)
+    assert report_aec.RULE in md and "2 of 3 left out of the cost means (error 1, env_error 1)" \
+        in md
+    assert "| 1/3 |" in md and "| 2 (error 1, env_error 1) |" in md
+
+
+def test_the_paired_test_leaves_out_an_env_error_pair_and_says_so(runs, tmp_path):
+    recs, _, died = _broken(runs)
+    recs = recs[1:]  # without the error unit: only the environment failure is left out
+    eps = report_aec.episodes(recs)
+    pair = next(p for p in report_aec.paired(eps) if p["b"].startswith("aec-react"))
+    assert pair["shared"] == 1 and pair["left_out_by"] == {"env_error": 1}
+    react_died = next(e for e in eps if e.record.method == "aec-react"
+                      and e.record.instance == died)
+    assert not react_died.won  # a shared loss: would have been in "neither" otherwise
+    md, _, _ = report_aec.section(recs, tmp_path)
+    assert "| 1 (env_error 1) |" in md and "left out of both" in md
+
+
+def test_each_row_says_whether_its_tau_was_selected_and_by_what(runs, tmp_path):
+    from veriplan.methods.aec.tau import choose, load_tau, save_tau
+
+    def c(tau, success, queries):
+        return {"tau": tau, "episodes": 6, "success": success, "replanning_rounds": 10.0,
+                "queries": queries, "env_steps": 40.0}
+
+    lost = [c(0.1, 0.0, 6.0), c(0.4, 0.0, 3.0)]
+    by_queries = [c(0.1, 0.5, 6.0), c(0.4, 0.5, 3.0)]
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps({"format": "aec-tau/1", "tau": 0.4, "candidates": lost}))
+    files = {"none": save_tau(str(tmp_path / "none.json"), choose(lost), lost),
+             "queries": save_tau(str(tmp_path / "q.json"), choose(by_queries), by_queries),
+             "old": old}
+    recs = []
+    for r in _records(runs):
+        if r.dataset != "kitchen_table" or r.method != "aec":
+            continue
+        which = "none" if "iterations" in r.config else "queries"
+        tau, source = load_tau(str(files[which]))
+        res = r.result_dict()
+        res["metrics"].update(tau=tau, tau_source=source)
+        recs.append(dataclasses.replace(r, result=json.dumps(res)))
+    tau, source = load_tau(str(old))
+    res = recs[0].result_dict()
+    res["metrics"].update(tau=tau, tau_source=source)
+    recs.append(dataclasses.replace(recs[0], config=json.dumps({"max_steps": 21}),
+                                    result=json.dumps(res)))
+    rows = {r["config"]: r for r in report_aec.table1(report_aec.episodes(recs))}
+    assert rows["iterations=2, max_steps=20"]["tau_selection"] == [
+        {"tau": 0.2, "file": str(files["none"]), "selected": False, "decided_by": None,
+         "reason": "no candidate won a validation episode"}]
+    assert rows["max_steps=20"]["tau_selection"][0]["decided_by"] == "queries"
+    assert rows["max_steps=21"]["tau_selection"][0]["selected"] is None
+    md, _, _ = report_aec.section(recs, tmp_path)
+    gate = {line.split(":")[0]: line for line in md.splitlines() if line.startswith("- aec (")
+            and "tau " in line}
+    assert ("tau 0.2 (not selected: no candidate won a validation episode; the default tau"
+            in gate["- aec (iterations=2, max_steps=20; scripted"])
+    assert ("tau 0.4 (selected on a validation split, decided by queries; the fewest queries "
+            "decided" in gate["- aec (max_steps=20; scripted"])
+    assert "whether it was selected and by what is not known" in gate[
+        "- aec (max_steps=21; scripted"]
