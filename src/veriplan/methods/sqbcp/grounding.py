@@ -83,11 +83,14 @@ class HiddenPDDL:
 
     def hypothesis(self, h: Hypothesis) -> Hypothesis | None:
         from veriplan.planio import parse_plan
+        from veriplan.verify.consistency import check_step
 
         parsed = parse_plan(h.action, self.task)
         if len(parsed.steps) != 1 or parsed.unread:
             return None
         step = parsed.steps[0]
+        if check_step(self.task, step) is not None:
+            return None  # an unknown action or object, a wrong arity or type
         try:
             op = self.task.operator(step.name, step.args)
         except Exception:  # a name or arity the domain does not have
