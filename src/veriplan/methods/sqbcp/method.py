@@ -77,6 +77,8 @@ class _Search:
         self.unanswered: set[str] = set()
         self.answers: list[dict[str, Any]] = []
         self.asked: dict[str, Any] = {}  # question -> the oracle's answer (asked once)
+        self.established = 0  # bridges composed in (``tally.bridges`` counts those tried)
+        self.need_sets: set[frozenset[str]] = set()  # backward: need-sets already generated
 
     # ----- knowledge -------------------------------------------------------------------
     def ground(self, w: World) -> World:
@@ -126,39 +128,64 @@ class _Search:
         target = entry or next((e for e in reversed(self.log) if e.call is not None), None)
         if target is not None:
             target.data.setdefault("hypotheses", []).append({**h.to_dict(), "end": end})
-        if end != "inserted":
-            self.tally.drop(end.split(":")[0])
+        if end != "inserted" and not end.startswith("bridge:"):  # a bridge that worked
+            self.tally.drop(end.split(":")[0])                     # is no drop
 
     # ----- refinement (Section 3.4) ------------------------------------------------------
-    def refine(self, h: Hypothesis, w: World, depth: int = 0) -> tuple[Hypothesis | None, str]:
-        """Resolve every UNK precondition of ``h`` at ``w``: up to T_bridge
-        bridges, then one query, else unresolvable. Returns the resolved
-        hypothesis or None with the reason."""
-        h = h.relabel(self.ground(w))
+    def refine(self, h: Hypothesis, w: World, depth: int = 0
+               ) -> tuple[Hypothesis | None, str, tuple[Hypothesis, ...]]:
+        """Resolve every UNK precondition of ``h`` at ``w`` in the fixed order:
+        up to T_bridge bridges, then one query, else unresolvable. Once a bridge
+        is composed in, the step's remaining preconditions are labelled, bridged
+        and queried at the state after the bridge's effects: a fact the bridge
+        set or deleted is SAT or VIOL from them, never asked about the initial
+        state. Returns the resolved hypothesis (each bridge composed in, score
+        min(s1, s2)(1 - epsilon)) and its parts (the bridges, then the step,
+        each replayed at its own state by :meth:`verify`); or None, the reason,
+        and the parts as labelled when it was dropped."""
+        here = w  # where the step is labelled: w, then after each bridge's effects
+        bridges: list[Hypothesis] = []
+        h = _label_at(h, self.ground(here))
         if h.violated:
-            return None, f"violated: {h.violated[0].text}"
-        for p in h.unknown:
-            current = next((q for q in h.pre if q.text == p.text and q.label == UNK), None)
-            if current is None:
-                continue  # resolved on the way (a bridge established it)
-            bridged = self.bridge(h, p, w) if depth == 0 else None
-            if bridged is not None:
-                h = bridged
+            return None, f"violated: {h.violated[0].text}", (h,)
+        for text in [p.text for p in h.unknown]:
+            p = next((q for q in h.pre if q.text == text and q.label == UNK), None)
+            if p is None:
+                continue  # resolved on the way (a bridge's effects, an answer)
+            b = self.bridge(h, p, here) if depth == 0 else None
+            if b is not None:
+                bridges.append(b)
+                here = here.apply(b.eff)
+                pre = tuple(replace(q, label=SAT, how="bridge") if q.text == p.text else q
+                            for q in h.pre)
+                h = _label_at(replace(h, pre=pre), self.ground(here))
+                if h.violated:
+                    return None, f"violated after a bridge: {h.violated[0].text}", \
+                        (*bridges, h)
                 continue
-            h, why = self.query(h, p)
-            if h is None:
-                return None, why
-            h = h.relabel(self.ground(w))
+            asked, why = self.query(h, p)
+            if asked is None:
+                return None, why, (*bridges, h)
+            h = _label_at(asked, self.ground(here))
             if h.violated:
-                return None, f"violated: {h.violated[0].text}"
-        return h, ""
+                return None, f"violated: {h.violated[0].text}", (*bridges, h)
+        return self.joined((*bridges, h)), "", (*bridges, h)
+
+    def joined(self, parts: tuple[Hypothesis, ...]) -> Hypothesis:
+        """The parts (bridges, then the step) as one hypothesis: h' (+) h."""
+        out = parts[-1]
+        for b in reversed(parts[:-1]):
+            out = compose(b, out, self.config.epsilon)
+        return out
 
     def bridge(self, h: Hypothesis, p: Precondition, w: World) -> Hypothesis | None:
-        """Up to ``t_bridge`` bridging hypotheses for ``p``, each asked for with
-        the earlier ones and why they failed (at temperature 0 the same prompt
-        would give the same step again). Bridging stops once ``p`` is known
-        (a bridge's own query answered it): the query path takes over. A
-        bridge is credited only when its own effects establish ``p``."""
+        """Up to ``t_bridge`` bridging hypotheses for ``p`` at ``w`` (the state
+        the step is labelled at), each asked for with the earlier ones and why
+        they failed (at temperature 0 the same prompt would give the same step
+        again). Bridging stops once ``p`` is known (a bridge's own query
+        answered it): the query path takes over. A bridge is credited only when
+        its own effects establish ``p``. Returns the resolved bridge (the
+        caller composes it with the step)."""
         tried: list[tuple[str, str]] = []
         for _ in range(self.config.t_bridge):
             if self.ground(w).value(p.text, p.subject) is not None:
@@ -180,9 +207,9 @@ class _Search:
             self.signatures.add(sig)
             self.tally.bridges += 1
             b = replace(b, score=self.score(self.ground(w).apply(b.eff)))
-            b, why = self.refine(b, w, 1)  # a bridge's own unknowns are queried, not bridged
+            b, why, parts = self.refine(b, w, 1)  # its own unknowns are queried, not bridged
             if b is None:
-                self.record(proposals[0], f"bridge {why}", entry)
+                self.record(parts[-1], f"bridge {why}", entry)
                 tried.append((proposals[0].action, why))
                 continue
             # The bridge's effects, on the state as grounded now (its own queries'
@@ -193,11 +220,9 @@ class _Search:
                 tried.append((b.action, f"it does not make {p.text} hold"))
                 continue
             self.record(b, f"bridge: establishes {p.text}", entry)
-            pre = tuple(replace(q, label=SAT, how="bridge") if q.text == p.text else q
-                        for q in h.pre)
-            composed = compose(b, replace(h, pre=pre), self.config.epsilon)
+            self.established += 1
             self.emit(Event("bridge", f"{' then '.join(b.steps)} establishes {p.text}"))
-            return composed
+            return b
         return None
 
     def query(self, h: Hypothesis, p: Precondition) -> tuple[Hypothesis | None, str]:
@@ -261,9 +286,9 @@ class _Search:
         proposals, entry = self.propose("forward", prompt, self.config.max_hypotheses)
         for proposed in proposals:
             h = replace(proposed, score=self.score(w.apply(proposed.eff)))
-            h, why = self.refine(h, w)
+            h, why, parts = self.refine(h, w)
             if h is None:
-                self.record(proposed, why, entry)
+                self.record(self.joined(parts), why, entry)
                 continue
             child = self.ground(w).apply(h.eff)  # what refinement's answers made known
             problems = self.insertable(child)
@@ -275,7 +300,9 @@ class _Search:
                 self.record(h, f"pruned: score {score:.3f}", entry)
                 continue
             self.record(h, "inserted", entry)
-            out.append(_Node(-score, next(self.order), child, node.chain + (h,)))
+            # The chain holds the parts (bridges, then the step), so that verification
+            # replays each at its own state.
+            out.append(_Node(-score, next(self.order), child, node.chain + parts))
         return out
 
     def backward(self, node: _Node) -> list[_Node]:
@@ -294,10 +321,19 @@ class _Search:
                 continue
             # Regression: what the step needs becomes required of the forward side; it is
             # resolved where the graphs meet (grounded there, or asked once).
-            h = h.relabel(w0)
             rest = tuple(p for p in node.needs if p not in achieved)
+            undone = next((p for p in rest if _sets(h, p) is False), None)
+            if undone is not None:  # what is still required would not hold after the step
+                self.record(h, f"backward deletes a required fact: {undone.text}", entry)
+                continue
+            h = h.relabel(w0)
             new = tuple(p for p in h.pre if p.text not in {q.text for q in rest})
             needs = rest + new
+            need_set = frozenset(key(p.text) for p in needs)
+            if need_set in self.need_sets:  # expanded (or queued) already: a cycle, a repeat
+                self.record(h, "backward need-set seen before", entry)
+                continue
+            self.need_sets.add(need_set)
             unmet = sum(w0.value(p.text, p.subject) is not True for p in needs)
             score = math.exp(-self.config.alpha_l * unmet / self.config.tau)
             self.record(h, "inserted", entry)
@@ -321,14 +357,16 @@ class _Search:
         return True
 
     def verify(self, chain: tuple[Hypothesis, ...]) -> tuple[bool, list[str], World]:
-        """Replay the chain from w0: every precondition resolved at its own
-        step, then the distance screen (skips the verifier, never accepts),
-        HARDCHECK and PULLBACKVERIFY."""
+        """Replay the chain from w0, one step (a bridge, a step) at a time:
+        every precondition resolved at the state its own step runs in (a fact
+        grounded false there fails it, however it was resolved), then the
+        distance screen (skips the verifier, never accepts), HARDCHECK and
+        PULLBACKVERIFY."""
         w = self.ground(self.g.w0)
         reasons: list[str] = []
         for i, h in enumerate(chain, 1):
-            pending = [p for p in h.relabel(w).pre
-                       if p.label != SAT and p.how not in ("query", "substitution", "bridge")]
+            pending = [p for p in _label_at(h, w).pre
+                       if p.label != SAT and p.how not in _EVIDENCE]
             if pending:
                 reasons.append(f"step {i} ({h.action}): {pending[0].text} is "
                                f"{pending[0].label}")
@@ -355,6 +393,7 @@ class _Search:
         goal_needs = tuple(Precondition(k, k, UNK) for k, v in self.g.goal.l.items() if v)
         fwd = [_Node(-self.score(w0), next(self.order), w0)]
         root = _Node(-1.0, next(self.order), w0, (), goal_needs)
+        self.need_sets.add(frozenset(key(p.text) for p in goal_needs))
         bwd = [root] if self.config.bidirectional else []  # the goal is met either way
         seen_f, seen_b = list(fwd), [root]
         tried: set[tuple[int, int]] = set()
@@ -411,9 +450,28 @@ class _Search:
 _NO_EFFECT = Effects()
 
 
+_EVIDENCE = ("query", "substitution", "bridge")  # resolved during refinement
+
+
+def _sets(h: Hypothesis, p: Precondition) -> bool | None:
+    """What ``h``'s effects alone make of ``p``: True, False, or None (untouched)."""
+    return World({}, "", {}, 0.0).apply(h.eff).value(p.text, p.subject)
+
+
 def _establishes(h: Hypothesis, p: Precondition) -> bool:
-    after = World({}, "", {}, 0.0).apply(h.eff)
-    return after.value(p.text, p.subject) is True or (p.text == GOAL and h.completes_goal)
+    return _sets(h, p) is True or (p.text == GOAL and h.completes_goal)
+
+
+def _label_at(h: Hypothesis, w: World) -> Hypothesis:
+    """``h`` labelled at ``w``: as :meth:`Hypothesis.relabel`, except that a
+    precondition resolved by evidence (an answer about the initial state, a
+    bridge) is VIOL where ``w`` grounds it false (a bridge, or an earlier step,
+    deleted it since)."""
+    h = h.relabel(w)
+    pre = tuple(replace(p, label=VIOL, how="known")
+                if p.how in _EVIDENCE and w.value(p.text, p.subject) is False else p
+                for p in h.pre)
+    return replace(h, pre=pre)
 
 
 def substitute(h: Hypothesis, p: Precondition, sub: str) -> Hypothesis:
@@ -533,7 +591,8 @@ def finish(run: Run, search: _Search, req: Request, plan: list[str], accepted: b
         "stop": stop, "violations": violations,
         "violated": bool(judged.get("violated")), "hypotheses": t.proposed,
         "unreadable": t.unreadable,
-        "bridges": t.bridges, "queries": t.queries, "reused_answers": t.reused,
+        "bridges": t.bridges, "bridges_established": search.established,
+        "queries": t.queries, "reused_answers": t.reused,
         "oracle_calls": getattr(req.oracle, "calls", t.queries),
         "expansions": search.expansions,
         "dropped": t.dropped, "d_s": d_s, "learned": dict(search.learned),
