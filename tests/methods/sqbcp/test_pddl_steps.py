@@ -59,3 +59,6 @@ def test_the_bridging_prompt_asks_for_one_action_of_the_domain(task):
     assert all("one action of the domain written as (action-name" in p for p in bridges)
     assert all("checking, preparing, measuring" not in p for p in bridges)
     assert all('{"hypotheses": []} if no single step' in p for p in bridges)
+    # "no single step" ends bridging for that precondition: the query path takes over
+    needs = [next(line for line in p.splitlines() if "needs this" in line) for p in bridges]
+    assert len(needs) == len(set(needs))

@@ -37,6 +37,10 @@ class Request:
     pddl: Any = None  # the visible PDDL task (domain, objects, goal) for that family
     hidden: int | None = None  # latent preconditions not revealed (k-reveal)
     actions: tuple[str, ...] = ()  # the actions a step may be (PDDL families), for the prompt
+    # The prompt's fact lines as every method's prompt words them, each with the facts
+    # it stands for ("not so: you have butter (you could use margarine instead)" stands
+    # for "you have butter", "butter" and "margarine"); empty: the facts as they are.
+    shown: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 class NaturalLanguage:
@@ -62,7 +66,17 @@ class NaturalLanguage:
         return []
 
     def describe(self, w: World) -> list[str]:
-        facts = [k if v else f"not so: {k}" for k, v in w.l.items() if k != GOAL]
+        """The facts of ``w``: a line of the request's wording while every fact it
+        stands for is as stated, else each fact by itself."""
+        stated = {key(k): v for k, v in self.req.facts.items()}
+        facts, covered = [], set()
+        for line, keys in self.req.shown:
+            ks = {key(k) for k in keys}
+            if all(w.l.get(k) == stated.get(k) for k in ks):
+                facts.append(line)
+                covered |= ks
+        facts += [k if v else f"not so: {k}" for k, v in w.l.items()
+                  if k != GOAL and k not in covered]
         facts += [f"{n} x {r}" for r, n in w.r.items() if n]
         return facts
 

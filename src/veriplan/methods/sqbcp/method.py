@@ -108,7 +108,7 @@ class _Search:
                       response.text, response.cached, ok=None if hyps else False,
                       verdict=f"{len(hyps)} hypothesis(es) read"
                       + (f"; not read: {'; '.join(bad)}" if bad else ""),
-                      data={"hypotheses": []})
+                      data={"hypotheses": [], "none_proposed": not hyps and not bad})
         self.log.append(entry)
         self.emit(Event("call", f"{role}: {entry.verdict}", entry.call, ok=entry.ok))
         out = []
@@ -194,6 +194,8 @@ class _Search:
                 self.ground(w)), action=h.action, need=p.text, subject=p.subject,
                 actions=self.req.actions, tried=tried)
             proposals, entry = self.propose("bridge", prompt, 1)
+            if not proposals and entry.data.get("none_proposed"):
+                return None  # the model knows no step for it: the query path takes over
             if not proposals:
                 tried.append(("(an answer that was not a step)", "it could not be read"))
                 continue
@@ -526,16 +528,24 @@ def request_for(problem: Any, config: Config) -> Request:
         raise ConfigError(f"sqbcp plans for a HiddenTask or a Request, not "
                           f"{type(problem).__name__}")
     variant = problem.variant(config.k, config.reveal_seed)
+    from veriplan.domains.hidden.task import state_of
+
     facts: dict[str, bool] = {f: True for f in problem.known}
+    shown = [(f, (f,)) for f in problem.known]
     for p in variant.revealed:
-        facts[p.subject if p.subject.startswith("(") else p.text] = p.holds
+        keys = [p.subject if p.subject.startswith("(") else p.text]
+        facts[keys[0]] = p.holds
         if not p.holds:
             facts[p.subject] = False
+            keys.append(p.subject)
             for s in p.substitutes:
                 facts[s] = True
+                keys.append(s)
+        shown.append((state_of(p), tuple(keys)))  # worded as every method's prompt words it
     pddl = problem.payload.get("visible_task") if problem.payload else None
     return Request(problem.goal, facts, Oracle(problem), problem.constraints,
-                   problem.time_budget, problem, pddl, len(variant.hidden), problem.actions)
+                   problem.time_budget, problem, pddl, len(variant.hidden), problem.actions,
+                   tuple(shown))
 
 
 def solve(problem: Any, llm: LLM, config: Config = Config(), *,
