@@ -521,6 +521,7 @@ def request_for(problem: Any, config: Config) -> Request:
     if isinstance(problem, Request):
         return problem
     from veriplan.domains.hidden import HiddenTask, Oracle
+    from veriplan.domains.hidden.task import state_of
 
     if not isinstance(problem, HiddenTask):
         from veriplan.errors import ConfigError
@@ -528,8 +529,6 @@ def request_for(problem: Any, config: Config) -> Request:
         raise ConfigError(f"sqbcp plans for a HiddenTask or a Request, not "
                           f"{type(problem).__name__}")
     variant = problem.variant(config.k, config.reveal_seed)
-    from veriplan.domains.hidden.task import state_of
-
     facts: dict[str, bool] = {f: True for f in problem.known}
     shown = [(f, (f,)) for f in problem.known]
     for p in variant.revealed:
