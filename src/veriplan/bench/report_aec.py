@@ -462,12 +462,12 @@ def paired(eps: list[Episode]) -> list[dict[str, Any]]:
             if b == a or b[2:] != a[2:] or (b[0] == "aec" and b < a):
                 continue
             both_ran = sorted(set(ea) & set(eb))
-            dropped = [k for k in both_ran if ea[k].left_out or eb[k].left_out]
-            kept = [k for k in both_ran if k not in set(dropped)]
-            wa = {k: ea[k].won for k in kept}
-            wb = {k: eb[k].won for k in kept}
             if not both_ran:
                 continue
+            dropped = [k for k in both_ran if ea[k].left_out or eb[k].left_out]
+            kept = [k for k in both_ran if not (ea[k].left_out or eb[k].left_out)]
+            wa = {k: ea[k].won for k in kept}
+            wb = {k: eb[k].won for k in kept}
             p = mcnemar(wa, wb)
             left = {why: n for why in LEFT_OUT
                     if (n := sum(why in (ea[k].left_out, eb[k].left_out) for k in dropped))}
