@@ -40,17 +40,19 @@ def collect(problem: Any, llm: Any, config: PredictorConfig = PredictorConfig()
                                       temperature=config.predictor_temperature,
                                       seed=config.seed, log=agent.log)
         predictions = {k: predictor.predict(agent.w, k) for k in keys}
-        start = len(agent.trajectory)
+        changed: set = set()  # what the queries' actions so far may have changed since w0
         for k in keys:
             # The label is p's value at w0, where it was predicted: not a value an
             # earlier query's actions (or this one's) may have changed on the way
             # (an `in` query opens the receptacle it looks into).
-            if k in agent.touched_by(agent.trajectory[start:]):
+            if k in changed:
                 continue
             value = agent.w.value(k)
             if value is None and env.steps_left > 0:
+                before = len(agent.trajectory)
                 value = agent.query(k).value
-                if k in agent.touched_by(agent.trajectory[start:]):
+                changed |= agent.touched_by(agent.trajectory[before:])
+                if k in changed:
                     continue
             if value is None:
                 continue
