@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import threading
@@ -64,8 +65,8 @@ class LlamaCppBackend:
         # decoding is 1.5x faster on both (benchmarks/llamacpp_threads.py).
         n_threads = n_threads or usable_cpus()
         try:
-            self._llm = llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads,
-                                        verbose=False, seed=0)
+            self._llm = _llama_class(llama_cpp)(model_path=str(path), n_ctx=n_ctx,
+                                                n_threads=n_threads, verbose=False, seed=0)
         except (ValueError, RuntimeError) as exc:
             raise BackendError(f"llama.cpp could not load {path}: {exc}") from None
 
@@ -108,3 +109,101 @@ class LlamaCppBackend:
                          "json")
             self._grammars[key] = found
         return found
+
+
+# --- grammar-constrained greedy decoding, checked token first -----------------------
+# llama-cpp-python puts the grammar in the sampler chain, so every token runs the
+# grammar over the whole vocabulary (50-80 ms for a 152k-token vocabulary against
+# ~40 ms to decode the token, measured here; RESULTS "Structured output").
+# At temperature 0 the answer is the highest-scoring token the grammar allows: the
+# highest-scoring token overall is checked alone first, and the whole vocabulary is
+# masked only when the grammar refuses it. The token chosen is the library's, always.
+
+
+def _llama_class(llama_cpp):  # type: ignore[no-untyped-def]
+    """``llama_cpp.Llama`` with greedy grammar sampling that checks the best token
+    first; the library's class itself when its sampler hook is not there."""
+    base = llama_cpp.Llama
+    if not hasattr(base, "_init_sampler"):
+        return base
+
+    class _Llama(base):  # type: ignore[misc, valid-type]
+        def _init_sampler(self, **kw):  # type: ignore[no-untyped-def]
+            if _plain_greedy(kw):
+                return GreedyGrammarSampler(llama_cpp, self._model.vocab, self.n_vocab(),
+                                            kw["grammar"])
+            return super()._init_sampler(**kw)
+
+    return _Llama
+
+
+def _plain_greedy(kw: Mapping[str, object]) -> bool:
+    """Greedy, with a grammar, and nothing else in the chain that changes scores."""
+    return (kw.get("grammar") is not None and kw.get("temp") == 0.0
+            and kw.get("repeat_penalty", 1.0) == 1.0
+            and kw.get("frequency_penalty", 0.0) == 0.0
+            and kw.get("presence_penalty", 0.0) == 0.0
+            and kw.get("logits_processor") is None and not kw.get("mirostat_mode"))
+
+
+class GreedyGrammarSampler:
+    """The grammar-allowed token with the highest logit, as llama.cpp's chain
+    (grammar, then greedy) picks it, with the grammar run on one token when the
+    best token is allowed. ``fallbacks`` counts the tokens that needed the mask."""
+
+    def __init__(self, llama_cpp, vocab, n_vocab: int, grammar) -> None:  # type: ignore[no-untyped-def]
+        import numpy as np
+
+        self._lc, self._np, self._n = llama_cpp, np, n_vocab
+        self._grammar = llama_cpp.llama_sampler_init_grammar(
+            vocab, grammar._grammar.encode("utf-8"), grammar._root.encode("utf-8"))
+        self._one = (llama_cpp.llama_token_data * 1)()
+        self._one_array = llama_cpp.llama_token_data_array(
+            data=self._one, size=1, selected=-1, sorted=False)
+        self._all = None
+        self.checked = 0
+        self.fallbacks = 0
+
+    def sample(self, ctx, idx: int = -1) -> int:  # type: ignore[no-untyped-def]
+        lc, np = self._lc, self._np
+        logits = np.ctypeslib.as_array(lc.llama_get_logits_ith(ctx.ctx, idx), shape=(self._n,))
+        best = int(np.argmax(logits))
+        self.checked += 1
+        self._one[0].id, self._one[0].logit, self._one[0].p = best, float(logits[best]), 0.0
+        self._one_array.size, self._one_array.selected = 1, -1
+        lc.llama_sampler_apply(self._grammar, ctypes.byref(self._one_array))
+        if self._one[0].logit == float("-inf"):
+            best = self._masked_best(logits)
+        lc.llama_sampler_accept(self._grammar, best)
+        return best
+
+    def _masked_best(self, logits) -> int:  # type: ignore[no-untyped-def]
+        lc, np = self._lc, self._np
+        self.fallbacks += 1
+        if self._all is None:
+            dtype = np.dtype([("id", np.intc), ("logit", np.single), ("p", np.single)],
+                             align=True)
+            self._all = np.zeros(self._n, dtype=dtype)
+        arr = self._all
+        arr["id"] = np.arange(self._n, dtype=np.intc)
+        arr["logit"] = logits
+        arr["p"] = 0.0
+        data = arr.ctypes.data_as(ctypes.POINTER(lc.llama_token_data))
+        view = lc.llama_token_data_array(data=data, size=self._n, selected=-1, sorted=False)
+        lc.llama_sampler_apply(self._grammar, ctypes.byref(view))
+        # the grammar only sets refused tokens to -inf, in place and in order
+        return int(arr["id"][int(np.argmax(arr["logit"]))])
+
+    def accept(self, token: int) -> None:
+        self._lc.llama_sampler_accept(self._grammar, token)
+
+    def reset(self) -> None:
+        self._lc.llama_sampler_reset(self._grammar)
+
+    def close(self) -> None:
+        if self._grammar is not None:
+            self._lc.llama_sampler_free(self._grammar)
+            self._grammar = None
+
+    def __del__(self) -> None:
+        self.close()
