@@ -187,7 +187,7 @@ def _select_tau(args: argparse.Namespace) -> int:
         rest = {k: v for k, v in cfg.items() if k != "tau"}
         if (rec.method == "aec" and rec.dataset == args.dataset and rec.status == "done"
                 and rest == typed and cfg.get("tau") in taus):
-            results.append((cfg["tau"], rec.result_dict()))
+            results.append((cfg["tau"], rec.instance, rec.result_dict()))
     summary = summarize(results)
     chosen = choose(summary, default=base.tau)
     path = save_tau(args.name, chosen, summary, dataset=args.dataset, epsilon=base.epsilon,
@@ -198,6 +198,9 @@ def _select_tau(args: argparse.Namespace) -> int:
         print(f"tau {s['tau']:<5} success {s['success']:.3f}  replanning rounds "
               f"{s['replanning_rounds']:.2f}  queries {s['queries']:.2f}  steps "
               f"{s['env_steps']:.1f}  ({s['episodes']} episodes){mark}")
+    if summary and summary[0]["left_out"]:
+        print(f"{summary[0]['left_out']} episode(s) left out of every candidate: the "
+              "environment failed (env_error) in at least one candidate's run")
     if chosen["selected"]:
         print(f"tau {chosen['tau']} selected; decided by {chosen['decided_by']} "
               f"({chosen['reason']})")

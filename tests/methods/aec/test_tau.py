@@ -92,3 +92,27 @@ def test_an_old_tau_file_without_the_new_keys_still_loads(tmp_path):
     tau, source = load_tau(str(old))
     assert (tau, source) == (0.4, str(old))
     assert read_source(source) == {"file": str(old), "selected": None, "decided_by": None}
+
+
+def _ep(verified, failure=None, queries=2):
+    return {"verified": verified, "failure": failure,
+            "metrics": {"replanning_rounds": 0 if verified else 10, "queries": queries,
+                        "env_steps": 5}}
+
+
+def test_an_episode_whose_environment_failed_is_left_out_of_every_candidate():
+    from veriplan.methods.aec.tau import summarize
+
+    # tau 0.1 won both episodes; tau 0.4's run of episode b crashed the simulator. Counted
+    # as a loss, the crash would tie the candidates; left out of both, the comparison is on
+    # episode a alone, where both won.
+    rows = [(0.1, "a", _ep(True)), (0.1, "b", _ep(True)),
+            (0.4, "a", _ep(True, queries=1)), (0.4, "b", _ep(False, "env_error"))]
+    got = {s["tau"]: s for s in summarize(rows)}
+    assert got[0.1]["episodes"] == got[0.4]["episodes"] == 1
+    assert got[0.1]["success"] == got[0.4]["success"] == 1.0
+    assert got[0.1]["left_out"] == 1
+    assert choose(list(got.values()))["tau"] == 0.4  # decided by queries on episode a
+    # every episode broken: nothing to choose from, said so
+    with pytest.raises(ConfigError, match="left out"):
+        choose(summarize([(0.1, "a", _ep(False, "env_error"))]))

@@ -44,23 +44,35 @@ _SELECTED = " (selected by "
 _NOT_SELECTED = " (not selected: "
 
 
-def summarize(results: Iterable[tuple[float, Mapping[str, Any]]]) -> list[dict[str, Any]]:
-    """Per tau, from (tau, SolveResult dict) pairs: episodes, success rate, mean
-    replanning rounds (the cap for failures), queries and environment steps."""
+def summarize(results: Iterable[tuple[float, str, Mapping[str, Any]]]) -> list[dict[str, Any]]:
+    """Per tau, from (tau, episode, SolveResult dict) triples: episodes, success
+    rate, mean replanning rounds (the cap for failures), queries and environment
+    steps. An episode whose environment failed (failure ``env_error``: the
+    simulator raised or died) for any candidate is left out of every candidate,
+    so that all candidates are compared on the same episodes and a simulator
+    crash never decides tau; ``left_out`` counts those episodes."""
+    rows = [(float(tau), str(episode), r) for tau, episode, r in results]
+    broken = {ep for _, ep, r in rows if r.get("failure") == "env_error"}
     by: dict[float, list[Mapping[str, Any]]] = {}
-    for tau, result in results:
-        by.setdefault(float(tau), []).append(result)
+    for tau, ep, r in rows:
+        by.setdefault(tau, [])
+        if ep not in broken:
+            by[tau].append(r)
     out = []
     for tau in sorted(by):
         rs = by[tau]
         m = [r.get("metrics") or {} for r in rs]
         n = len(rs)
-        out.append({"tau": tau, "episodes": n,
-                    "success": sum(bool(r.get("verified")) for r in rs) / n,
-                    "replanning_rounds": sum(x.get("replanning_rounds", 0) for x in m) / n,
-                    "queries": sum(x.get("queries", 0) for x in m) / n,
-                    "env_steps": sum(x.get("env_steps", 0) for x in m) / n})
+        out.append({"tau": tau, "episodes": n, "left_out": len(broken),
+                    "success": _mean([float(bool(r.get("verified"))) for r in rs]),
+                    "replanning_rounds": _mean([x.get("replanning_rounds", 0) for x in m]),
+                    "queries": _mean([x.get("queries", 0) for x in m]),
+                    "env_steps": _mean([x.get("env_steps", 0) for x in m])})
     return out
+
+
+def _mean(xs: list[float]) -> float:
+    return sum(xs) / len(xs) if xs else 0.0
 
 
 def default_tau() -> float:
@@ -78,8 +90,10 @@ def choose(summary: list[dict[str, Any]], default: float | None = None) -> dict[
     for a single candidate). When every candidate has success 0, nothing is
     selected: ``tau`` is ``default`` (AEC's default tau when None),
     ``selected`` is False and ``decided_by`` is "tie"."""
-    if not summary:
-        raise ConfigError("no finished validation episodes to choose tau from")
+    if not summary or all(s["episodes"] == 0 for s in summary):
+        raise ConfigError("no finished validation episodes to choose tau from (episodes "
+                          "whose environment failed are left out): run select-tau again "
+                          "or on more validation episodes (--limit)")
     if all(s["success"] == 0 for s in summary):
         tau = default_tau() if default is None else float(default)
         return {"tau": tau, "selected": False, "decided_by": "tie", "reason": NO_WIN}
