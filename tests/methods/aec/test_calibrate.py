@@ -34,9 +34,13 @@ def test_a_predicate_changed_by_an_earlier_query_gets_no_label():
     # the `in` query opened the fridge: "closed" was right at w0, so no wrong label
     assert "open(fridge 1)" not in by
     assert all(s["right"] for s in samples)
-    # both were predicted (the ensemble ran on U), and the plan used round 1's seed
-    predicted = {r.messages[-1].content for r in backend.requests if r.schema_name != "plans"}
-    assert any("fridge 1 is open" in p for p in predicted)
+    # only what got a label was predicted (open(fridge 1) was not: it could not be
+    # scored), and from w0's facts (nothing observed yet), not from what the query
+    # revealed on the way; the plan used round 1's seed
+    predicted = [r.messages[-1].content for r in backend.requests if r.schema_name != "plans"]
+    assert len(predicted) == 5  # the ensemble's members, for in(apple 1, fridge 1) alone
+    assert all("apple 1 is in or on fridge 1" in p for p in predicted)
+    assert not any("in(apple 1, fridge 1) = true" in p for p in predicted)  # the answer
     assert next(r for r in backend.requests if r.schema_name == "plans").seed == 0
 
 

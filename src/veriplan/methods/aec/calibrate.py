@@ -1,16 +1,20 @@
 """Collecting B.2's calibration data on training games.
 
-For one episode: the model's hypotheses give U (from w0); every p in U is
-predicted by the ensemble from w0 alone, before anything is queried (so no
-answer leaks into a later prediction); then each p is grounded by the
-environment's query macro-action while the step budget lasts. Each sample is
-the raw uncertainty u and whether the discretized prediction was right; a
+For one episode: the model's hypotheses give U (from w0); each p in U is
+grounded by the environment's query macro-action while the step budget lasts,
+and each p that gets a label is predicted by the ensemble from w0's facts
+alone (kept as they were before anything was queried, so no answer leaks into
+a prediction). A p that gets no label is not predicted: its prediction could
+not be scored (on the household games most of U goes unlabelled, so this saves
+most of the calls and changes no sample). Each sample is the raw uncertainty u
+and whether the discretized prediction was right; a
 :class:`~veriplan.methods.aec.predictor.Calibration` is fitted on all of them.
 """
 
 from __future__ import annotations
 
 import contextlib
+import copy
 from typing import Any
 
 from veriplan.methods.aec.config import PredictorConfig
@@ -39,7 +43,7 @@ def collect(problem: Any, llm: Any, config: PredictorConfig = PredictorConfig()
                                       describe=agent.model.describe, members=config.ensemble,
                                       temperature=config.predictor_temperature,
                                       seed=config.seed, log=agent.log)
-        predictions = {k: predictor.predict(agent.w, k) for k in keys}
+        w0 = copy.deepcopy(agent.w)  # every prediction is made from w0, as it was here
         changed: set = set()  # what the queries' actions so far may have changed since w0
         for k in keys:
             # The label is p's value at w0, where it was predicted: not a value an
@@ -56,7 +60,7 @@ def collect(problem: Any, llm: Any, config: PredictorConfig = PredictorConfig()
                     continue
             if value is None:
                 continue
-            p = predictions[k]
+            p = predictor.predict(w0, k)
             out.append({"p": show(k), "mu": round(p.mu, 4), "raw": round(p.raw, 4),
                         "truth": value, "right": (p.mu >= 0.5) == value})
     except EnvFailure:
