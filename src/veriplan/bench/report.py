@@ -10,6 +10,7 @@ import math
 from collections import defaultdict
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from veriplan.bench.stats import (
     bootstrap_mean_interval,
@@ -308,6 +309,13 @@ def analyse(records: list[UnitRecord], summaries: list[GroupSummary]) -> list[di
     return out
 
 
+def _legend(ax: Any, fontsize: int) -> None:
+    """A legend when the plot has labelled lines (none: no legend, and no
+    matplotlib warning in the report's output)."""
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=fontsize)
+
+
 def _save(fig, out: Path, name: str, names: list[str]) -> None:
     import matplotlib.pyplot as plt
 
@@ -330,7 +338,7 @@ def _analysis_plots(analyses: list[dict], out: Path) -> list[str]:
             ax.plot(ks, [100 * x for x in a["retry_curve"]], marker="o", label=_label(a))
     ax.set_xlabel("attempt budget k")
     ax.set_ylabel("model-solved within k attempts (%)")
-    ax.legend(fontsize=6)
+    _legend(ax, 6)
     _save(fig, out, "retry_benefit.png", names)
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for a in analyses:
@@ -339,7 +347,7 @@ def _analysis_plots(analyses: list[dict], out: Path) -> list[str]:
             ax.plot([t for t, _ in h], [v for _, v in h], marker="o", label=_label(a))
     ax.set_xlabel("plan step t")
     ax.set_ylabel("hazard h(t)")
-    ax.legend(fontsize=6)
+    _legend(ax, 6)
     _save(fig, out, "hazard.png", names)
     kinds = sorted({k for a in analyses for k in a["failures"]})
     fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(analyses)), 4.5))
@@ -352,7 +360,7 @@ def _analysis_plots(analyses: list[dict], out: Path) -> list[str]:
                   fontsize=6)
     ax.set_ylabel("units not solved by the model")
     if kinds:
-        ax.legend(fontsize=7)
+        _legend(ax, 7)
     _save(fig, out, "failure_composition.png", names)
     fig, ax = plt.subplots(figsize=(7, 4.5))
     p50 = [a["runtime"]["p50"] for a in analyses]
@@ -364,7 +372,7 @@ def _analysis_plots(analyses: list[dict], out: Path) -> list[str]:
     ax.bar([x + 0.25 for x in xs], tm, width=0.25, label="trimmed mean")
     ax.set_xticks(list(xs), [_label(a).replace(" ", "\n", 3) for a in analyses], fontsize=6)
     ax.set_ylabel("seconds per unit")
-    ax.legend(fontsize=7)
+    _legend(ax, 7)
     _save(fig, out, "runtime.png", names)
     sized = [a for a in analyses if a.get("by_size")]
     if sized:  # like Figure 6 of the DRIP paper: accuracy per size, overall dotted
@@ -379,7 +387,7 @@ def _analysis_plots(analyses: list[dict], out: Path) -> list[str]:
         ax.set_xlabel("objects in the task (blocks)")
         ax.set_ylabel("verified (%)")
         ax.set_ylim(-2, 102)
-        ax.legend(fontsize=6)
+        _legend(ax, 6)
         _save(fig, out, "accuracy_by_size.png", names)
     pairs = sorted([(a, x) for a in analyses for x in a["npmi"]], key=lambda t: -t[1][2])[:8]
     pairs += sorted([(a, x) for a in analyses for x in a.get("npmi_negative", [])],
@@ -418,7 +426,7 @@ def _distribution_plots(analyses: list[dict], out: Path, names: list[str]) -> No
                    label="failed attempts")
             ax.set_xticks(list(xs), keys, fontsize=6, rotation=45)
             ax.set_title(_label(a), fontsize=6)
-            ax.legend(fontsize=6)
+            _legend(ax, 6)
         axes[0][0].set_ylabel(f"{title} occurrences in simulation")
         _save(fig, out, f"{title}_distribution.png", names)
     stepped = [a for a in analyses if a.get("steps")]
@@ -430,7 +438,7 @@ def _distribution_plots(analyses: list[dict], out: Path, names: list[str]) -> No
                     marker="o", label=_label(a))
         ax.set_xlabel("step of the first failure")
         ax.set_ylabel("failed attempts")
-        ax.legend(fontsize=6)
+        _legend(ax, 6)
         _save(fig, out, "step_distribution.png", names)
 
 
