@@ -67,5 +67,26 @@ def test_a_pending_prediction_is_labelled_only_if_nothing_may_have_changed_it():
         agent.predicted(opened, closed_guess)
         agent.ground([Fact("open", ("fridge 1",), True)], "query", ())
         assert agent.samples == [(0.1, False)]  # unchanged since: a wrong prediction
+        agent.predicted(opened, Prediction(mu=0.5, sigma=0.9, raw=1.0))
+        agent.ground([Fact("open", ("fridge 1",), True)], "query", ())
+        assert agent.samples == [(0.1, False)]  # no majority: no label
     finally:
         env.close()
+
+
+def test_a_prediction_without_a_majority_is_neither_right_nor_wrong():
+    """All-"unknown" votes (mu = 0.5) predicted no value: such samples are kept
+    in the file but left out of the fit (and of refinement), never counted as a
+    "yes" that happened to be right."""
+    from veriplan.methods.aec.calibrate import fit
+    from veriplan.methods.aec.predictor import scored
+
+    assert scored(0.5, True) is None and scored(0.5, False) is None
+    assert scored(0.8, True) is True and scored(0.2, True) is False
+    # stored with the old rule (right: mu >= 0.5 == truth): judged again from mu
+    ambiguous = [{"p": "handempty(agent)", "mu": 0.5, "raw": 1.0, "truth": True, "right": True}]
+    sure = [{"p": "open(drawer 1)", "mu": 1.0, "raw": 0.0, "truth": False, "right": False}]
+    cal = fit(ambiguous * 3 + sure, "t")
+    assert cal.samples == 1 and cal.wrong == [1] + [0] * 9
+    assert cal.meta["no_majority"] == 3 and cal.meta["predictions"] == 4
+    assert fit(ambiguous, "t")(0.9) == 0.9  # nothing to fit: sigma = u

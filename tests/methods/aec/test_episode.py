@@ -106,7 +106,9 @@ def test_failure_driven_refinement_carries_disabled_rules_to_the_next_iteration(
     rounds = [[no_close], [no_close, with_close]]
     strict = task("hot_apple/open_microwaves", "fakekitchen-strict", strict=True)
     cfg = Config(iterations=2, max_replans=0, rule_disable_after=1)
-    r = run(kitchen.Model(rounds), strict, cfg)
+    # a decided prediction (an all-"unknown" one gives no calibration sample)
+    beliefs = {"apple 1 is in or on countertop 1": "yes"}
+    r = run(kitchen.Model(rounds, beliefs), strict, cfg)
     m = r.metrics
     assert m["success_by_iteration"] == [False, True] and m["iteration"] == 1 and r.verified
     assert m["per_iteration"][0]["failure"] == "replan_cap"

@@ -21,7 +21,7 @@ from veriplan.methods.aec.config import PredictorConfig
 from veriplan.methods.aec.controller import Controller, Policy
 from veriplan.methods.aec.domain import show
 from veriplan.methods.aec.episode import Agent, EnvFailure, guard
-from veriplan.methods.aec.predictor import Calibration, EnsemblePredictor
+from veriplan.methods.aec.predictor import Calibration, EnsemblePredictor, scored
 
 
 def collect(problem: Any, llm: Any, config: PredictorConfig = PredictorConfig()
@@ -62,7 +62,7 @@ def collect(problem: Any, llm: Any, config: PredictorConfig = PredictorConfig()
                 continue
             p = predictor.predict(w0, k)
             out.append({"p": show(k), "mu": round(p.mu, 4), "raw": round(p.raw, 4),
-                        "truth": value, "right": (p.mu >= 0.5) == value})
+                        "truth": value, "right": scored(p.mu, value)})
     except EnvFailure:
         pass
     finally:
@@ -72,8 +72,13 @@ def collect(problem: Any, llm: Any, config: PredictorConfig = PredictorConfig()
 
 
 def fit(samples: list[dict[str, Any]], name: str, **meta: Any) -> Calibration:
-    return Calibration.fit([(float(s["raw"]), bool(s["right"])) for s in samples], name=name,
-                           predictions=len(samples), **meta)
+    """Fitted on the samples with a majority (read from ``mu``, so samples
+    stored before ``right`` could be None are judged alike); the rest are
+    counted in the meta as ``no_majority``."""
+    kept = [s for s in samples if scored(float(s["mu"]), bool(s["truth"])) is not None]
+    return Calibration.fit([(float(s["raw"]), bool(scored(float(s["mu"]), bool(s["truth"]))))
+                            for s in kept], name=name, predictions=len(samples),
+                           no_majority=len(samples) - len(kept), **meta)
 
 
 __all__ = ["collect", "fit"]

@@ -24,6 +24,7 @@ from veriplan.methods.aec.predictor import (
     Prediction,
     Predictor,
     load_calibration,
+    scored,
 )
 from veriplan.methods.aec.prompting import render
 from veriplan.methods.aec.repair import Counterexample, Refinement, RuleBook
@@ -312,7 +313,9 @@ class Agent:
             self.pending.pop(key, None)
         for f in facts:
             for pred in self.pending.pop(key_of(f), ()):
-                self.samples.append((pred.raw, (pred.mu >= 0.5) == f.value))
+                right = scored(pred.mu, f.value)
+                if right is not None:
+                    self.samples.append((pred.raw, right))
 
     def counterexample(self, ce: Counterexample) -> None:
         status = self.rules.counterexample(ce)

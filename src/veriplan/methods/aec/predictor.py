@@ -85,6 +85,13 @@ def _pav(values: list[float], weights: list[float]) -> list[float]:
     return out
 
 
+def scored(mu: float, truth: bool) -> bool | None:
+    """Whether the discretized prediction was right; None when the votes had no
+    majority (mu = 0.5: no value was predicted, so it is neither right nor
+    wrong; with epsilon > 0 the gate queries it whatever sigma says)."""
+    return None if mu == 0.5 else (mu > 0.5) == truth
+
+
 @dataclass
 class Calibration:
     """sigma as a function of the raw uncertainty u: by ``bins`` equal bins of u,
@@ -275,4 +282,4 @@ class EnsemblePredictor:
 
 
 __all__ = ["Calibration", "EnsemblePredictor", "Prediction", "Predictor", "VOTE_SCHEMA",
-           "load_calibration", "raw_uncertainty", "store_path"]
+           "load_calibration", "raw_uncertainty", "scored", "store_path"]
