@@ -147,10 +147,11 @@ def _calibrate(args: argparse.Namespace) -> int:
               predictor_temperature=config.predictor_temperature)
     path = cal.save(target)
     right = sum(scored(float(s["mu"]), bool(s["truth"])) is True for s in samples)
+    fitted = ("sigma by bins of raw uncertainty: " + " ".join(f"{x:.2f}" for x in cal.table())
+              if cal.samples else "nothing to fit: sigma = the raw uncertainty u")
     print(f"{len(samples)} predictions ({right} right, {cal.samples - right} wrong, "
           f"{len(samples) - cal.samples} without a majority, left out of the fit) from "
-          f"{len(done) + len(todo)} episode(s); sigma by bins of raw uncertainty: "
-          + " ".join(f"{x:.2f}" for x in cal.table()))
+          f"{len(done) + len(todo)} episode(s); {fitted}")
     print(f"saved {path} (use --config calibration={args.name})")
     return EXIT_OK
 

@@ -89,4 +89,5 @@ def test_a_prediction_without_a_majority_is_neither_right_nor_wrong():
     cal = fit(ambiguous * 3 + sure, "t")
     assert cal.samples == 1 and cal.wrong == [1] + [0] * 9
     assert cal.meta["no_majority"] == 3 and cal.meta["predictions"] == 4
-    assert fit(ambiguous, "t")(0.9) == 0.9  # nothing to fit: sigma = u
+    assert fit(ambiguous, "t")(0.9) == 0.9  # nothing to fit: sigma = u, and the file says so
+    assert fit(ambiguous, "t").to_dict()["sigma"] == "u"

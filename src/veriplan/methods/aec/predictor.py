@@ -149,7 +149,8 @@ class Calibration:
     def to_dict(self) -> dict[str, Any]:
         return {"format": "aec-calibration/1", "name": self.name, "bins": self.bins,
                 "n": self.n, "wrong": self.wrong, "prior_weight": self.prior_weight,
-                "sigma": [round(x, 4) for x in self.table()], "meta": self.meta}
+                "sigma": [round(x, 4) for x in self.table()] if self.samples else "u",
+                "meta": self.meta}
 
     def save(self, path: str | Path) -> Path:
         path = Path(path)
