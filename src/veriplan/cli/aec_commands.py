@@ -108,7 +108,7 @@ def _calibrate(args: argparse.Namespace) -> int:
     from veriplan.methods import get_method
     from veriplan.methods.aec.calibrate import collect, fit
     from veriplan.methods.aec.config import PredictorConfig
-    from veriplan.methods.aec.predictor import scored, store_path
+    from veriplan.methods.aec.predictor import store_path
 
     given = _options(args)
     fields = set(PredictorConfig.__dataclass_fields__)
@@ -146,10 +146,10 @@ def _calibrate(args: argparse.Namespace) -> int:
               backend=llm.name, ensemble=config.ensemble,
               predictor_temperature=config.predictor_temperature)
     path = cal.save(target)
-    right = sum(scored(float(s["mu"]), bool(s["truth"])) is True for s in samples)
+    wrong = sum(cal.wrong)
     fitted = ("sigma by bins of raw uncertainty: " + " ".join(f"{x:.2f}" for x in cal.table())
               if cal.samples else "nothing to fit: sigma = the raw uncertainty u")
-    print(f"{len(samples)} predictions ({right} right, {cal.samples - right} wrong, "
+    print(f"{len(samples)} predictions ({cal.samples - wrong} right, {wrong} wrong, "
           f"{len(samples) - cal.samples} without a majority, left out of the fit) from "
           f"{len(done) + len(todo)} episode(s); {fitted}")
     print(f"saved {path} (use --config calibration={args.name})")

@@ -5,8 +5,8 @@ grounded by the environment's query macro-action while the step budget lasts,
 and each p that gets a label is predicted by the ensemble from w0's facts
 alone (kept as they were before anything was queried, so no answer leaks into
 a prediction). A p that gets no label is not predicted: its prediction could
-not be scored (on the household games most of U goes unlabelled, so this saves
-most of the calls and changes no sample). Each sample is the raw uncertainty u
+not be scored (on the first household training games half of U went
+unlabelled, so this halves the calls and changes no sample). Each sample is the raw uncertainty u
 and whether the discretized prediction was right; a
 :class:`~veriplan.methods.aec.predictor.Calibration` is fitted on all of them.
 """
@@ -75,9 +75,9 @@ def fit(samples: list[dict[str, Any]], name: str, **meta: Any) -> Calibration:
     """Fitted on the samples with a majority (read from ``mu``, so samples
     stored before ``right`` could be None are judged alike); the rest are
     counted in the meta as ``no_majority``."""
-    kept = [s for s in samples if scored(float(s["mu"]), bool(s["truth"])) is not None]
-    return Calibration.fit([(float(s["raw"]), bool(scored(float(s["mu"]), bool(s["truth"]))))
-                            for s in kept], name=name, predictions=len(samples),
+    judged = [(float(s["raw"]), scored(float(s["mu"]), bool(s["truth"]))) for s in samples]
+    kept = [(u, right) for u, right in judged if right is not None]
+    return Calibration.fit(kept, name=name, predictions=len(samples),
                            no_majority=len(samples) - len(kept), **meta)
 
 
