@@ -10,6 +10,10 @@
   unseen variations, with the package version and the task subset run;
 - success by iteration (Figure 3) for runs with ``iterations`` > 1, as a table
   and a plot;
+- where each configuration's decisions went (plans proposed, discarded by
+  grounded evidence, predictions and how the gate sent them, commits and
+  rounds without a commit), summed over its costed episodes: with a weak
+  predictor AEC's gate can send every prediction to a query, and this shows it;
 - paired tests (exact McNemar) between AEC and every other configuration that
   ran the same episodes with the same model.
 
@@ -34,6 +38,8 @@ from typing import Any
 
 from veriplan.bench.stats import mcnemar, wilson_interval
 from veriplan.bench.store import UnitRecord
+from veriplan.methods.aec.controller import QUERY_AMBIGUOUS, QUERY_UNCERTAIN, SIMULATE
+from veriplan.methods.aec.episode import DECISIONS_KEPT
 from veriplan.methods.aec.tau import NO_WIN, read_source
 
 AEC_METHODS = ("aec", "aec-direct", "aec-react", "wkm", "query-only")
@@ -443,6 +449,73 @@ def _plot_iterations(rows: list[dict[str, Any]], out: Path) -> list[str]:
     return [name]
 
 
+# ----- where the decisions went ----------------------------------------------------------------
+# (column, the metrics' counter): the last iteration's, as Table 1's queries are
+FLOW = (("plans proposed", "hypotheses"), ("answers without a plan", "unreadable"),
+        ("discarded by evidence", "discarded"), ("predictions", "predictions"),
+        ("queries", "queries"), ("commits", "commits"), ("rounds without a commit", "rejections"),
+        ("failed actions", "failed_actions"))
+# the gate's verdicts on the loop's predictions (Algorithm 1's query-or-simulate test),
+# read from the decisions the episode kept
+GATED = (("ambiguous -> query", QUERY_AMBIGUOUS), ("uncertain -> query", QUERY_UNCERTAIN),
+         ("confident -> simulate", SIMULATE))
+
+
+def _gated(e: Episode) -> dict[str, int] | None:
+    """The loop's gate verdicts of an episode; None when its metrics keep only
+    part of its decisions (the counts would be short)."""
+    ds = e.metrics.get("decisions") or []
+    if not e.get("predictions"):
+        return {kind: 0 for _, kind in GATED}
+    if len(ds) >= DECISIONS_KEPT:
+        return None
+    return {kind: sum(d.get("kind") == kind and d.get("phase", "loop") == "loop" for d in ds)
+            for _, kind in GATED}
+
+
+def flow(eps: list[Episode]) -> list[dict[str, Any]]:
+    """Per configuration (method, settings, model, dataset): each counter of
+    :data:`FLOW` and each gate verdict of :data:`GATED` summed over the costed
+    episodes (a gate count is None when an episode kept only part of its
+    decisions)."""
+    groups: dict[tuple, list[Episode]] = defaultdict(list)
+    for e in eps:
+        if e.left_out is None:
+            r = e.record
+            groups[(r.method, _config(r), _model(r), r.dataset)].append(e)
+    rows = []
+    for (method, config, model, dataset), es in sorted(groups.items()):
+        counts = {key: sum(int(e.get(key) or 0) for e in es) for _, key in FLOW}
+        gated = [_gated(e) for e in es]
+        gate = {kind: None if any(g is None for g in gated) else sum(g[kind] for g in gated)
+                for _, kind in GATED}  # type: ignore[index]
+        rows.append({"method": method, "config": config, "model": model, "dataset": dataset,
+                     "episodes": len(es), **counts, "gate": gate})
+    return rows
+
+
+def _flow_md(rows: list[dict[str, Any]]) -> list[str]:
+    heads = [h for h, _ in FLOW[:4]] + [h for h, _ in GATED] + [h for h, _ in FLOW[4:]]
+    lines = ["", "### Where the decisions went", "",
+             "Summed over each configuration's costed episodes (the last iteration of each): "
+             "plans proposed by the model and answers that held none; plans discarded because "
+             "grounded facts contradict them (B.4's evidence override); predictions M(w, p) "
+             "and how Algorithm 1's gate sent them (|mu - 0.5| < epsilon: ambiguous, queried; "
+             "sigma > tau: uncertain, queried; else simulated; only a prediction outside the "
+             "epsilon band reaches tau); all "
+             "queries (those before V included); commits; planning rounds that committed "
+             "nothing (H emptied, or V rejected h*); actions that failed. n/a: an episode "
+             "kept only part of its decisions.", "",
+             "| method | settings | model | dataset | episodes | " + " | ".join(heads) + " |",
+             "|---|---|---|---|---|" + "---|" * len(heads)]
+    for r in rows:
+        gate = [("n/a" if r["gate"][k] is None else str(r["gate"][k])) for _, k in GATED]
+        cells = [str(r[k]) for _, k in FLOW[:4]] + gate + [str(r[k]) for _, k in FLOW[4:]]
+        lines.append(f"| {r['method']} | {r['config']} | {r['model']} | {r['dataset']} | "
+                     f"{r['episodes']} | " + " | ".join(cells) + " |")
+    return lines
+
+
 # ----- paired tests ----------------------------------------------------------------------------
 def paired(eps: list[Episode]) -> list[dict[str, Any]]:
     """AEC (each of its settings) against every other configuration on the
@@ -507,6 +580,7 @@ def section(records: list[UnitRecord], out: Path
     if not eps:
         return "", None, []
     t1, t2, its, pairs = table1(eps), table2(eps), iterations(eps), paired(eps)
+    flows = flow(eps)
     lines = ["", "## AEC and its baselines in the environments"]
     household = any(e.env == "household" or e.record.dataset.startswith("household")
                     for e in eps)
@@ -521,12 +595,15 @@ def section(records: list[UnitRecord], out: Path
         lines += _iterations_md(its)
         plots = _plot_iterations(its, out)
         lines += ["", f"![{plots[0]}]({plots[0]})"]
+    if flows:
+        lines += _flow_md(flows)
     if pairs:
         lines += _paired_md(pairs)
-    data = {"table1": t1, "table2": t2, "iterations": its, "paired": pairs,
+    data = {"table1": t1, "table2": t2, "iterations": its, "flow": flows, "paired": pairs,
             "household_not_comparable": NOT_COMPARABLE if household else None}
     return "\n".join(lines) + "\n", data, plots
 
 
 __all__ = ["AEC_METHODS", "LEFT_OUT", "NOT_COMPARABLE", "RULE", "TASK_TYPES", "Episode",
-           "episodes", "iterations", "package_version", "paired", "section", "table1", "table2"]
+           "episodes", "flow", "iterations", "package_version", "paired", "section", "table1",
+           "table2"]

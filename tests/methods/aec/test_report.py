@@ -21,6 +21,7 @@ from veriplan.bench.units import BackendSpec, SweepPlan
 from veriplan.envs import ENVS
 from veriplan.envs.base import EnvTask
 from veriplan.methods.aec.domain import ENV_MODELS
+from veriplan.methods.aec.episode import DECISIONS_KEPT
 
 SCRIPTED = BackendSpec.of("scripted", None, script="tests.methods.aec.kitchen:answer")
 # three kitchens under three ALFWorld task types (the label is the report's; the kitchen
@@ -303,3 +304,38 @@ def test_each_row_says_whether_its_tau_was_selected_and_by_what(runs, tmp_path):
             "decided" in gate["- aec (max_steps=20; scripted"])
     assert "whether it was selected and by what is not known" in gate[
         "- aec (max_steps=21; scripted"]
+
+
+def test_where_the_decisions_went_sums_the_counters_and_the_gate_verdicts(runs, tmp_path):
+    recs = [r for r in _records(runs) if r.status == "done"]
+    rows = {(r["method"], r["config"], r["dataset"]): r
+            for r in report_aec.flow(report_aec.episodes(recs))}
+    kinds = {"query:ambiguous": 0, "query:uncertain": 0, "simulate": 0}
+    seen_gate = 0
+    for (method, config, dataset), row in rows.items():
+        mine = [r.result_dict()["metrics"] for r in recs if r.method == method
+                and report_aec._config(r) == config and r.dataset == dataset]
+        assert row["episodes"] == len(mine)
+        for key in ("hypotheses", "discarded", "predictions", "queries", "rejections"):
+            assert row[key] == sum(m.get(key, 0) for m in mine)
+        want = {k: sum(d["kind"] == k and d["phase"] == "loop" for m in mine
+                       for d in m.get("decisions", [])) for k in kinds}
+        assert row["gate"] == want
+        seen_gate += sum(want.values())
+    assert seen_gate > 0  # the scripted kitchens do reach the gate
+    # a prediction made before V (the commit phase) is not one of the gate's verdicts
+    aec = next(r for r in recs if r.method == "aec" and r.result_dict()["metrics"]["predictions"])
+    res = aec.result_dict()
+    res["metrics"]["decisions"] = [{"kind": "simulate", "phase": "commit"},
+                                   {"kind": "query:uncertain", "phase": "loop"}]
+    row = report_aec.flow(report_aec.episodes([dataclasses.replace(
+        aec, result=json.dumps(res))]))[0]
+    assert row["gate"] == {"query:ambiguous": 0, "query:uncertain": 1, "simulate": 0}
+    # an episode whose record keeps only part of its decisions: its row's gate is n/a
+    res["metrics"]["decisions"] = [{"kind": "simulate", "phase": "loop"}] * DECISIONS_KEPT
+    cut = dataclasses.replace(aec, result=json.dumps(res))
+    row = report_aec.flow(report_aec.episodes([cut]))[0]
+    assert set(row["gate"].values()) == {None}
+    md, data, _ = report_aec.section([cut], tmp_path)
+    assert "### Where the decisions went" in md and "| n/a | n/a | n/a |" in md
+    assert data["flow"] == [row]

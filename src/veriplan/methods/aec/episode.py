@@ -538,6 +538,11 @@ class Agent:
         return finish(self, outcomes, failure, diagnosis)
 
 
+# how many decisions an episode's metrics keep (the last iteration's first ones): the
+# report's gate counts are exact only for an episode that made fewer
+DECISIONS_KEPT = 200
+
+
 def _won_by(outcomes: list[Outcome], iterations: int) -> list[bool]:
     out, won = [], False
     for i in range(iterations):
@@ -579,7 +584,7 @@ def finish(agent: Agent, outcomes: list[Outcome], failure: str | None, diagnosis
         "per_iteration": [{"won": o.won, "failure": o.failure, "replans": o.tally.replans,
                            "queries": o.tally.queries, "env_steps": o.steps}
                           for o in outcomes],
-        "totals": totals, "decisions": last.decisions[:200] if last else [],
+        "totals": totals, "decisions": last.decisions[:DECISIONS_KEPT] if last else [],
         "policy": dataclasses.asdict(agent.policy),
     }
     if last is not None and last.score is not None:
@@ -598,5 +603,5 @@ def finish(agent: Agent, outcomes: list[Outcome], failure: str | None, diagnosis
         verified_scope="episode: the environment reported the task done")
 
 
-__all__ = ["Agent", "EnvFailure", "Outcome", "Tally", "admissible", "as_task", "failed",
-           "finish", "guard", "remember", "spread"]
+__all__ = ["DECISIONS_KEPT", "Agent", "EnvFailure", "Outcome", "Tally", "admissible", "as_task",
+           "failed", "finish", "guard", "remember", "spread"]
