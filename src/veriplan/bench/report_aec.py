@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -135,6 +136,16 @@ def _model(r: UnitRecord) -> str:
     return f"{r.backend}:{r.model}"
 
 
+def _configurations(eps: Iterable[Episode]) -> list[tuple[tuple[str, str, str, str],
+                                                          list[Episode]]]:
+    """The episodes by configuration (method, settings, model, dataset), sorted."""
+    groups: dict[tuple[str, str, str, str], list[Episode]] = defaultdict(list)
+    for e in eps:
+        r = e.record
+        groups[(r.method, _config(r), _model(r), r.dataset)].append(e)
+    return sorted(groups.items())
+
+
 def _mean(xs: list[float | None]) -> float | None:
     vals = [x for x in xs if x is not None]
     return sum(vals) / len(vals) if vals else None
@@ -188,13 +199,9 @@ def _failures(eps: list[Episode]) -> dict[str, int]:
 # ----- Table 1 ---------------------------------------------------------------------------------
 def table1(eps: list[Episode]) -> list[dict[str, Any]]:
     """Rows by (method, settings, model, dataset) over household-type episodes."""
-    groups: dict[tuple, list[Episode]] = defaultdict(list)
-    for e in eps:
-        if e.task_type in _TYPES:
-            r = e.record
-            groups[(r.method, _config(r), _model(r), r.dataset)].append(e)
     rows = []
-    for (method, config, model, dataset), es in sorted(groups.items()):
+    for (method, config, model, dataset), es in _configurations(
+            e for e in eps if e.task_type in _TYPES):
         by_type = {}
         for head, t in TASK_TYPES:
             sub = [e for e in es if e.task_type == t]
@@ -478,13 +485,9 @@ def flow(eps: list[Episode]) -> list[dict[str, Any]]:
     :data:`FLOW` and each gate verdict of :data:`GATED` summed over the costed
     episodes (a gate count is None when an episode kept only part of its
     decisions)."""
-    groups: dict[tuple, list[Episode]] = defaultdict(list)
-    for e in eps:
-        if e.left_out is None:
-            r = e.record
-            groups[(r.method, _config(r), _model(r), r.dataset)].append(e)
     rows = []
-    for (method, config, model, dataset), es in sorted(groups.items()):
+    for (method, config, model, dataset), es in _configurations(
+            e for e in eps if e.left_out is None):
         counts = {key: sum(int(e.get(key) or 0) for e in es) for _, key in FLOW}
         gated = [_gated(e) for e in es]
         gate = {kind: None if any(g is None for g in gated) else sum(g[kind] for g in gated)
