@@ -196,3 +196,36 @@ def test_compare_needs_matching_units(tmp_path, data_dir):
 def test_store_must_exist_for_reports(tmp_path):
     with pytest.raises(Exception, match="no run store"):
         write_report(Path(tmp_path) / "nothing")
+
+
+def test_results_are_stored_compressed_and_an_older_store_is_compacted(tmp_path, data_dir):
+    run_sweep(plan(), tmp_path, data_root=data_dir)
+    path = tmp_path / "runs.sqlite"
+    conn = sqlite3.connect(path)
+    kinds = {k for (k,) in conn.execute("SELECT typeof(result) FROM units")}
+    assert kinds == {"blob"}
+    before = {r.id: r.result_dict() for r in RunStore(tmp_path).records()}
+    assert all(d.get("transcript") for d in before.values())
+    # a store from before compression: the same results as text, padded to show the saving
+    for uid, d in before.items():
+        d["padding"] = ["the same prompt again"] * 500
+        conn.execute("UPDATE units SET result = ? WHERE id = ?", (json.dumps(d), uid))
+    conn.commit()
+    conn.execute("VACUUM")
+    conn.close()
+
+    def size() -> int:  # the file with everything in it (WAL checkpointed)
+        with sqlite3.connect(path) as c:
+            c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return path.stat().st_size
+
+    texts = {r.id: r.result_dict() for r in RunStore(tmp_path).records()}
+    assert texts == before  # read as it is
+    old = size()
+    store = RunStore(tmp_path)
+    assert store.compact() == len(before) and store.compact() == 0
+    store.close()
+    assert {r.id: r.result_dict() for r in RunStore(tmp_path).records()} == before
+    assert size() < old / 2
+    conn = sqlite3.connect(path)
+    assert {k for (k,) in conn.execute("SELECT typeof(result) FROM units")} == {"blob"}

@@ -85,6 +85,7 @@ def run_sweep(plan: SweepPlan, out_dir: str | Path, *, data_root: str | Path | N
               ) -> Progress:
     """Run every unit of ``plan`` not yet in ``out_dir``'s store."""
     store = RunStore(out_dir)
+    store.compact()  # a store from before compressed results
     llms = dict(llms or {})
     for spec in plan.backends:
         if spec not in llms and executor == "local":

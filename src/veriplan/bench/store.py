@@ -1,11 +1,18 @@
 """The run store: one SQLite file (WAL) per experiment directory, one row per
 unit, written as soon as the unit ends. The unit id is the primary key and
 rows are inserted with INSERT OR IGNORE, so a resumed sweep never counts a
-unit twice; a kill at any moment loses at most the units still running."""
+unit twice; a kill at any moment loses at most the units still running.
+
+A unit's result (its transcript included) is stored zlib-compressed: the
+transcripts repeat their prompts, and the AEC household units took about 30
+times less room. A store written before that holds its results as text; it is
+read as it is, and :meth:`RunStore.compact` (run by every sweep) compresses it."""
 
 from __future__ import annotations
 
 import json
+import sqlite3
+import zlib
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -26,7 +33,7 @@ CREATE TABLE IF NOT EXISTS units (
     llm_calls INTEGER NOT NULL, tokens INTEGER NOT NULL, cost REAL,
     seconds REAL NOT NULL,
     error_category TEXT, error TEXT,
-    result TEXT,                      -- the method's serialized result
+    result TEXT,                      -- the method's result: zlib-compressed JSON (a BLOB)
     veriplan_version TEXT NOT NULL, dataset_version TEXT NOT NULL,
     finished REAL NOT NULL
 )
@@ -64,6 +71,21 @@ class UnitRecord:
 _COLUMNS = [f for f in UnitRecord.__dataclass_fields__]
 
 
+def _pack(result: str | None) -> bytes | None:
+    return None if result is None else zlib.compress(result.encode(), 6)
+
+
+def _unpack(stored: str | bytes | None) -> str | None:
+    """A stored result: compressed bytes, or the text of a store from before."""
+    return zlib.decompress(stored).decode() if isinstance(stored, bytes) else stored
+
+
+def _row(rec: UnitRecord) -> list:
+    row = asdict(rec)
+    row["result"] = _pack(rec.result)
+    return [row[c] for c in _COLUMNS]
+
+
 class RunStore:
     def __init__(self, directory: str | Path, *, create: bool = True) -> None:
         self.dir = Path(directory)
@@ -76,17 +98,36 @@ class RunStore:
 
     def add(self, rec: UnitRecord) -> bool:
         """Store a finished unit; False if it was already there (kept as it was)."""
-        row = asdict(rec)
         cur = self._conn().execute(
             f"INSERT OR IGNORE INTO units ({', '.join(_COLUMNS)}) "
-            f"VALUES ({', '.join('?' for _ in _COLUMNS)})", [row[c] for c in _COLUMNS])
+            f"VALUES ({', '.join('?' for _ in _COLUMNS)})", _row(rec))
         return cur.rowcount == 1
 
     def replace(self, rec: UnitRecord) -> None:
-        row = asdict(rec)
         self._conn().execute(
             f"INSERT OR REPLACE INTO units ({', '.join(_COLUMNS)}) "
-            f"VALUES ({', '.join('?' for _ in _COLUMNS)})", [row[c] for c in _COLUMNS])
+            f"VALUES ({', '.join('?' for _ in _COLUMNS)})", _row(rec))
+
+    def compact(self) -> int:
+        """Compress the results stored as text (a store from before compression)
+        and give the freed pages back to the file system; returns how many."""
+        conn = self._conn()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            rows = conn.execute(
+                "SELECT id, result FROM units WHERE typeof(result) = 'text'").fetchall()
+            conn.executemany("UPDATE units SET result = ? WHERE id = ?",
+                             [(_pack(text), uid) for uid, text in rows])
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+        if rows:
+            try:
+                conn.execute("VACUUM")
+            except sqlite3.OperationalError:  # another process holds the file: later
+                pass
+        return len(rows)
 
     def finished_ids(self, *, include_errors: bool = True) -> set[str]:
         q = "SELECT id FROM units" + ("" if include_errors else " WHERE status = 'done'")
@@ -97,6 +138,7 @@ class RunStore:
         for row in cur:
             d = dict(zip(_COLUMNS, row))
             d["verified"] = bool(d["verified"])
+            d["result"] = _unpack(d["result"])
             yield UnitRecord(**d)
 
     def get(self, prefix: str) -> UnitRecord:
