@@ -6,8 +6,8 @@ and each p that gets a label is predicted by the ensemble from w0's facts
 alone (kept as they were before anything was queried, so no answer leaks into
 a prediction). A p that gets no label is not predicted: its prediction could
 not be scored (on the first household training games half of U went
-unlabelled, so this halves the calls and changes no sample). Each sample is the raw uncertainty u
-and whether the discretized prediction was right; a
+unlabelled, so this halves the calls and changes no sample). Each sample is
+the raw uncertainty u and whether the discretized prediction was right; a
 :class:`~veriplan.methods.aec.predictor.Calibration` is fitted on all of them.
 """
 
