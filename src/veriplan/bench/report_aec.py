@@ -11,8 +11,9 @@
 - success by iteration (Figure 3) for runs with ``iterations`` > 1, as a table
   and a plot;
 - where each configuration's decisions went (plans proposed, discarded by
-  grounded evidence, predictions and how the gate sent them, commits and
-  rounds without a commit), summed over its costed episodes: with a weak
+  grounded evidence, predictions and how the gate sent them, commits, and
+  how each round without a commit ended: H emptied or h* rejected by V),
+  summed over its costed episodes: with a weak
   predictor AEC's gate can send every prediction to a query, and this shows it;
 - paired tests (exact McNemar) between AEC and every other configuration that
   ran the same episodes with the same model.
@@ -68,6 +69,9 @@ class Episode:
     task_type: str
     split: str
     metrics: dict[str, Any] = field(default_factory=dict)
+    # how its planning rounds ended without a commit, read from the transcript's
+    # verify entries (see ``_round_ends``); None when that cannot be told
+    round_ends: dict[str, int] | None = None
 
     @property
     def score(self) -> float | None:
@@ -123,8 +127,29 @@ def episodes(records: list[UnitRecord]) -> list[Episode]:
             continue
         env = str(m.get("env") or r.dataset.split("_")[0])
         out.append(Episode(r, bool(m.get("won", r.verified)) and r.status == "done", env,
-                           _type_of(r, m), _split_of(r, m), m))
+                           _type_of(r, m), _split_of(r, m), m, _round_ends(result)))
     return out
+
+
+# how a planning round that committed nothing ended: H emptied before V, or V
+# rejecting the best hypothesis h*
+ROUND_ENDS = (("H emptied", "emptied"), ("V rejected h*", "rejected"))
+
+
+def _round_ends(result: dict[str, Any]) -> dict[str, int] | None:
+    """Count the transcript's ``verify`` entries that did not commit: with no
+    hypothesis left (H emptied) or with h* rejected by V. The transcript holds
+    every iteration's rounds and the other counters are the last iteration's,
+    so an episode that ran more than one iteration gets None (n/a)."""
+    m = result.get("metrics") or {}
+    if int(m.get("iteration") or 0) > 0:
+        return None
+    ends = {key: 0 for _, key in ROUND_ENDS}
+    for e in result.get("transcript") or []:
+        if e.get("role") == "verify" and not e.get("ok"):
+            h_left = bool((e.get("data") or {}).get("hypotheses"))
+            ends["rejected" if h_left else "emptied"] += 1
+    return ends
 
 
 def _config(r: UnitRecord) -> str:
@@ -460,8 +485,7 @@ def _plot_iterations(rows: list[dict[str, Any]], out: Path) -> list[str]:
 # (column, the metrics' counter): the last iteration's, as Table 1's queries are
 FLOW = (("plans proposed", "hypotheses"), ("answers without a plan", "unreadable"),
         ("discarded by evidence", "discarded"), ("predictions", "predictions"),
-        ("queries", "queries"), ("commits", "commits"), ("rounds without a commit", "rejections"),
-        ("failed actions", "failed_actions"))
+        ("queries", "queries"), ("commits", "commits"), ("failed actions", "failed_actions"))
 # the gate's verdicts on the loop's predictions (Algorithm 1's query-or-simulate test),
 # read from the decisions the episode kept
 GATED = (("ambiguous -> query", QUERY_AMBIGUOUS), ("uncertain -> query", QUERY_UNCERTAIN),
@@ -482,9 +506,10 @@ def _gated(e: Episode) -> dict[str, int] | None:
 
 def flow(eps: list[Episode]) -> list[dict[str, Any]]:
     """Per configuration (method, settings, model, dataset): each counter of
-    :data:`FLOW` and each gate verdict of :data:`GATED` summed over the costed
-    episodes (a gate count is None when an episode kept only part of its
-    decisions)."""
+    :data:`FLOW`, each gate verdict of :data:`GATED` and each round end of
+    :data:`ROUND_ENDS` summed over the costed episodes (a gate count is None
+    when an episode kept only part of its decisions, a round end when one ran
+    more than one iteration)."""
     rows = []
     for (method, config, model, dataset), es in _configurations(
             e for e in eps if e.left_out is None):
@@ -492,13 +517,17 @@ def flow(eps: list[Episode]) -> list[dict[str, Any]]:
         gated = [_gated(e) for e in es]
         gate = {kind: None if any(g is None for g in gated) else sum(g[kind] for g in gated)
                 for _, kind in GATED}  # type: ignore[index]
+        ends = {key: None if any(e.round_ends is None for e in es)
+                else sum(e.round_ends[key] for e in es)  # type: ignore[index]
+                for _, key in ROUND_ENDS}
         rows.append({"method": method, "config": config, "model": model, "dataset": dataset,
-                     "episodes": len(es), **counts, "gate": gate})
+                     "episodes": len(es), **counts, "gate": gate, "round_ends": ends})
     return rows
 
 
 def _flow_md(rows: list[dict[str, Any]]) -> list[str]:
-    heads = [h for h, _ in FLOW[:4]] + [h for h, _ in GATED] + [h for h, _ in FLOW[4:]]
+    heads = ([h for h, _ in FLOW[:4]] + [h for h, _ in GATED] + [h for h, _ in FLOW[4:6]]
+             + [h for h, _ in ROUND_ENDS] + [h for h, _ in FLOW[6:]])
     lines = ["", "### Where the decisions went", "",
              "Summed over each configuration's costed episodes (the last iteration of each): "
              "plans proposed by the model and answers that held none; plans discarded because "
@@ -507,13 +536,18 @@ def _flow_md(rows: list[dict[str, Any]]) -> list[str]:
              "sigma > tau: uncertain, queried; else simulated; only a prediction outside the "
              "epsilon band reaches tau); all "
              "queries (those before V included); commits; planning rounds that committed "
-             "nothing (H emptied, or V rejected h*); actions that failed. n/a: an episode "
-             "kept only part of its decisions.", "",
+             "nothing, by how they ended (H emptied before V, or V rejected the best "
+             "hypothesis h*; read from the transcripts); actions that failed. n/a: an "
+             "episode kept only part of its decisions (the gate's columns) or ran more than "
+             "one iteration (how its rounds ended).", "",
              "| method | settings | model | dataset | episodes | " + " | ".join(heads) + " |",
              "|---|---|---|---|---|" + "---|" * len(heads)]
     for r in rows:
         gate = [("n/a" if r["gate"][k] is None else str(r["gate"][k])) for _, k in GATED]
-        cells = [str(r[k]) for _, k in FLOW[:4]] + gate + [str(r[k]) for _, k in FLOW[4:]]
+        ends = [("n/a" if r["round_ends"][k] is None else str(r["round_ends"][k]))
+                for _, k in ROUND_ENDS]
+        cells = ([str(r[k]) for _, k in FLOW[:4]] + gate + [str(r[k]) for _, k in FLOW[4:6]]
+                 + ends + [str(r[k]) for _, k in FLOW[6:]])
         lines.append(f"| {r['method']} | {r['config']} | {r['model']} | {r['dataset']} | "
                      f"{r['episodes']} | " + " | ".join(cells) + " |")
     return lines

@@ -316,8 +316,12 @@ def test_where_the_decisions_went_sums_the_counters_and_the_gate_verdicts(runs, 
         mine = [r.result_dict()["metrics"] for r in recs if r.method == method
                 and report_aec._config(r) == config and r.dataset == dataset]
         assert row["episodes"] == len(mine)
-        for key in ("hypotheses", "discarded", "predictions", "queries", "rejections"):
+        for key in ("hypotheses", "discarded", "predictions", "queries", "commits"):
             assert row[key] == sum(m.get(key, 0) for m in mine)
+        if any(m["iteration"] for m in mine):
+            assert set(row["round_ends"].values()) == {None}
+        else:  # every round without a commit ended one way or the other
+            assert sum(row["round_ends"].values()) == sum(m["rejections"] for m in mine)
         want = {k: sum(d["kind"] == k and d["phase"] == "loop" for m in mine
                        for d in m.get("decisions", [])) for k in kinds}
         assert row["gate"] == want
@@ -339,3 +343,22 @@ def test_where_the_decisions_went_sums_the_counters_and_the_gate_verdicts(runs, 
     md, data, _ = report_aec.section([cut], tmp_path)
     assert "### Where the decisions went" in md and "| n/a | n/a | n/a |" in md
     assert data["flow"] == [row]
+
+
+def test_where_the_decisions_went_tells_h_emptied_from_v_rejecting_h_star(runs):
+    aec = next(r for r in _records(runs) if r.method == "aec" and r.status == "done"
+               and not r.result_dict()["metrics"]["iteration"])
+    res = aec.result_dict()
+
+    def verify(ok, left):
+        return {"role": "verify", "ok": ok, "data": {"hypotheses": [{"actions": []}] * left}}
+    res["transcript"] = [verify(False, 0), verify(False, 2), verify(False, 0), verify(True, 1),
+                         {"role": "act", "ok": False, "data": {}}]
+    rec = dataclasses.replace(aec, result=json.dumps(res))
+    row = report_aec.flow(report_aec.episodes([rec]))[0]
+    assert row["round_ends"] == {"emptied": 2, "rejected": 1}
+    # a second iteration's rounds are in the transcript too: not told apart (n/a)
+    res["metrics"]["iteration"] = 1
+    row = report_aec.flow(report_aec.episodes([rec, dataclasses.replace(
+        aec, result=json.dumps(res))]))[0]
+    assert row["round_ends"] == {"emptied": None, "rejected": None}
