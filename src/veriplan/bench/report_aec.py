@@ -483,7 +483,7 @@ def _plot_iterations(rows: list[dict[str, Any]], out: Path) -> list[str]:
 
 # ----- where the decisions went ----------------------------------------------------------------
 # (column, the metrics' counter): the last iteration's, as Table 1's queries are
-FLOW = (("plans proposed", "hypotheses"), ("answers without a plan", "unreadable"),
+FLOW = (("plans proposed", "hypotheses"), ("answers or plans not read", "unreadable"),
         ("discarded by evidence", "discarded"), ("predictions", "predictions"),
         ("queries", "queries"), ("commits", "commits"), ("failed actions", "failed_actions"))
 # the gate's verdicts on the loop's predictions (Algorithm 1's query-or-simulate test),
@@ -530,7 +530,8 @@ def _flow_md(rows: list[dict[str, Any]]) -> list[str]:
              + [h for h, _ in ROUND_ENDS] + [h for h, _ in FLOW[6:]])
     lines = ["", "### Where the decisions went", "",
              "Summed over each configuration's costed episodes (the last iteration of each): "
-             "plans proposed by the model and answers that held none; plans discarded because "
+             "plans proposed by the model; answers that held no list of plans and plans in "
+             "an answer that could not be read (one count); plans discarded because "
              "grounded facts contradict them (B.4's evidence override); predictions M(w, p) "
              "and how Algorithm 1's gate sent them (|mu - 0.5| < epsilon: ambiguous, queried; "
              "sigma > tau: uncertain, queried; else simulated; only a prediction outside the "
