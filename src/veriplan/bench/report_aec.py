@@ -504,6 +504,15 @@ def _gated(e: Episode) -> dict[str, int] | None:
             for _, kind in GATED}
 
 
+def _total(parts: list[dict[str, int] | None], columns: tuple[tuple[str, str], ...]
+           ) -> dict[str, int | None]:
+    """Each column's key summed over the episodes' counts; None for every key
+    when an episode has no counts (they could not be told)."""
+    if any(p is None for p in parts):
+        return {key: None for _, key in columns}
+    return {key: sum(p[key] for p in parts) for _, key in columns}  # type: ignore[index]
+
+
 def flow(eps: list[Episode]) -> list[dict[str, Any]]:
     """Per configuration (method, settings, model, dataset): each counter of
     :data:`FLOW`, each gate verdict of :data:`GATED` and each round end of
@@ -514,20 +523,20 @@ def flow(eps: list[Episode]) -> list[dict[str, Any]]:
     for (method, config, model, dataset), es in _configurations(
             e for e in eps if e.left_out is None):
         counts = {key: sum(int(e.get(key) or 0) for e in es) for _, key in FLOW}
-        gated = [_gated(e) for e in es]
-        gate = {kind: None if any(g is None for g in gated) else sum(g[kind] for g in gated)
-                for _, kind in GATED}  # type: ignore[index]
-        ends = {key: None if any(e.round_ends is None for e in es)
-                else sum(e.round_ends[key] for e in es)  # type: ignore[index]
-                for _, key in ROUND_ENDS}
+        gate = _total([_gated(e) for e in es], GATED)
+        ends = _total([e.round_ends for e in es], ROUND_ENDS)
         rows.append({"method": method, "config": config, "model": model, "dataset": dataset,
                      "episodes": len(es), **counts, "gate": gate, "round_ends": ends})
     return rows
 
 
+def _na(counts: dict[str, int | None], columns: tuple[tuple[str, str], ...]) -> list[str]:
+    return ["n/a" if counts[k] is None else str(counts[k]) for _, k in columns]
+
+
 def _flow_md(rows: list[dict[str, Any]]) -> list[str]:
-    heads = ([h for h, _ in FLOW[:4]] + [h for h, _ in GATED] + [h for h, _ in FLOW[4:6]]
-             + [h for h, _ in ROUND_ENDS] + [h for h, _ in FLOW[6:]])
+    heads = ([h for h, _ in FLOW[:4]] + [h for h, _ in GATED] + [h for h, _ in FLOW[4:]]
+             + [h for h, _ in ROUND_ENDS])
     lines = ["", "### Where the decisions went", "",
              "Summed over each configuration's costed episodes (the last iteration of each): "
              "plans proposed by the model; answers that held no list of plans and plans in "
@@ -536,19 +545,16 @@ def _flow_md(rows: list[dict[str, Any]]) -> list[str]:
              "and how Algorithm 1's gate sent them (|mu - 0.5| < epsilon: ambiguous, queried; "
              "sigma > tau: uncertain, queried; else simulated; only a prediction outside the "
              "epsilon band reaches tau); all "
-             "queries (those before V included); commits; planning rounds that committed "
-             "nothing, by how they ended (H emptied before V, or V rejected the best "
-             "hypothesis h*; read from the transcripts); actions that failed. n/a: an "
+             "queries (those before V included); commits; actions that failed; planning rounds "
+             "that committed nothing, by how they ended (H emptied before V, or V rejected "
+             "the best hypothesis h*; read from the transcripts). n/a: an "
              "episode kept only part of its decisions (the gate's columns) or ran more than "
              "one iteration (how its rounds ended).", "",
              "| method | settings | model | dataset | episodes | " + " | ".join(heads) + " |",
              "|---|---|---|---|---|" + "---|" * len(heads)]
     for r in rows:
-        gate = [("n/a" if r["gate"][k] is None else str(r["gate"][k])) for _, k in GATED]
-        ends = [("n/a" if r["round_ends"][k] is None else str(r["round_ends"][k]))
-                for _, k in ROUND_ENDS]
-        cells = ([str(r[k]) for _, k in FLOW[:4]] + gate + [str(r[k]) for _, k in FLOW[4:6]]
-                 + ends + [str(r[k]) for _, k in FLOW[6:]])
+        cells = ([str(r[k]) for _, k in FLOW[:4]] + _na(r["gate"], GATED)
+                 + [str(r[k]) for _, k in FLOW[4:]] + _na(r["round_ends"], ROUND_ENDS))
         lines.append(f"| {r['method']} | {r['config']} | {r['model']} | {r['dataset']} | "
                      f"{r['episodes']} | " + " | ".join(cells) + " |")
     return lines
