@@ -205,3 +205,32 @@ def test_a_door_is_one_door_from_both_sides(sciworld):
     seen = sciworld.step("look around").observation.facts
     assert F("at", A, "hallway") in seen and \
         F("open", "door to kitchen", "hallway", value=False) in seen
+
+
+@pytest.mark.parametrize("text,refused", [
+    # successes, some one word away from a refusal
+    ("The fridge is now open.", False), ("The stove is now deactivated.", False),
+    ("(disconnecting wire)You move the wire to the table.", False),
+    ("You pour the contents of the cup into the pot.", False),
+    ("There is nothing in the cup.", False), ("wire has been disconnected", False),
+    ("terminal 1 on wire is now connected to anode on battery", False),
+    ("Sodium chloride and water mix to produce salt water.", False),
+    ("The toilet is now flushing.", False), ("You focus on the apple.", False),
+    # refusals the walk through the engine (test_scienceworld.py) does not reach
+    ("The cup can't be poured out, because it's not open.", True),
+    ("The cup is empty, so there's nothing to pour.", True),
+    ("You can't pick up a liquid directly.  Try pouring it ...", True),
+    ("I'm not sure how to pour a solid. ", True),
+    ("That can't be moved there, because the fridge isn't open.", True),
+    ("That object does not appear to be in the inventory.", True),
+    ("Something can't be connected to itself.", True),
+    ("wire is already connected, and must be disconnected before it can be connected "
+     "to something else", True),
+    ("Its not clear how to go to/through a apple.", True),
+    ("Unknown action.  Type 'help' for a list of actions.", True),
+    ("Mixing the contents of the cup does not appear to produce anything new.", True),
+])
+def test_scienceworld_refusals(text, refused):
+    from veriplan.envs.actions import ACTIONS
+
+    assert ACTIONS["scienceworld"].failed(text) is refused

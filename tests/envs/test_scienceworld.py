@@ -78,3 +78,61 @@ def test_query_in_another_room_looks_at_it_from_here(sciworld):
     assert q.value is None and q.steps == 1
     q = sciworld.query("in", "fridge", "foundry")  # not in view from the hallway
     assert q.value is None and q.steps == 0
+
+
+# boil:0 starts in the hallway, every door closed; each action with whether the
+# engine refuses it (the message it answers with, as 1.2.3 words it, in the comment)
+_STEPS = [
+    ("open door to kitchen", False),   # The door is now open.
+    ("open door to kitchen", True),    # The door is already open.
+    ("go to bedroom", True),           # The door is not open.
+    ("go to hallway", True),           # It's not clear how to get there from here.
+    ("activate agent", True),          # The agent is not something that can be activated.
+    ("pick up agent", True),           # The agent is not moveable.
+    ("open agent", True),              # The agent is not openable.
+    ("eat agent", True),               # The agent is not edible.
+    ("read agent", True),              # It's not clear how to read that.
+    ("mix air", True),                 # That container is empty, so there are no items to mix.
+    ("mix agent", True),               # There is only one thing (inventory)
+    ("xyzzy", True),                   # No known action matches that input.
+    ("open door", True),               # Ambiguous request: ... (cancelled)
+    ("go to kitchen", False),          # You move to the kitchen.  (not taken as a choice)
+    ("look in fridge", True),          # The fridge isn't open, so you can't see inside.
+    ("open fridge", False),            # The fridge is now open.
+    ("close fridge", False),           # The fridge is now closed.
+    ("close fridge", True),            # The fridge is already closed.
+    ("activate stove", False),         # The stove is now activated.
+    ("activate stove", True),          # The stove is already activated.
+    ("deactivate stove", False),       # The stove is now deactivated.
+    ("deactivate stove", True),        # The stove is already deactivated.
+    ("open cupboard", False),          # The cupboard is now open.
+    ("look in cupboard", False),       # Inside the cupboard is: ...
+    ("pick up metal pot", False),      # You move the metal pot to the inventory.
+    ("move metal pot to metal pot", True),  # You can't move something into itself.
+    ("mix metal pot", True),           # That container is empty, so ...
+    ("move sink to chair", True),      # The sink is not moveable.
+    ("dunk metal pot in sink", True),  # The sink does not contain any liquids to dunk into.
+    ("move metal pot to chair", False),  # You move the metal pot to the chair.
+    ("look in metal pot", False),      # Inside the metal pot is: nothing
+]
+
+
+def test_the_engines_refusals_are_failures_and_nothing_else_is(sciworld):
+    """The action model's ``failed`` (which keeps the grounded store as it was)
+    and AEC's execution monitor read each refusal of the real engine as a failed
+    action, and no successful step as one; an ambiguous command is cancelled, so
+    the next command is carried out."""
+    from veriplan.envs.actions import ACTIONS
+    from veriplan.methods.aec.envmodels import scienceworld
+    from veriplan.methods.aec.episode import failed
+
+    model = scienceworld()
+    sciworld.reset("boil:0")
+    seen = []
+    for action, _ in _STEPS:
+        result = sciworld.step(action)
+        text = result.observation.text
+        seen.append((action, text[:60], ACTIONS["scienceworld"].failed(text),
+                     failed(result, model)))
+    assert [(a, t, r, r) for (a, t, _, _), (_, r) in zip(seen, _STEPS, strict=True)] == seen
+    assert sciworld.query("at", "agent", "kitchen").value is True

@@ -234,6 +234,47 @@ _SW_FORMS = [
 _MOVING = ("pickup", "putdown", "move", "other")
 
 
+# What ScienceWorld (1.2.3) answers when it does not carry an action out: its parser's
+# answers, and the messages of its actions' validity checks, which return before the
+# world changes (read from the engine's action classes and checked through the jar,
+# tests/envs/test_scienceworld.py). One alternative per message kind; "The X is not
+# open." and "The X is now open." differ in one word, so each names its verb in full.
+# "already open/closed/activated/..." are refusals too: nothing happened (the plan's
+# step was redundant, or the model thought the world was otherwise).
+_SW_REFUSALS = re.compile("|".join(f"(?:{p})" for p in [
+    r"No known action matches that input\.",
+    r"Unknown action\.",
+    r"Ambiguous request:",  # the environment cancels the choice it asks for
+    r"<unknown catch>|<ERROR>",
+    r"I'm not sure (?:what that means|how to )",
+    r"It'?s not clear how to ",
+    r"The .+ is not (?:openable|closeable|moveable|open|edible|a container|"
+    r"something that can be activated|currently passable)\.$",
+    r"The .+ is already (?:open|closed|activated|deactivated)\.$",
+    r"The .+ is locked\.$",
+    r"The .+ appears broken, and can't be activated or deactivated\.$",
+    r"The .+ isn't open, so you can't see inside\.$",
+    r"The .+ can't be poured out\b",
+    r"The .+ is empty, so there's nothing to pour\.$",
+    r"The .+ the .+ is in is not movable\.$",
+    r"The .+ does not contain any liquids to dunk into\.$",
+    r"The liquids in .+ aren't able to move\.$",
+    r"The door doesn't appear to go anywhere\.$",
+    r"That can't be moved there\b",
+    r"That object (?:already appears|does not appear) to be in the inventory\.$",
+    r"That is already flushing\.$",
+    r"That container is empty, so there are no items to mix\.$",
+    r"There is only one thing \(",
+    r"Mixing the contents of the .+ does not appear to produce anything new\.$",
+    r"You can't (?:move|dunk) something into itself\.$",
+    r"You can't (?:pick up a (?:liquid|gas)|pour a gas) directly\.",
+    r"You must disconnect entire objects ",
+    r"Something can't be connected to itself\.$",
+    r".+ is already connected, and must be disconnected before ",
+    r"Connections must specify specific points of contact ",
+]))
+
+
 class ScienceWorldActions:
     """ScienceWorld's common action forms, with only the certain effects. Its
     physics runs on every step, so "in" facts do not persist (no frame rule)."""
@@ -327,7 +368,8 @@ class ScienceWorldActions:
         return []
 
     def failed(self, text: str) -> bool:
-        return False
+        """The engine refused the action (:data:`_SW_REFUSALS`): nothing changed."""
+        return _SW_REFUSALS.match(text.strip()) is not None
 
 
 def _phrase(name: str) -> bool:

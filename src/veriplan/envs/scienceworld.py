@@ -229,6 +229,11 @@ class ScienceWorld(Env):
     def _step(self, action: str) -> tuple[str, float, bool, dict]:
         with self._java():
             obs, reward, done, info = self._env.step(action)
+            if obs.startswith("Ambiguous request:"):
+                # The engine would take the next input as the number of one of the
+                # actions it lists; cancel (a blank answer), so that the next action
+                # is read as an action. This one was not carried out.
+                self._env.step("")
         score = info.get("score", 0)
         self.score = float(score)
         won = bool(done and score >= 100)

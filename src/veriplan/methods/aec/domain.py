@@ -125,7 +125,9 @@ class ActionModel(Protocol):
     is None for a command the model does not know (such a plan cannot be
     verified); an action whose effects already all hold is a no-op (skipped),
     so a precondition that only says "not already so" (the "R is closed" of
-    *open R*) is not required of a plan."""
+    *open R*) is not required of a plan. A model may also have ``failed(text)
+    -> bool``: the observation says the environment refused the action (the
+    execution monitor reads it besides the EnvModel's ``failure_texts``)."""
 
     def preconditions(self, action: str, facts: FactState) -> Sequence[Fact] | None: ...
 

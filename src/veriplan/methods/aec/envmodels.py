@@ -14,8 +14,9 @@ What the adapters read of the environment side:
   ``preconditions(action, facts)`` (the facts the action needs, or None for a
   form it does not know), ``effects(action, facts) -> (add, delete)``,
   ``touched(action, facts)`` (keys the action may change; None: all but the
-  ``static`` predicates) and ``command(action)`` (the command the environment
-  takes), ``facts`` being a ``frozenset`` of the known facts;
+  ``static`` predicates), ``command(action)`` (the command the environment
+  takes) and ``failed(text)`` (the observation says the environment refused the
+  action), ``facts`` being a ``frozenset`` of the known facts;
 - ``veriplan.envs.rules.rules_for(env_name)``: named rules, each with ``name``,
   ``kind`` ("entail" or "frame") and ``proves(view, fact) -> bool`` over a
   ``veriplan.envs.rules.View`` of the known facts.
@@ -60,7 +61,7 @@ def _frozen(facts: FactState) -> frozenset[Fact]:
 class _Actions:
     """An environment-side action model (``veriplan.envs.actions.ACTIONS[env]``:
     ``preconditions``, ``effects -> (add, delete)``, ``touched``, ``command``,
-    ``static``) behind AEC's :class:`ActionModel`."""
+    ``failed``, ``static``) behind AEC's :class:`ActionModel`."""
 
     def __init__(self, impl: Any) -> None:
         self.impl = impl
@@ -81,6 +82,10 @@ class _Actions:
     def command(self, action: str) -> str:
         fn = getattr(self.impl, "command", None)
         return fn(action) if fn is not None else action
+
+    def failed(self, text: str) -> bool:
+        fn = getattr(self.impl, "failed", None)
+        return bool(fn(text)) if fn is not None else False
 
 
 @dataclass(frozen=True)

@@ -106,10 +106,14 @@ def _interleave(commands: list[str], depth: int) -> list[str]:
 
 
 def failed(result: StepResult, model: EnvModel, expected: Iterable[Fact] = ()) -> bool:
-    """An action failed: the environment said so in one of its failure texts,
-    or the observation contradicts an effect the action model expected."""
+    """An action failed: the environment said so in one of its failure texts or
+    (the action model's optional ``failed(text)``) in one of its refusals, or the
+    observation contradicts an effect the action model expected."""
     text = result.observation.text.strip()
     if any(text.startswith(t) for t in model.failure_texts):
+        return True
+    refused = getattr(model.actions, "failed", None)
+    if refused is not None and refused(text):
         return True
     seen = {key_of(f): f.value for f in result.observation.facts}
     return any(seen.get(key_of(f), f.value) != f.value for f in expected)
