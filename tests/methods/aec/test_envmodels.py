@@ -137,3 +137,25 @@ def test_a_stated_household_precondition_of_the_wrong_sort_is_dropped():
                              ("in", ("apple 1", "mug 1")), ("in", ("apple 1", "gizmo 3"))}
     assert p.dropped == 3
     assert len(read_plan(item, model.predicates).stated) == 6  # without the check
+
+
+def test_a_stated_scienceworld_precondition_no_query_can_settle_is_dropped():
+    """in(agent, bathroom) (the household's way to say where the agent is) and a
+    place that is neither a room nor the inventory can never be grounded in
+    ScienceWorld: dropped before they cost a query."""
+    from veriplan.methods.aec.hypotheses import read_plan
+
+    model = env_model("scienceworld")
+    item = {"actions": ["go to kitchen"], "preconditions": [
+        {"predicate": "in", "args": ["agent", "bathroom"], "value": True},
+        {"predicate": "at", "args": ["agent", "bathroom"], "value": True},
+        {"predicate": "at", "args": ["agent", "fridge"], "value": False},
+        {"predicate": "in", "args": ["water", "metal pot"], "value": True},
+        {"predicate": "in", "args": ["thermometer", "inventory"], "value": True},
+        {"predicate": "open", "args": ["door to kitchen", "bathroom"], "value": True},
+        {"predicate": "open", "args": ["fridge", "fridge"], "value": True}]}
+    p = read_plan(item, model.predicates, model.well_formed)
+    assert set(p.stated) == {("at", ("agent", "bathroom")),
+                             ("in", ("thermometer", "inventory")),
+                             ("open", ("door to kitchen", "bathroom"))}
+    assert p.dropped == 4

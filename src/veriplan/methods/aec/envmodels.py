@@ -276,6 +276,26 @@ def scienceworld_describe(key: Key) -> str:
     return f"the {args[0]} in the {args[1]} is open"
 
 
+def scienceworld_well_formed(key: Key) -> bool:
+    """False when no grounder or query of ScienceWorld could settle the fact: the
+    agent's place written ``in(agent, R)`` (the household's habit; ScienceWorld's is
+    ``at``), anything but the agent and a room for ``at``, a place that is neither a
+    room nor the inventory for ``in``, and a room that is not one for ``open``."""
+    from veriplan.envs.actions import ROOMS
+
+    pred, args = key
+    if len(args) != 2:
+        return True  # the arity check drops it
+    thing, place = args
+    if pred == "at":
+        return thing == "agent" and place in ROOMS
+    if pred == "in":
+        return thing != "agent" and (place in ROOMS or place == "inventory")
+    if pred == "open":
+        return place in ROOMS
+    return True
+
+
 def scienceworld() -> EnvModel:
     """ScienceWorld: the grounder says where the agent is, what lies in a room,
     what is open (two arguments: the container or door and the room it is seen
@@ -286,11 +306,12 @@ def scienceworld() -> EnvModel:
     return EnvModel("scienceworld", rules=env_rules("scienceworld") or (AT_FUNCTIONAL,),
                     actions=env_action_model("scienceworld"), goal_for=lambda text: None,
                     predicates=SCIENCEWORLD_PREDICATES, signatures=SCIENCEWORLD_SIGNATURES,
-                    actions_help=SCIENCEWORLD_HELP, describe=scienceworld_describe)
+                    actions_help=SCIENCEWORLD_HELP, describe=scienceworld_describe,
+                    well_formed=scienceworld_well_formed)
 
 
 __all__ = ["HOUSEHOLD_PREDICATES", "HOUSEHOLD_SIGNATURES", "SCIENCEWORLD_PREDICATES",
            "SCIENCEWORLD_SIGNATURES", "HouseholdGoal", "env_action_model", "env_rules",
            "household", "household_describe", "household_goal", "household_well_formed",
            "kind", "scienceworld",
-           "scienceworld_describe"]
+           "scienceworld_describe", "scienceworld_well_formed"]
