@@ -234,3 +234,17 @@ def test_scienceworld_refusals(text, refused):
     from veriplan.envs.actions import ACTIONS
 
     assert ACTIONS["scienceworld"].failed(text) is refused
+
+
+def test_scienceworld_open_by_a_part_of_a_name_forgets_what_it_may_have_opened():
+    """ScienceWorld's parser reads "cupboard" as the large cupboard: the store
+    forgets that one's state too; a refused step changes nothing."""
+    art = "art studio"
+    w = {Fact("at", ("agent", art)), Fact("open", ("large cupboard", art), False),
+         Fact("open", ("door to hallway", art), False)}
+    after = advance("scienceworld", w, "open cupboard",
+                    Observation("The large cupboard is now open."))
+    assert Fact("open", ("large cupboard", art), False) not in after
+    assert Fact("open", ("door to hallway", art), False) in after
+    assert advance("scienceworld", w, "pour cup in cup",
+                   Observation("You can't move something into itself.")) == w

@@ -136,3 +136,10 @@ def test_the_engines_refusals_are_failures_and_nothing_else_is(sciworld):
                      failed(result, model)))
     assert [(a, t, r, r) for (a, t, _, _), (_, r) in zip(seen, _STEPS, strict=True)] == seen
     assert sciworld.query("at", "agent", "kitchen").value is True
+
+
+def test_an_ambiguous_command_can_be_answered_with_a_number(sciworld):
+    """Gold paths answer the engine's question with the action's number."""
+    sciworld.reset("boil:0")
+    assert sciworld.step("open door").observation.text.startswith("Ambiguous request:")
+    assert sciworld.step("0").observation.text == "The door is now open."

@@ -321,6 +321,12 @@ class ScienceWorldActions:
             add = {Fact("in", (a[0], "inventory"))}
         elif room and (p.form == "putdown" or (p.form == "move" and a[1] == room)):
             add = {Fact("in", (a[0], room))}
+        if p.form in ("open", "close") and not a[0].startswith("door to "):
+            # the parser takes a name for any thing whose name has all its words ("open
+            # cupboard" opens the large cupboard); a phrase may name any thing
+            words = set(a[0].split())
+            extra = {f for f in facts if f.pred == "open" and f.args[0] != a[0] and
+                     (words <= set(f.args[0].split()) or _phrase(a[0]))}
         if p.form in ("pickup", "putdown", "move"):
             # the moved thing leaves where it was; a moved container takes its
             # open state to another place

@@ -140,6 +140,7 @@ class ScienceWorld(Env):
         self._names: set[str] = set()  # every name the parser accepts for some object
         self._names_at = -1  # the step they were read at
         self.score = 0.0  # the engine's score after the last step (0 at the reset)
+        self._choosing = False  # the engine waits for the number of an action
 
     @contextlib.contextmanager
     def _java(self):
@@ -185,6 +186,7 @@ class ScienceWorld(Env):
             self._shared = self._shared_names()
             self._room = None
             self.score = 0.0
+            self._choosing = False
             return self._env.look()
 
     def _lut(self) -> dict:
@@ -228,12 +230,14 @@ class ScienceWorld(Env):
 
     def _step(self, action: str) -> tuple[str, float, bool, dict]:
         with self._java():
-            obs, reward, done, info = self._env.step(action)
-            if obs.startswith("Ambiguous request:"):
-                # The engine would take the next input as the number of one of the
-                # actions it lists; cancel (a blank answer), so that the next action
-                # is read as an action. This one was not carried out.
+            if self._choosing and not action.strip().isdigit():
+                # The engine asked which of several actions was meant ("Ambiguous
+                # request: ...") and would take this input as the number of one of
+                # them; an answer that is not a number cancels the question first (a
+                # blank answer), so that the action is read as an action.
                 self._env.step("")
+            obs, reward, done, info = self._env.step(action)
+            self._choosing = obs.startswith("Ambiguous request:")
         score = info.get("score", 0)
         self.score = float(score)
         won = bool(done and score >= 100)
