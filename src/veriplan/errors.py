@@ -85,6 +85,11 @@ class DataError(VeriplanError):
     """A dataset directory or file that is missing or malformed."""
 
 
+class RecordError(DataError):
+    """A stored record (a run store's unit, a results file) with a field this
+    version cannot read; names the record, the field and what to do."""
+
+
 class EnvironmentDied(VeriplanError):
     """An environment's simulator process (TextWorld's Python, ScienceWorld's Java)
     that ended or stopped answering mid-episode; the episode cannot go on."""

@@ -12,7 +12,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from veriplan.bench.stats import npmi_pairs
+from veriplan.npmi import npmi_pairs
 from veriplan.bench.store import UnitRecord
 from veriplan.methods.records import Signal
 

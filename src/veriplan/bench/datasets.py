@@ -18,6 +18,7 @@ from pathlib import Path
 
 import yaml
 
+from veriplan.core.problems import Dataset, ProblemKind, wrong_kind
 from veriplan.errors import ConfigError, DataError
 from veriplan.pddl.parser import read_domain, read_problem
 from veriplan.pddl.task import Task
@@ -65,14 +66,13 @@ class Instance:
     def planbench_config(self) -> PlanBenchConfig | None:
         return _config(str(self.config_path)) if self.config_path else None
 
-    def problem(self, kind: str = "pddl"):
+    def problem(self, kind: ProblemKind | str = ProblemKind.PDDL):
         """What a method of problem kind ``kind`` plans for (the one place the
         harness turns an instance into a method's input)."""
         from veriplan.methods.result import PlanningProblem
 
-        if kind != "pddl":
-            raise DataError(f"dataset {self.dataset} holds PDDL problems; a method that "
-                            f"takes {kind!r} problems cannot run on it")
+        if kind != ProblemKind.PDDL:
+            raise DataError(wrong_kind(self.dataset, ProblemKind.PDDL, kind))
         return PlanningProblem(self.task(), self.planbench_config, self.example,
                                name=f"{self.dataset}/{self.id}")
 
@@ -115,16 +115,6 @@ def obfuscated(base: Dataset, seed: int, name: str) -> Dataset:
     insts = tuple(ObfuscatedInstance(i.id, name, i.domain_path, i.problem_path, None, None,
                                      seed) for i in base.instances)
     return Dataset(name, insts, f"{base.version}-obf{seed}")
-
-
-@dataclass(frozen=True)
-class Dataset:
-    name: str
-    instances: tuple[Instance, ...]
-    version: str  # sha256 (first 16 hex) over the files' names and contents
-
-    def take(self, limit: int | None) -> tuple[Instance, ...]:
-        return self.instances if limit is None else self.instances[:limit]
 
 
 def _number(p: Path) -> tuple[int, str]:
@@ -286,12 +276,11 @@ class DomainRun:
     domain: str
     root: Path
 
-    def problem(self, kind: str = "autotos"):
+    def problem(self, kind: ProblemKind | str = ProblemKind.AUTOTOS):
         from veriplan.methods.autotos.problem import AutoToSProblem
 
-        if kind != "autotos":
-            raise DataError(f"dataset {self.dataset} is an AutoToS domain; a method that "
-                            f"takes {kind!r} problems cannot run on it")
+        if kind != ProblemKind.AUTOTOS:
+            raise DataError(wrong_kind(self.dataset, ProblemKind.AUTOTOS, kind))
         return AutoToSProblem(self.domain, self.root)
 
 
@@ -307,7 +296,7 @@ def autotos_dataset(domain: str, root: Path) -> Dataset:
         digest.update(str(f.relative_to(folder)).encode())
         digest.update(f.read_bytes())
     name = f"autotos_{domain}"
-    return Dataset(name, (DomainRun(domain, name, domain, root),),  # type: ignore[arg-type]
+    return Dataset(name, (DomainRun(domain, name, domain, root),),
                    digest.hexdigest()[:16])
 
 

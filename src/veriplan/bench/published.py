@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from veriplan.core.verdict import Scope
 from veriplan.bench.datasets import Dataset, Instance
 from veriplan.bench.store import RunStore, UnitRecord
 from veriplan.bench.units import Unit, canonical
@@ -338,7 +339,7 @@ def judge_record(rec: PublishedRecord, unit: Unit, results: Mapping[str, Validat
         "llm_calls": len(judged), "tokens": 0, "seconds": rec.seconds, "backend": BACKEND,
         "model": unit.model, "solved_by": solved_by, "cost": None, "cache_hits": 0,
         "last_diagnosis": last, "transcript": transcript, "signals": signals,
-        "failure": None, "metrics": metrics, "verified_scope": "plan",
+        "failure": None, "metrics": metrics, "scope": Scope.PLAN_ON_TASK.value,
         "overturn_reason": turned[1] if turned else None, "published": published}
     return UnitRecord(unit.id, unit.method, unit.dataset, unit.instance, unit.backend,
                       unit.model, unit.config, unit.seed, "done", verified, solved_by,

@@ -32,6 +32,7 @@ from itertools import zip_longest
 from pathlib import Path
 from typing import Any
 
+from veriplan.core.problems import Dataset, ProblemKind, wrong_kind
 from veriplan.envs.base import EnvTask
 
 VALID_PER_TYPE = 5  # household_valid: training games per task type
@@ -55,13 +56,12 @@ class EnvInstance:
     def task_id(self) -> str:
         return self.id
 
-    def problem(self, kind: str = "env") -> EnvTask:
+    def problem(self, kind: ProblemKind | str = ProblemKind.ENV) -> EnvTask:
         """What a method of problem kind ``kind`` runs on: an EnvTask for "env"."""
-        if kind != "env":
+        if kind != ProblemKind.ENV:
             from veriplan.errors import DataError
 
-            raise DataError(f"dataset {self.dataset} holds {self.env} episodes (problem kind "
-                            f"'env'); a method that takes {kind!r} problems cannot run on it")
+            raise DataError(wrong_kind(self.dataset, ProblemKind.ENV, kind))
         return EnvTask(self.env, self.id, self.split, self.task_type, self.options)
 
 
@@ -70,11 +70,9 @@ def _round_robin(groups: list[list[str]]) -> list[str]:
 
 
 def _dataset(name: str, env: str, split: str, ids: list[str], kind_of, tag: str):
-    from veriplan.bench.datasets import Dataset
-
     insts = tuple(EnvInstance(i, name, env, split, kind_of(i)) for i in ids)
     digest = hashlib.sha256("\n".join([tag, *ids]).encode()).hexdigest()[:12]
-    return Dataset(name, insts, f"{tag}-{digest}")  # type: ignore[arg-type]
+    return Dataset(name, insts, f"{tag}-{digest}")
 
 
 # ----- household ---------------------------------------------------------------------------

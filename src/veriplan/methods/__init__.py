@@ -9,9 +9,11 @@ The method contract: a method module exposes
   bare task, for the PDDL methods), ``llm`` an :class:`~veriplan.llm.LLM` or a
   session of one (the run takes its own session, so its usage is exact), and
   ``observer`` receives :class:`~veriplan.methods.records.Event` s;
-- ``PROBLEM``: the kind of problem it takes (``"pddl"`` unless it says
-  otherwise; the harness builds it from a dataset instance with
-  ``instance.problem(kind)``).
+- ``PROBLEM``: the :class:`~veriplan.core.problems.ProblemKind` it takes
+  (PDDL unless it says otherwise; the harness builds it from a dataset
+  instance with ``instance.problem(kind)``).
+
+``solve`` has the shape of :class:`SolveFn`.
 
 The registry maps names to modules (imported lazily); the entry-point group
 ``veriplan.methods`` and :func:`register_method` add more.
@@ -21,29 +23,58 @@ from __future__ import annotations
 
 import dataclasses
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
+from veriplan.core.problems import ProblemKind
 from veriplan.errors import ConfigError
+from veriplan.methods.records import Observer
 from veriplan.methods.result import PlanningProblem, Run, SolveResult, as_problem
 from veriplan.methods.settings import coerce
 from veriplan.registry import Registry
 
+if TYPE_CHECKING:
+    from veriplan.domains.hidden.task import HiddenTask
+    from veriplan.envs.base import EnvTask
+    from veriplan.llm.client import LLM
+    from veriplan.methods.autotos.problem import AutoToSProblem
+    from veriplan.pddl.task import Task
+
+    # What a method plans for, by ProblemKind: PDDL (a PlanningProblem or a bare
+    # Task), AUTOTOS, HIDDEN, ENV.
+    MethodProblem = PlanningProblem | Task | AutoToSProblem | HiddenTask | EnvTask
+
 DEFAULT_METHOD = "closed-loop"
+
+
+class MethodConfig(Protocol):
+    """A method's ``Config``: a frozen dataclass of the paper's defaults."""
+
+    __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[object]]]
+
+
+class SolveFn(Protocol):
+    """Every method's ``solve``."""
+
+    def __call__(self, problem: MethodProblem, llm: LLM, config: MethodConfig, /, *,
+                 observer: Observer | None = None) -> SolveResult: ...
 
 
 @dataclass(frozen=True)
 class MethodSpec:
     name: str
-    solve: Callable[..., Any]
-    config_cls: type
-    problem: str = "pddl"
+    solve: SolveFn
+    config_cls: type[MethodConfig]
+    problem: ProblemKind = ProblemKind.PDDL
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "problem", ProblemKind(self.problem))
 
     def settings(self) -> list[str]:
         return [f.name for f in dataclasses.fields(self.config_cls)]
 
-    def make_config(self, options: Mapping[str, object] | None = None) -> Any:
+    def make_config(self, options: Mapping[str, object] | None = None) -> MethodConfig:
         """The method's config with ``options`` (strings from the command line
         are converted to the fields' types); a wrong key or value is a
         :class:`ConfigError` naming the method and its settings."""
@@ -62,10 +93,10 @@ class MethodSpec:
                               f"{', '.join(fields)})") from None
 
 
-def _spec(name: str, obj: Any) -> MethodSpec:
+def _spec(name: str, obj: Any) -> MethodSpec:  # a module or a MethodSpec
     if isinstance(obj, MethodSpec):
         return obj
-    return MethodSpec(name, obj.solve, obj.Config, getattr(obj, "PROBLEM", "pddl"))
+    return MethodSpec(name, obj.solve, obj.Config, getattr(obj, "PROBLEM", ProblemKind.PDDL))
 
 
 METHODS: Registry[MethodSpec] = Registry("method", {
@@ -91,10 +122,10 @@ METHODS: Registry[MethodSpec] = Registry("method", {
 }, group="veriplan.methods", load=_spec)
 
 
-def register_method(name: str, solve: Callable[..., Any], config_cls: type,
-                    problem: str = "pddl") -> None:
+def register_method(name: str, solve: SolveFn, config_cls: type[MethodConfig],
+                    problem: ProblemKind | str = ProblemKind.PDDL) -> None:
     """Add a method at run time (tests, benchmarks, notebooks)."""
-    METHODS.register(name, MethodSpec(name, solve, config_cls, problem))
+    METHODS.register(name, MethodSpec(name, solve, config_cls, ProblemKind(problem)))
 
 
 def available_methods() -> list[str]:
@@ -105,5 +136,6 @@ def get_method(name: str) -> MethodSpec:
     return METHODS.get(name)
 
 
-__all__ = ["DEFAULT_METHOD", "METHODS", "MethodSpec", "PlanningProblem", "Run", "SolveResult",
-           "as_problem", "available_methods", "get_method", "register_method"]
+__all__ = ["DEFAULT_METHOD", "METHODS", "MethodConfig", "MethodSpec", "PlanningProblem", "Run",
+           "SolveFn", "SolveResult", "as_problem", "available_methods", "get_method",
+           "register_method"]

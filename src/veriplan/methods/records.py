@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, TypeVar
 
 R = TypeVar("R")
@@ -30,27 +31,56 @@ def _from_dict(cls: type[R], data: Mapping[str, Any]) -> R:
     return cls(**known)
 
 
+class EventKind(StrEnum):
+    """What an :class:`Event` reports. Every method's kinds are here, so an
+    observer (the CLI's live output, ``veriplan trace``) can match on them."""
+
+    PROMPT = "prompt"  # text: the prompt
+    RESPONSE = "response"  # text: the model's answer; data["cached"]
+    VERDICT = "verdict"  # ok: whether the verifier accepted; text: the diagnosis
+    STOP = "stop"  # text: why the method stopped
+    # DRIP (and its baselines)
+    DECOMPOSE = "decompose"
+    EXECUTE = "execute"
+    CONFLICT = "conflict"
+    TURN = "turn"  # ReAct's turns
+    # AutoToS
+    CALL = "call"
+    CHECK = "check"
+    FAILURE = "failure"
+    ACCURACY = "accuracy"
+    # SQ-BCP
+    QUERY = "query"
+    BRIDGE = "bridge"
+    VERIFY = "verify"
+    ITERATION = "iteration"
+    # AEC
+    HYPOTHESES = "hypotheses"
+    SIMULATE = "simulate"
+    COMMIT = "commit"
+    REPLAN = "replan"
+    RULE_DISABLED = "rule_disabled"
+
+
 @dataclass(frozen=True)
 class Event:
-    """Something a method did, reported as it happens.
+    """Something a method did, reported as it happens; ``kind`` says what
+    (:class:`EventKind`; a string naming one is converted, anything else is a
+    ``ValueError``), ``text`` is a one-line summary or the prompt/answer."""
 
-    ``kind`` is one of: ``prompt`` (``text`` is the prompt), ``response`` (the
-    model's answer; ``data["cached"]``), ``verdict`` (``ok`` is whether the
-    verifier accepted; ``text`` is the diagnosis), ``stop`` (``text``: why the
-    method stopped), and method-specific kinds (DRIP's ``decompose``,
-    ``execute``, ``conflict``; ReAct's ``turn``; AutoToS's ``call``, ``check``,
-    ``failure``, ``accuracy``) whose ``text`` is a one-line summary.
-    """
-
-    kind: str
+    kind: EventKind
     text: str = ""
     attempt: int | None = None
     ok: bool | None = None
     plan: tuple[str, ...] = ()
     data: Mapping[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", EventKind(self.kind))
+
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
+        d["kind"] = self.kind.value
         d["plan"] = list(self.plan)
         d["data"] = dict(self.data)
         return d

@@ -7,6 +7,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from veriplan.core.verdict import Scope
 from veriplan.methods.records import Entry, Signal
 
 if TYPE_CHECKING:
@@ -51,10 +52,14 @@ def as_problem(problem: Any) -> PlanningProblem:
 
 @dataclass
 class SolveResult:
-    """``verified`` is True only when veriplan's validator accepted ``plan`` on
-    the task; ``solved_by`` says who produced it ("llm", or a fallback's name).
-    ``verified_scope`` says what was verified: ``"plan"`` here; methods whose
-    unit of success is not one plan say theirs (AutoToS: ``"domain"``)."""
+    """``verified`` is True only when a sound check returned
+    :attr:`~veriplan.core.verdict.Verdict.VALID` on ``scope`` (an unknown
+    verdict is never verified); ``solved_by`` says who produced the plan
+    ("llm", or a fallback's name). ``scope`` says what was checked: for the
+    PDDL methods, ``plan`` on exactly the user's domain and problem
+    (:attr:`Scope.PLAN_ON_TASK`); AutoToS, hidden-precondition tasks and
+    environment episodes say theirs. Results of different scopes are never
+    pooled."""
 
     method: str
     verified: bool
@@ -76,13 +81,24 @@ class SolveResult:
     # (``size``: objects in the task; ``plan_length``; tree size and depth; ...).
     failure: str | None = None
     metrics: dict[str, Any] = field(default_factory=dict)
-    verified_scope: str = "plan"
+    scope: Scope = Scope.PLAN_ON_TASK
     # Who did what, in one sentence, for methods where the model does part of the
     # work and veriplan another (DRIP: the model decomposes, veriplan executes).
     credit: str = ""
 
+    def __post_init__(self) -> None:
+        self.scope = Scope.read(self.scope, record=f"result of {self.method}")
+
+    @property
+    def verified_on(self) -> str:
+        """"verified ..." in words, naming the scope (what every printed or
+        stored "verified" says)."""
+        return f"verified {self.scope.describes}" if self.verified else "not verified"
+
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        d = asdict(self)
+        d["scope"] = self.scope.value
+        return d
 
 
 class Run:

@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from veriplan.bench.datasets import Dataset
+from veriplan.core.problems import Dataset, ProblemKind, wrong_kind
 from veriplan.domains.hidden import howto, pddl_hidden, recipes
 from veriplan.domains.hidden.common import DATA, cached_by_file, file_digest
 from veriplan.domains.hidden.task import HiddenTask
 from veriplan.errors import ConfigError, DataError
 
-PROBLEM = "hidden"
+PROBLEM = ProblemKind.HIDDEN
 VARIANTS = 3  # tasks per recipe or article
 
 
@@ -43,12 +43,11 @@ class HiddenInstance:
     def task(self) -> HiddenTask:
         return _task(self.family, self.source, self.key, self.seed, self.limit, self.id)
 
-    def problem(self, kind: str = PROBLEM) -> HiddenTask:
+    def problem(self, kind: ProblemKind | str = PROBLEM) -> HiddenTask:
         """The :class:`~veriplan.domains.hidden.task.HiddenTask` (``kind`` must
         be "hidden")."""
         if kind != PROBLEM:
-            raise DataError(f"dataset {self.dataset} holds hidden-precondition tasks; a "
-                            f"method that takes {kind!r} problems cannot run on it")
+            raise DataError(wrong_kind(self.dataset, PROBLEM, kind))
         return self.task()
 
 

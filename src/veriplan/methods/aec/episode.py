@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from veriplan.core.verdict import Scope
 from veriplan.envs.base import Env, EnvTask, Fact, Observation, QueryResult, StepResult
 from veriplan.errors import ConfigError
 from veriplan.methods.aec import hypotheses as hyp
@@ -604,7 +605,7 @@ def finish(agent: Agent, outcomes: list[Outcome], failure: str | None, diagnosis
         attempts=max(1, t.rounds), failure=None if won else (failure or "not_won"),
         metrics=metrics, transcript=agent.log, last_diagnosis="" if won else diagnosis,
         solved_by="llm" if won else None,
-        verified_scope="episode: the environment reported the task done")
+        scope=Scope.ENV_EPISODE)
 
 
 __all__ = ["DECISIONS_KEPT", "Agent", "EnvFailure", "Outcome", "Tally", "admissible", "as_task",

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from veriplan.core.verdict import Scope
 from veriplan.methods.result import SolveResult
 
 
@@ -22,7 +23,7 @@ class AutoToSProblem:
 class AutoToSResult(SolveResult):
     """One AutoToS run. ``verified`` means every evaluation instance of the
     domain was solved by search with the model's components and each solution
-    validated independently of them (``verified_scope`` is ``"domain"``);
+    validated independently of them (``scope`` is :attr:`Scope.SEARCH_COMPONENTS`);
     ``plan`` is empty (there is no single plan). ``accuracy`` is the share of
     instances solved and validated at each point the run measured."""
 
@@ -32,4 +33,4 @@ class AutoToSResult(SolveResult):
     instances: int = 0
     succ_code: str | None = None
     goal_code: str | None = None
-    verified_scope: str = "domain"
+    scope: Scope = Scope.SEARCH_COMPONENTS

@@ -13,6 +13,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
+from veriplan.core.verdict import Scope
 from veriplan.domains.hidden.metrics import judge
 from veriplan.llm.client import LLM
 from veriplan.llm.types import LLMRequest, Message
@@ -194,7 +195,7 @@ def _finish(run: Run, s: _Setting, log: list[Entry], plan: list[str], emit: Obse
     return run.result(verified=verified, plan=plan, attempts=sum(e.call is not None for e in log),
                       failure=failure, metrics=metrics, transcript=log,
                       last_diagnosis="" if verified else verdict,
-                      verified_scope="hidden-precondition task: no violation")
+                      scope=Scope.HIDDEN_TASK)
 
 
 def direct(problem: Any, llm: LLM, config: Config = Config(), *,

@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from veriplan.bench.stats import npmi_pairs
+from veriplan.npmi import npmi_pairs
 from veriplan.errors import ConfigError
 
 Table = dict[tuple[str, str], tuple[float, int]]

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from veriplan.core.verdict import Scope
 from veriplan.llm.client import LLM
 from veriplan.llm.parsing import parse_structured
 from veriplan.llm.types import LLMRequest, Message
@@ -614,7 +615,7 @@ def finish(run: Run, search: _Search, req: Request, plan: list[str], accepted: b
                       failure=failure, metrics=metrics, transcript=search.log,
                       solved_by="llm" if verified else None,
                       last_diagnosis="" if verified else ("; ".join(violations) or stop),
-                      verified_scope="hidden-precondition task: accepted and no violation")
+                      scope=Scope.HIDDEN_TASK)
 
 
 def facts_view(facts: Mapping[str, bool]) -> list[str]:
