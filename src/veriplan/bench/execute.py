@@ -55,7 +55,7 @@ def execute(unit: Unit, instance: Instance, llm: LLM, dataset_version: str) -> U
                           unit.model, unit.config, unit.seed, "done", bool(result.verified),
                           result.solved_by, result.llm_calls, result.tokens, result.cost,
                           time.perf_counter() - start, None, None, json.dumps(d), version(),
-                          dataset_version, time.time())
+                          dataset_version, time.time(), result.scope)
     except Exception as exc:
         return error_record(unit, dataset_version, exc, time.perf_counter() - start,
                             traceback.format_exc())

@@ -344,7 +344,7 @@ def judge_record(rec: PublishedRecord, unit: Unit, results: Mapping[str, Validat
     return UnitRecord(unit.id, unit.method, unit.dataset, unit.instance, unit.backend,
                       unit.model, unit.config, unit.seed, "done", verified, solved_by,
                       len(judged), 0, None, rec.seconds, None, None, json.dumps(result),
-                      version(), dataset_version, time.time())
+                      version(), dataset_version, time.time(), Scope.PLAN_ON_TASK)
 
 
 def store_published(records: Iterable[PublishedRecord], out: str | Path, *, method: str,

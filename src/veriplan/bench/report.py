@@ -20,6 +20,7 @@ from veriplan.bench.stats import (
     wilson_interval,
 )
 from veriplan.bench.store import RunStore, UnitRecord
+from veriplan.core.verdict import Scope
 from veriplan.errors import DataError
 
 
@@ -46,18 +47,34 @@ class GroupSummary:
     rate_all: float = 0.0  # verified / units, fallback included (labelled as such)
     rate_all_low: float = 0.0
     rate_all_high: float = 1.0
+    # what "verified" was checked against; groups of different scopes are never pooled
+    scope: Scope | None = None
 
     @property
     def key(self) -> tuple[str, str, str, str]:
         return (self.method, self.model, self.dataset, self.config)
 
 
+def unit_scopes(records: list[UnitRecord]) -> dict[str, Scope | None]:
+    """Each unit's scope for grouping: its own, or for an error unit (which ran
+    no check) the scope its method's other units have, when they agree."""
+    by_method: dict[str, set[Scope]] = defaultdict(set)
+    for r in records:
+        if r.scope is not None:
+            by_method[r.method].add(r.scope)
+    return {r.id: r.scope if r.scope is not None else
+            (next(iter(by_method[r.method])) if len(by_method[r.method]) == 1 else None)
+            for r in records}
+
+
 def summarize(records: list[UnitRecord]) -> list[GroupSummary]:
     groups: dict[tuple, list[UnitRecord]] = defaultdict(list)
+    scopes = unit_scopes(records)
     for r in records:
-        groups[(r.method, f"{r.backend}:{r.model}", r.dataset, r.config)].append(r)
+        groups[(r.method, f"{r.backend}:{r.model}", r.dataset, r.config,
+                scopes[r.id].value if scopes[r.id] else "")].append(r)
     out = []
-    for (method, model, dataset, config), rs in sorted(groups.items()):
+    for (method, model, dataset, config, scope), rs in sorted(groups.items()):
         n = len(rs)
         verified = sum(r.verified for r in rs)
         llm = sum(1 for r in rs if model_solved(r))
@@ -71,7 +88,7 @@ def summarize(records: list[UnitRecord]) -> list[GroupSummary]:
             llm, verified - llm, llm / n, lo, hi, sum(r.llm_calls for r in rs) / n,
             sum(tokens) / n, tlo, thi, sum(r.seconds for r in rs) / n,
             None if any(c is None for c in costs) else sum(costs),  # type: ignore[arg-type]
-            verified / n, alo, ahi))
+            verified / n, alo, ahi, Scope(scope) if scope else None))
     return out
 
 
@@ -121,6 +138,12 @@ def compare(records: list[UnitRecord], a: str, b: str) -> dict:
         missing = a if not arm_a else b
         raise DataError(f"no units match {missing!r}: name a method, optionally with "
                         "settings, like backprompt:max_attempts=3")
+    scope_a = {r.scope for r in recs_a.values() if r.scope is not None}
+    scope_b = {r.scope for r in recs_b.values() if r.scope is not None}
+    if len(scope_a | scope_b) > 1:
+        raise DataError(f"{a!r} and {b!r} were verified against different things "
+                        f"({', '.join(sorted(s.value for s in scope_a | scope_b))}): their "
+                        "rates are not comparable, so veriplan does not test them")
     ka, na, kb, nb = sum(arm_a.values()), len(arm_a), sum(arm_b.values()), len(arm_b)
     z = two_proportion_z(ka, na, kb, nb)
     paired = mcnemar(arm_a, arm_b)
@@ -151,18 +174,22 @@ def _fmt(x: float | None, digits: int = 1) -> str:
 
 def markdown(summaries: list[GroupSummary], comparisons: list[dict], plots: list[str],
              store: Path, analyses: list[dict] | None = None) -> str:
-    lines = [f"# veriplan report\n\nStore: `{store}`. Verified means veriplan's validator "
-             "accepted the plan; LLM-solved and fallback-solved are counted apart. The rate, "
+    lines = [f"# veriplan report\n\nStore: `{store}`. Verified means a sound check said "
+             "valid, on the scope in the second column (a plan on the task's own PDDL files, "
+             "a hidden-precondition task's true facts, an environment episode, a method's "
+             "search components); groups of different scopes are never pooled or compared. "
+             "LLM-solved and fallback-solved are counted apart. The rate, "
              "its Wilson interval and every comparison count the units the model solved; "
              "the rate with fallback solutions included is beside it, labelled.\n",
-             "| method | model | dataset | config | units | verified | LLM-solved | "
-             "fallback-solved | model-solved rate (Wilson 95%) | rate incl. fallback "
-             "(Wilson 95%) | errors | mean LLM calls | mean tokens (bootstrap 95%) | mean s "
-             "| cost |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| method | verified on | model | dataset | config | units | verified | "
+             "LLM-solved | fallback-solved | model-solved rate (Wilson 95%) | rate incl. "
+             "fallback (Wilson 95%) | errors | mean LLM calls | mean tokens (bootstrap 95%) "
+             "| mean s | cost |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for s in summaries:
         lines.append(
-            f"| {s.method} | {s.model} | {s.dataset} | `{s.config}` | {s.units} | {s.verified} "
+            f"| {s.method} | {s.scope.value if s.scope else 'n/a'} | {s.model} | {s.dataset} "
+            f"| `{s.config}` | {s.units} | {s.verified} "
             f"| {s.llm_solved} | {s.fallback_solved} | {100 * s.rate:.1f}% "
             f"({100 * s.rate_low:.1f}-{100 * s.rate_high:.1f}) | {100 * s.rate_all:.1f}% "
             f"({100 * s.rate_all_low:.1f}-{100 * s.rate_all_high:.1f}) | {s.errors} | "

@@ -9,6 +9,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from veriplan.core.verdict import Scope
 from veriplan.bench.datasets import Instance, load_dataset
 from veriplan.bench.execute import error_category, error_record, execute, make_llm, version
 from veriplan.bench.ray_executor import run_on_ray
@@ -33,6 +34,8 @@ class Progress:
     tokens: int = 0
     cost: float = 0.0
     started: float = field(default_factory=time.perf_counter)
+    # verified units by what they were verified against (never pooled in words)
+    by_scope: dict[Scope, int] = field(default_factory=dict)
 
     def add(self, rec: UnitRecord) -> None:
         self.done += 1
@@ -42,8 +45,17 @@ class Progress:
             self.errors += 1
         elif rec.verified:
             self.verified += 1
+            if rec.scope is not None:
+                self.by_scope[rec.scope] = self.by_scope.get(rec.scope, 0) + 1
         else:
             self.failed += 1
+
+    def verified_words(self) -> str:
+        """"verified N (scope)", one part per scope."""
+        if not self.by_scope:
+            return f"verified {self.verified}"
+        return "verified " + ", ".join(f"{n} ({scope.value})"
+                                       for scope, n in sorted(self.by_scope.items()))
 
 
 @dataclass

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from veriplan.core.verdict import Scope
 from veriplan.errors import DataError
 from veriplan.storage import WalDatabase
 
@@ -29,14 +30,15 @@ CREATE TABLE IF NOT EXISTS units (
     method TEXT NOT NULL, dataset TEXT NOT NULL, instance TEXT NOT NULL,
     backend TEXT NOT NULL, model TEXT NOT NULL, config TEXT NOT NULL, seed INTEGER NOT NULL,
     status TEXT NOT NULL,             -- 'done' or 'error'
-    verified INTEGER NOT NULL,        -- the validator accepted the plan
+    verified INTEGER NOT NULL,        -- a sound check said valid, on the unit's scope
     solved_by TEXT,                   -- 'llm', a fallback's name, or NULL
     llm_calls INTEGER NOT NULL, tokens INTEGER NOT NULL, cost REAL,
     seconds REAL NOT NULL,
     error_category TEXT, error TEXT,
     result TEXT,                      -- the method's result: zlib-compressed JSON (a BLOB)
     veriplan_version TEXT NOT NULL, dataset_version TEXT NOT NULL,
-    finished REAL NOT NULL
+    finished REAL NOT NULL,
+    scope TEXT                        -- what "verified" was checked against (a Scope)
 )
 """
 
@@ -64,9 +66,22 @@ class UnitRecord:
     veriplan_version: str
     dataset_version: str
     finished: float
+    # What "verified" was checked against (None: an error unit, which ran no check).
+    scope: Scope | None = None
 
     def result_dict(self) -> dict:
         return json.loads(self.result) if self.result else {}
+
+
+def stored_scope(unit: str, result: str | None, where: str = "") -> Scope | None:
+    """The scope of a unit stored before the store had a scope column: read
+    from its result (a current value, or free text of earlier versions,
+    migrated); a result without one is a RecordError naming the unit."""
+    if not result:
+        return None
+    data = json.loads(result)
+    raw = data.get("scope", data.get("verified_scope"))
+    return Scope.read(raw, record=f"unit {unit}{where}")
 
 
 _COLUMNS = [f for f in UnitRecord.__dataclass_fields__]
@@ -84,6 +99,7 @@ def _unpack(stored: str | bytes | None) -> str | None:
 def _row(rec: UnitRecord) -> list:
     row = asdict(rec)
     row["result"] = _pack(rec.result)
+    row["scope"] = rec.scope.value if rec.scope is not None else None
     return [row[c] for c in _COLUMNS]
 
 
@@ -96,6 +112,10 @@ class RunStore:
                             "`veriplan bench ... --out DIR` first")
         self._db = WalDatabase(self.path, _SCHEMA)
         self._conn = self._db.conn
+        columns = {row[1] for row in self._conn().execute("PRAGMA table_info(units)")}
+        if "scope" not in columns:  # a store from before scopes were typed
+            with contextlib.suppress(sqlite3.OperationalError):  # another process added it
+                self._conn().execute("ALTER TABLE units ADD COLUMN scope TEXT")
 
     def add(self, rec: UnitRecord) -> bool:
         """Store a finished unit; False if it was already there (kept as it was)."""
@@ -140,6 +160,10 @@ class RunStore:
             d = dict(zip(_COLUMNS, row))
             d["verified"] = bool(d["verified"])
             d["result"] = _unpack(d["result"])
+            if d["scope"] is None:
+                d["scope"] = stored_scope(d["id"], d["result"], f" in {self.path}")
+            else:
+                d["scope"] = Scope.read(d["scope"], record=f"unit {d['id']} in {self.path}")
             yield UnitRecord(**d)
 
     def get(self, prefix: str) -> UnitRecord:

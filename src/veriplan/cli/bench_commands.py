@@ -123,7 +123,7 @@ def _bench(args: argparse.Namespace) -> int:
         if "task" not in state:
             state["task"] = bar.add_task("units", total=p.total, stats="")
         bar.update(state["task"], completed=p.done, stats=(
-            f"verified {p.verified}  failed {p.failed}  errors {p.errors}  "
+            f"{p.verified_words()}  failed {p.failed}  errors {p.errors}  "
             f"tokens {p.tokens:,}  cost ${p.cost:.4f}"))
 
     with bar:
@@ -131,8 +131,8 @@ def _bench(args: argparse.Namespace) -> int:
                              executor=args.executor, cache_path=cache,
                              unit_timeout=args.unit_timeout, rerun_errors=args.rerun_errors,
                              on_done=on_done)
-    print(f"{progress.done} unit(s) run, {progress.skipped} already in the store; verified "
-          f"{progress.verified}, not verified {progress.failed}, errors {progress.errors}; "
+    print(f"{progress.done} unit(s) run, {progress.skipped} already in the store; "
+          f"{progress.verified_words()}, not verified {progress.failed}, errors {progress.errors}; "
           f"store {Path(args.out) / 'runs.sqlite'}")
     return EXIT_OK if progress.errors == 0 else EXIT_FAIL
 
@@ -154,7 +154,8 @@ def _trace(args: argparse.Namespace) -> int:
     rec = RunStore(args.dir, create=False).get(args.result_id)
     print(f"unit {rec.id}: {rec.method} on {rec.dataset}/{rec.instance}, {rec.backend}:"
           f"{rec.model}, seed {rec.seed}, config {rec.config}")
-    print(f"status {rec.status}; verified {rec.verified}; solved by {rec.solved_by}; "
+    on = f" ({rec.scope.describes})" if rec.scope is not None and rec.verified else ""
+    print(f"status {rec.status}; verified {rec.verified}{on}; solved by {rec.solved_by}; "
           f"{rec.llm_calls} call(s), {rec.tokens} tokens, {rec.seconds:.2f}s")
     if rec.error:
         print(f"\nerror ({rec.error_category}):\n{rec.error}")

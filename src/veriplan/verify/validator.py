@@ -13,6 +13,7 @@ from veriplan.core.condition import FALSE, Conj, Disj, bits, render
 from veriplan.core.facts import FactIndex, State
 from veriplan.core.operator import Operator
 from veriplan.core.plan import Step
+from veriplan.core.verdict import Finding, FindingKind, Judgement, Scope, Verdict
 from veriplan.pddl.task import Task
 from veriplan.verify.consistency import (
     StepError,
@@ -78,6 +79,37 @@ class ValidationResult:
         no literal, such as a false disjunction, name none)."""
         return tuple(u.atom.pred for u in self.unsatisfied if isinstance(u, Literal))
 
+    def judgement(self) -> Judgement:
+        """The verdict in the shared vocabulary: valid or invalid (never unknown:
+        the task is the true model) on :attr:`Scope.PLAN_ON_TASK`, with one
+        finding per unread line, static step error, false precondition and
+        unmet goal."""
+        found: list[Finding] = [
+            Finding(FindingKind.UNREAD, None, u.text, f"line {u.line} unread: {u.reason}")
+            for u in self.unread]
+        for e in self.step_errors or ():
+            if e.kind is not StepErrorKind.PRECONDITION:
+                found.append(Finding(_STEP_KINDS[e.kind], e.index, str(e.step), e.detail))
+        if self.error is StepErrorKind.PRECONDITION and self.failed_step is not None:
+            found += [Finding(FindingKind.PRECONDITION, self.failed_step, u.pddl(),
+                              f"{self.action}: precondition {u.pddl()} is false")
+                      for u in self.unsatisfied] or [
+                Finding(FindingKind.PRECONDITION, self.failed_step, str(self.action),
+                        self.detail)]
+        elif (self.failed_step is not None and self.error is not None
+              and self.error is not StepErrorKind.UNREAD
+              and not any(f.step == self.failed_step for f in found)):
+            found.append(Finding(_STEP_KINDS[self.error], self.failed_step, str(self.action),
+                                 self.detail))
+        found += [Finding(FindingKind.GOAL, None, g.pddl(), f"goal {g.pddl()} is not reached")
+                  for g in self.unmet_goals]
+        if self.valid:
+            return Judgement(Verdict.VALID, Scope.PLAN_ON_TASK)
+        if not found:  # an invalid plan always says why; keep the detail if nothing else does
+            found.append(Finding(FindingKind.EMPTY if not self.plan else FindingKind.GOAL,
+                                 None, "", self.detail or "not valid"))
+        return Judgement(Verdict.INVALID, Scope.PLAN_ON_TASK, tuple(found))
+
     def feedback(self, *, unread: bool = True) -> str:
         """What is wrong, in words (see :func:`~veriplan.verify.feedback_text`);
         ``unread=False`` leaves unread lines out and judges the steps read."""
@@ -106,7 +138,18 @@ class ValidationResult:
             "feedback": self.feedback(),
             "unread_lines": [{"line": u.line, "text": u.text, "reason": u.reason}
                              for u in self.unread],
+            "judgement": self.judgement().to_dict(),
         }
+
+
+_STEP_KINDS = {
+    StepErrorKind.UNKNOWN_ACTION: FindingKind.UNKNOWN_ACTION,
+    StepErrorKind.WRONG_ARITY: FindingKind.BAD_ARGUMENTS,
+    StepErrorKind.UNKNOWN_OBJECT: FindingKind.BAD_ARGUMENTS,
+    StepErrorKind.WRONG_TYPE: FindingKind.BAD_ARGUMENTS,
+    StepErrorKind.PRECONDITION: FindingKind.PRECONDITION,
+    StepErrorKind.UNREAD: FindingKind.UNREAD,
+}
 
 
 def false_parts(cond: Conj | Disj, state: State, facts: FactIndex) -> list[ConditionPart]:
