@@ -19,8 +19,10 @@ def test_symbolic_environment_executes_and_stops_at_the_goal():
                                     "unstack blocks red", "stack yellow red"))
     r = solve(standard_task(), LLM(backend))
     assert r.verified and r.metrics["stop"] == "goal" and r.metrics["invalid_actions"] == 1
-    assert r.plan == ["(stack red orange)", "(put-down yellow)", "(unstack-blocks red)",
-                      "(stack yellow red)"]
+    assert r.metrics["method_plan"] == ["(stack red orange)", "(put-down yellow)",
+                                        "(unstack-blocks red)", "(stack yellow red)"]
+    assert r.plan[:2] == ["(unstack yellow blue)", "(put-down yellow)"]  # the user's actions
+    assert r.scope.value == "plan_on_task" and r.metrics["plan_length"] == len(r.plan) == 16
     second = backend.requests[2].messages[0].content  # the history is in the prompt
     assert "cannot be executed now: it needs that block red is clear" in second
     assert backend.requests[0].stop == ("\nObservation",)
@@ -39,7 +41,7 @@ def test_more_than_the_step_limit_fails():
 
     backend = ScriptedBackend(fn=shuffle)
     r = solve(standard_task(), LLM(backend), Config(max_steps=6))
-    assert not r.verified and r.failure == "too_long" and r.metrics["plan_length"] == 6
+    assert not r.verified and r.failure == "too_long" and r.metrics["method_plan_length"] == 6
     assert r.llm_calls == 6  # no turn beyond the limit
 
 
@@ -56,7 +58,7 @@ def test_a_plan_longer_than_the_limit_fails_even_if_it_reaches_the_goal(limit, v
 def test_a_plan_longer_than_the_limit_fails_in_the_models_own_environment():
     answers = turns(*SOLUTION, observation="fine") + ["Thought: finished.\nAction: done"]
     r = solve(standard_task(), LLM(ScriptedBackend(answers)), Config(env="llm", max_steps=3))
-    assert not r.verified and r.failure == "too_long" and r.metrics["plan_length"] == 4
+    assert not r.verified and r.failure == "too_long" and r.metrics["method_plan_length"] == 4
     ok = solve(standard_task(), LLM(ScriptedBackend(answers)), Config(env="llm", max_steps=4))
     assert ok.verified and ok.metrics["stop"] == "done"
 
@@ -65,7 +67,8 @@ def test_llm_environment_uses_the_models_own_observations_then_validates():
     backend = ScriptedBackend(turns("stack yellow red", observation="yellow is on red") +
                               ["Thought: finished.\nAction: done"])
     r = solve(standard_task(), LLM(backend), Config(env="llm"))
-    assert r.plan == ["(stack yellow red)"] and not r.verified
+    assert r.metrics["method_plan"] == ["(stack yellow red)"] and not r.verified
+    assert r.plan == []  # its first step cannot be executed, so nothing of it maps
     assert r.failure == "precondition"
     assert "Observation: yellow is on red" in backend.requests[1].messages[0].content
     assert backend.requests[0].stop == ()

@@ -29,11 +29,22 @@ def test_the_papers_example_is_solved_and_counted():
     llm, _ = llm_for(table_decomposer(FIGURE))
     r = solve(standard_task(), llm)
     assert r.verified and r.solved_by == "llm" and r.failure is None
-    assert r.plan == ["(stack red orange)", "(put-down yellow)", "(unstack-blocks red)",
-                      "(stack yellow red)"]
+    assert r.metrics["method_plan"] == ["(stack red orange)", "(put-down yellow)",
+                                        "(unstack-blocks red)", "(stack yellow red)"]
+    # the tower moves in the user's four actions: red carries blue and yellow, so they go
+    # to the table and back
+    assert r.plan == [
+        "(unstack yellow blue)", "(put-down yellow)", "(unstack blue red)", "(put-down blue)",
+        "(pick-up red)", "(stack red orange)", "(pick-up blue)", "(stack blue red)",
+        "(pick-up yellow)", "(stack yellow blue)",  # stack red orange
+        "(unstack yellow blue)", "(put-down yellow)",  # put-down yellow
+        "(unstack blue red)", "(put-down blue)",  # unstack blocks red
+        "(pick-up yellow)", "(stack yellow red)"]  # stack yellow red
+    assert r.scope.value == "plan_on_task" and r.metrics["moves_with_blocks_on_top"] == 1
     assert r.llm_calls == 2  # the goal, then "stack yellow red"
     assert r.metrics["tree_size"] == 5 and r.metrics["tree_depth"] == 2
-    assert r.metrics["plan_length"] == 4 and r.metrics["size"] == 4
+    assert r.metrics["method_plan_length"] == 4 and r.metrics["size"] == 4
+    assert r.metrics["plan_length"] == 16
     assert r.metrics["calls_by_role"] == {"decompose": 2}
 
 
@@ -44,12 +55,12 @@ def test_undoing_an_achieved_goal_fact_is_recorded_and_can_be_refused():
     assert paper.verified
     assert paper.metrics["undos"] == [{"step": 2, "action": "put-down red",
                                        "undoes": ["(on red orange)"]}]
-    assert paper.plan.count("(stack red orange)") == 2
+    assert paper.metrics["method_plan"].count("(stack red orange)") == 2
     llm, _ = llm_for(table_decomposer(table))
     fixed = solve(standard_task(), llm, Config(condition="on_conflict"))
     assert fixed.verified and not fixed.metrics["undos"]
     assert fixed.metrics["conflicts"][0]["action"] == "put-down red"
-    assert len(fixed.plan) == 3
+    assert fixed.metrics["method_plan_length"] == 3
 
 
 def test_condition_always_puts_the_condition_in_every_decomposition():
@@ -95,7 +106,7 @@ def test_llm_actuator_claims_are_checked_by_the_verifier():
         return "stack yellow red"
     llm, _ = llm_for(gullible)
     r = solve(standard_task(), llm, Config(actuator="llm"))
-    assert r.plan == ["(stack yellow red)"]
+    assert r.metrics["method_plan"] == ["(stack yellow red)"] and r.plan == []
     assert not r.verified and r.failure == "invalid_plan"
 
 

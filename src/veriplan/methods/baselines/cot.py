@@ -1,6 +1,6 @@
 """Zero-shot chain-of-thought plan generation (Kojima et al., 2023), as the DRIP
-paper's baseline: one call, reasoning then a plan, validated on the PDDL model
-of the action space."""
+paper's baseline: one call, reasoning then a plan in DRIP's action space, mapped
+back to the user's domain and validated there (as DRIP's plans are)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from veriplan.llm.client import LLM
 from veriplan.methods.asking import logged_asker
 from veriplan.methods.baselines import render
 from veriplan.methods.drip.config import SPACES
+from veriplan.methods.drip.ontask import check_on_task
 from veriplan.methods.records import Entry, Event, Observer, quiet
 from veriplan.methods.result import PlanningProblem, Run, SolveResult, as_problem
 from veriplan.methods.settings import check
@@ -62,30 +63,41 @@ def solve(problem: PlanningProblem | Task, llm: LLM, config: Config = Config(), 
           observer: Observer | None = None) -> SolveResult:
     run = Run("cot", llm)
     space = action_space(config.action_space)
-    stask = space.task(as_problem(problem).task)
+    task = as_problem(problem).task
+    stask = space.task(task)
     log: list[Entry] = []
     ask = logged_asker(run.llm, config.temperature, config.seed, log)
     answer = ask("plan", render("cot.j2", space=space,
                                 condition=space.describe_state(stask, stask.init),
                                 goal=space.describe_goal(stask)), config.max_tokens)
     steps, unread = read_plan(answer, space, stask)
-    verdict = validate_plan(stask, steps)
-    verified = verdict.valid and not unread and bool(steps)
+    verdict = validate_plan(stask, steps)  # in the method's own action space
+    on_task = check_on_task(task, space, steps)
+    method_ok = verdict.valid and not unread and bool(steps)
+    verified = method_ok and on_task.valid
     if verified:
         failure = None
+    elif (mapping := on_task.failure(method_ok)) is not None:
+        failure = mapping
     elif not steps:
         failure = "no_plan"
     elif unread:
         failure = "unread_lines"
     else:
         failure = "precondition" if verdict.failed_step is not None else "goal"
-    diagnosis = "" if verified else (f"{len(unread)} line(s) of the plan could not be read"
-                                     if unread else verdict.feedback())
-    plan = [str(s) for s in steps]
-    log[0].plan, log[0].unread = plan, unread
-    log[0].ok, log[0].verdict = verified, "verified" if verified else diagnosis
+    diagnosis = ("" if verified else f"{len(unread)} line(s) of the plan could not be read"
+                 if unread else on_task.diagnosis if method_ok else
+                 f"in the {space.name} action space: {verdict.feedback()}")
+    log[0].plan, log[0].unread = on_task.method_plan, unread
+    log[0].ok = verified
+    log[0].verdict = f"verified {on_task.scope.describes}" if verified else diagnosis
+    log.append(on_task.entry())
+    plan = on_task.plan
     (observer or quiet)(Event("verdict", diagnosis, 1, ok=verified, plan=tuple(plan)))
     return run.result(verified=verified, plan=plan, failure=failure,
-                      metrics={"size": len(stask.objects), "plan_length": len(steps),
-                               "unread_lines": len(unread), "action_space": space.name},
-                      transcript=log, last_diagnosis=diagnosis)
+                      metrics={"size": len(stask.objects), "plan_length": len(plan),
+                               "method_plan": on_task.method_plan,
+                               "method_plan_length": len(steps),
+                               "unread_lines": len(unread), "action_space": space.name,
+                               **on_task.metrics},
+                      transcript=log, last_diagnosis=diagnosis, scope=on_task.scope)

@@ -7,6 +7,9 @@ and action, one step at a time, with either
   steps, as in the paper;
 - ``env="llm"``: the model writes the observation itself (its own environment
   model); the plan it produced is validated at the end.
+
+Either way the plan (in DRIP's action space) is mapped back to the user's
+domain and validated there, as DRIP's plans are.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from veriplan.llm.client import LLM
 from veriplan.methods.asking import logged_asker
 from veriplan.methods.baselines import render
 from veriplan.methods.drip.config import SPACES
+from veriplan.methods.drip.ontask import check_on_task
 from veriplan.methods.records import Entry, Event, Observer, quiet
 from veriplan.methods.result import PlanningProblem, Run, SolveResult, as_problem
 from veriplan.methods.settings import check
@@ -62,7 +66,8 @@ def solve(problem: PlanningProblem | Task, llm: LLM, config: Config = Config(), 
     emit = observer or quiet
     run = Run("react", llm)
     space = action_space(config.action_space)
-    stask = space.task(as_problem(problem).task)
+    task = as_problem(problem).task
+    stask = space.task(task)
     log: list[Entry] = []
     ask = logged_asker(run.llm, config.temperature, config.seed, log)
     imagine = config.env == "llm"
@@ -126,16 +131,24 @@ def solve(problem: PlanningProblem | Task, llm: LLM, config: Config = Config(), 
         if invalid >= config.max_invalid:
             stop = "invalid_actions"
             break
-    verdict = validate_plan(stask, plan)
-    verified = verdict.valid and stop != "too_long"
-    failure = None if verified else (stop if stop in ("too_long", "invalid_actions")
-                                     else "precondition" if verdict.failed_step is not None
-                                     else "goal")
-    diagnosis = "" if verified else verdict.feedback()
-    emit(Event("verdict", diagnosis, ok=verified, plan=tuple(str(s) for s in plan)))
-    return run.result(verified=verified, plan=[str(s) for s in plan], attempts=len(history),
+    verdict = validate_plan(stask, plan)  # in the method's own action space
+    on_task = check_on_task(task, space, plan)
+    method_ok = verdict.valid and stop != "too_long"
+    verified = method_ok and on_task.valid
+    failure = None if verified else (on_task.failure(method_ok)
+                                     or (stop if stop in ("too_long", "invalid_actions")
+                                         else "precondition" if verdict.failed_step is not None
+                                         else "goal"))
+    diagnosis = ("" if verified else on_task.diagnosis if method_ok else
+                 f"in the {space.name} action space: {verdict.feedback()}")
+    log.append(on_task.entry())
+    emit(Event("verdict", diagnosis, ok=verified, plan=tuple(on_task.plan)))
+    return run.result(verified=verified, plan=on_task.plan, attempts=len(history),
                       failure=failure,
-                      metrics={"size": len(stask.objects), "plan_length": len(plan),
+                      metrics={"size": len(stask.objects), "plan_length": len(on_task.plan),
+                               "method_plan": on_task.method_plan,
+                               "method_plan_length": len(plan),
                                "steps": len(history), "invalid_actions": invalid_total,
-                               "stop": stop, "env": config.env, "action_space": space.name},
-                      transcript=log, last_diagnosis=diagnosis)
+                               "stop": stop, "env": config.env, "action_space": space.name,
+                               **on_task.metrics},
+                      transcript=log, last_diagnosis=diagnosis, scope=on_task.scope)

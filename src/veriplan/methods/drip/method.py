@@ -2,8 +2,9 @@
 level; execute whatever is executable in the current condition, re-evaluating
 after every execution until nothing changes; re-decompose what stays
 unexecutable; stop when the goal holds or at MAX_ITER. The plan is the order
-in which nodes were executed, and it counts as solved only when the verifier
-accepts it on the PDDL model of the action space.
+in which nodes were executed. It is mapped back to the user's own domain
+(:mod:`veriplan.methods.drip.ontask`) and counts as solved only when the
+validator accepts the mapped plan on exactly the user's domain and problem.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from veriplan.methods.drip.actuators import (
 )
 from veriplan.methods.drip.config import Config
 from veriplan.methods.drip.decomposers import LLMDecomposer, RegressionDecomposer
+from veriplan.methods.drip.ontask import check_on_task
 from veriplan.methods.drip.tree import Kind, Node, Status, Tree
 from veriplan.methods.records import Entry, Event, Observer, quiet
 from veriplan.methods.result import PlanningProblem, Run, SolveResult, as_problem
@@ -190,7 +192,7 @@ def _true(task: Task, atom: Atom, state: State) -> bool:
 def solve(problem: PlanningProblem | Task, llm: LLM, config: Config = Config(), *,
           observer: Observer | None = None) -> SolveResult:
     """DRIP on a four-action Blocksworld task (mapped into
-    ``config.action_space``)."""
+    ``config.action_space``; the plan is mapped back and validated on ``task``)."""
     task = as_problem(problem).task
     session = Run("drip", llm)
     space = action_space(config.action_space)
@@ -227,18 +229,21 @@ def solve(problem: PlanningProblem | Task, llm: LLM, config: Config = Config(), 
         run.settle()  # the last level's children are judged once
         if run.tree.root.status is Status.DONE:
             stop = "goal"
-    return _result(run, session, stop, iterations)
+    return _result(run, session, stop, iterations, task)
 
 
-def _result(run: _Run, session: Run, stop: str, iterations: int) -> SolveResult:
-    verdict = validate_plan(run.task, run.plan)
-    verified = verdict.valid
+def _result(run: _Run, session: Run, stop: str, iterations: int, user: Task) -> SolveResult:
+    verdict = validate_plan(run.task, run.plan)  # in the method's own action space
+    on_task = check_on_task(user, run.space, run.plan)
+    verified = verdict.valid and on_task.valid
     claimed = run.tree.root.status is Status.DONE
     failed_nodes = [n for n in run.tree.nodes if n.status is Status.FAILED]
     untargeted = (_untargeted(run, verdict.unmet_goals)
                   if verdict.failed_step is None and len(run.tree) > 1 else [])
     if verified:
         failure = None
+    elif (mapping := on_task.failure(verdict.valid)) is not None:
+        failure = mapping  # not verified on the user's task (see ontask.py)
     elif getattr(run.actuator, "lost_condition", 0):
         failure = "actuator_lost_condition"  # an update answer had no "Final condition:"
     elif claimed:
@@ -255,7 +260,8 @@ def _result(run: _Run, session: Run, stop: str, iterations: int) -> SolveResult:
     for entry in run.log:
         roles[entry.role] = roles.get(entry.role, 0) + 1
     metrics = {
-        "size": len(run.task.objects), "plan_length": len(run.plan),
+        "size": len(run.task.objects), "plan_length": len(on_task.plan),
+        "method_plan": on_task.method_plan, "method_plan_length": len(run.plan),
         "tree_size": len(run.tree), "tree_depth": run.tree.depth, "iterations": iterations,
         "stop": stop, "calls_by_role": roles, "undos": run.undos, "conflicts": run.conflicts,
         "failed_nodes": len(failed_nodes), "untargeted_goals": untargeted,
@@ -263,32 +269,41 @@ def _result(run: _Run, session: Run, stop: str, iterations: int) -> SolveResult:
         "cycles_dropped": sum(n.cycles for n in run.tree.nodes),
         "actuator_unreadable": getattr(run.actuator, "unreadable", 0),
         "actuator_lost_condition": getattr(run.actuator, "lost_condition", 0),
-        "action_space": run.space.name}
-    diagnosis = "" if verified else (verdict.feedback() if run.plan else
-                                     f"no plan (stopped: {stop})")
-    plan = [str(s) for s in run.plan]
+        "action_space": run.space.name, **on_task.metrics}
+    if verified:
+        diagnosis = ""
+    elif not run.plan:
+        diagnosis = f"no plan (stopped: {stop})"
+    elif not verdict.valid:
+        diagnosis = f"in the {run.space.name} action space: {verdict.feedback()}"
+    else:
+        diagnosis = on_task.diagnosis
     transcript = list(run.log)
-    transcript.append(Entry(None, "tree", response=run.tree.render(), plan=plan, ok=verified,
-                            verdict="verified" if verified else diagnosis,
+    transcript.append(Entry(None, "tree", response=run.tree.render(), plan=on_task.method_plan,
+                            ok=verdict.valid,
+                            verdict=(f"valid in the {run.space.name} action space"
+                                     if verdict.valid else verdict.feedback()),
                             data={"nodes": [n.to_dict() for n in run.tree.nodes]}))
+    transcript.append(on_task.entry())
     # the regression decomposer is a test double: its plans are not the model's
     solver = "llm" if run.config.decomposer == "llm" else "decomposer:regression"
-    return session.result(verified=verified, plan=plan, attempts=iterations, failure=failure,
-                          solved_by=solver if verified else None, metrics=metrics,
-                          transcript=transcript, last_diagnosis=diagnosis,
-                          credit=_credit(run.config))
+    return session.result(verified=verified, plan=on_task.plan, attempts=iterations,
+                          failure=failure, solved_by=solver if verified else None,
+                          metrics=metrics, transcript=transcript, last_diagnosis=diagnosis,
+                          credit=_credit(run.config, run.space.name), scope=on_task.scope)
 
 
-def _credit(config: Config) -> str:
+def _credit(config: Config, space: str) -> str:
     """Which part the model did and which part veriplan did."""
     who = ("the model" if config.decomposer == "llm"
            else f"the {config.decomposer} decomposer (no model)")
     judge = ("the model also judged executability and tracked the state"
              if config.actuator == "llm" else
              "veriplan's simulator judged executability and executed each action")
-    return (f"{who} decomposed the goal into sub-goals and actions; {judge}; "
-            "veriplan's validator checked the whole plan, in the paper's tower-move actions, "
-            "on the task")
+    moves = ("the paper's tower moves" if space == "relaxed" else "the four Blocksworld actions")
+    return (f"{who} decomposed the goal into sub-goals and actions ({moves}); {judge}; "
+            "veriplan wrote the plan in your domain's actions and its validator checked "
+            "it on your domain and problem")
 
 
 def _untargeted(run: _Run, unmet: tuple[ConditionPart, ...]) -> list[str]:
