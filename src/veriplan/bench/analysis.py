@@ -12,9 +12,9 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from veriplan.npmi import npmi_pairs
 from veriplan.bench.store import UnitRecord
 from veriplan.methods.records import Signal
+from veriplan.npmi import npmi_pairs
 
 
 def percentile(values: Sequence[float], q: float) -> float:

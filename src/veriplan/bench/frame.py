@@ -15,7 +15,8 @@ from veriplan.errors import VeriplanError
 COLUMNS: dict[str, str] = {
     "id": "string", "method": "string", "settings": "string", "dataset": "string",
     "instance": "string", "backend": "string", "model": "string", "seed": "int64",
-    "status": "string", "verified": "bool", "solved_by": "string", "calls": "int64",
+    "status": "string", "verified": "bool", "scope": "string", "solved_by": "string",
+    "calls": "int64",
     "tokens": "int64", "cost": "Float64", "seconds": "float64", "failure": "string",
     "error_category": "string", "veriplan_version": "string", "dataset_version": "string",
     "finished": "float64",
@@ -58,7 +59,8 @@ def row(r: UnitRecord) -> dict[str, Any]:
     out: dict[str, Any] = {
         "id": r.id, "method": r.method, "settings": r.config, "dataset": r.dataset,
         "instance": r.instance, "backend": r.backend, "model": r.model, "seed": r.seed,
-        "status": r.status, "verified": bool(r.verified), "solved_by": r.solved_by,
+        "status": r.status, "verified": bool(r.verified),
+        "scope": r.scope.value if r.scope is not None else None, "solved_by": r.solved_by,
         "calls": r.llm_calls, "tokens": r.tokens, "cost": r.cost, "seconds": r.seconds,
         "failure": failure(r, result), "error_category": r.error_category,
         "veriplan_version": r.veriplan_version, "dataset_version": r.dataset_version,

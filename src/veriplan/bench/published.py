@@ -39,10 +39,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from veriplan.core.verdict import Scope
 from veriplan.bench.datasets import Dataset, Instance
 from veriplan.bench.store import RunStore, UnitRecord
 from veriplan.bench.units import Unit, canonical
+from veriplan.core.verdict import Scope
 from veriplan.errors import DataError, SourceError
 from veriplan.planio import ParsedPlan
 from veriplan.verify import ValidationResult

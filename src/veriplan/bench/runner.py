@@ -9,12 +9,12 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from veriplan.core.verdict import Scope
 from veriplan.bench.datasets import Instance, load_dataset
 from veriplan.bench.execute import error_category, error_record, execute, make_llm, version
 from veriplan.bench.ray_executor import run_on_ray
 from veriplan.bench.store import RunStore, UnitRecord
 from veriplan.bench.units import BackendSpec, SweepPlan, Unit, canonical
+from veriplan.core.verdict import Scope
 from veriplan.errors import VeriplanError
 from veriplan.llm import LLM
 from veriplan.methods import get_method

@@ -165,7 +165,8 @@ def _solve_classical(args: argparse.Namespace) -> int:
         if result.plan is not None:
             for step in result.plan:
                 print(step)
-        verdict = ("verified by veriplan's validator" if result.solved else
+        verdict = ("verified by veriplan's validator on your domain and problem"
+                   if result.solved else
                    result.validation.feedback() if result.validation else "no plan")
         print(f"; planner {result.planner}: {result.status} in {result.seconds:.2f}s; "
               f"{verdict}")

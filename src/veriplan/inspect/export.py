@@ -89,7 +89,8 @@ def _verdict(rec: UnitRecord, result: dict[str, Any]) -> str:
         return f"error ({rec.error_category}): {last[-1] if last else 'no traceback'}"
     plan = result.get("plan") or []
     if rec.verified:
-        return (f"verified: a {len(plan)}-step plan, solved by {rec.solved_by or 'llm'}")
+        on = f" {rec.scope.describes}" if rec.scope is not None else ""
+        return (f"verified{on}: a {len(plan)}-step plan, solved by {rec.solved_by or 'llm'}")
     return result.get("last_diagnosis") or "no verified plan"
 
 
@@ -106,6 +107,7 @@ def unit_sample(rec: UnitRecord, epoch: int) -> EvalSample:
         "unit": rec.id, "method": rec.method, "dataset": rec.dataset, "instance": rec.instance,
         "backend": rec.backend, "model": rec.model, "config": json.loads(rec.config or "{}"),
         "seed": rec.seed, "status": rec.status, "verified": rec.verified,
+        "scope": rec.scope.value if rec.scope is not None else None,
         "solved_by": rec.solved_by, "llm_calls": rec.llm_calls, "tokens": rec.tokens,
         "cost": rec.cost, "seconds": rec.seconds, "failure": failure,
         "error_category": rec.error_category, "attempts": result.get("attempts"),
@@ -116,7 +118,9 @@ def unit_sample(rec: UnitRecord, epoch: int) -> EvalSample:
     last_signal = signals[-1] if signals else {}
     score = Score(value=CORRECT if rec.verified else INCORRECT, answer="\n".join(plan),
                   explanation=_verdict(rec, result),
-                  metadata={"verified": rec.verified, "solved_by": rec.solved_by,
+                  metadata={"verified": rec.verified,
+                            "scope": rec.scope.value if rec.scope is not None else None,
+                            "solved_by": rec.solved_by,
                             "failure": failure, "attempts": result.get("attempts"),
                             # the last attempt's failure signals (which step, which action,
                             # the predicates it missed, the kinds of failure)

@@ -76,6 +76,7 @@ def final_answer(result: SolveResult) -> str:
 
 def run_summary(result: SolveResult) -> dict[str, Any]:
     return {"method": result.method, "verified": result.verified,
+            "scope": result.scope.value,
             "solved_by": result.solved_by, "attempts": result.attempts,
             "llm_calls": result.llm_calls, "tokens": result.tokens,
             "last_diagnosis": result.last_diagnosis, "failure": result.failure,

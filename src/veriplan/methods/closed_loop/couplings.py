@@ -14,8 +14,8 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from veriplan.npmi import npmi_pairs
 from veriplan.errors import ConfigError
+from veriplan.npmi import npmi_pairs
 
 Table = dict[tuple[str, str], tuple[float, int]]
 
