@@ -78,3 +78,32 @@ def test_arms_of_different_scopes_are_not_compared() -> None:
     recs = [_rec("a", "x", Scope.PLAN_ON_TASK), _rec("b", "y", Scope.PLAN_IN_METHOD_SPACE)]
     with pytest.raises(DataError, match="different things"):
         compare(recs, "x", "y")
+
+
+def test_a_plan_made_on_a_renamed_task_is_stored_as_valid_on_the_dataset_files(
+        tmp_path, data_dir, capsys) -> None:
+    """The obfuscated datasets give a method a renamed task; what the store
+    holds (and calls verified) is the plan in the dataset's own names, which
+    ``veriplan validate`` accepts on the dataset's own domain and problem."""
+    from tests.methods import greedy_plugin
+    from veriplan.bench.datasets import load_dataset
+    from veriplan.bench.execute import execute
+    from veriplan.bench.units import Unit
+    from veriplan.cli import main
+    from veriplan.llm import LLM, create_backend
+    from veriplan.methods import METHODS, register_method
+
+    register_method("greedy-renamed", greedy_plugin.solve, greedy_plugin.Config)
+    try:
+        inst = load_dataset("blocksworld_3_obfuscated", data_dir).instances[0]
+        unit = Unit("greedy-renamed", inst.dataset, inst.id, "scripted", "s", "{}", 0)
+        rec = execute(unit, inst, LLM(create_backend("scripted")), "v")
+    finally:
+        METHODS.unregister("greedy-renamed")
+    result = rec.result_dict()
+    renamed, plan = result["metrics"]["renamed_plan"], result["plan"]
+    assert rec.verified and rec.scope is Scope.PLAN_ON_TASK and renamed != plan
+    (tmp_path / "plan.txt").write_text("\n".join(plan) + "\n")
+    code = main(["validate", "--domain", str(inst.domain_path), "--problem",
+                 str(inst.problem_path), "--plan", str(tmp_path / "plan.txt")])
+    assert code == 0, capsys.readouterr().out

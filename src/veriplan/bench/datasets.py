@@ -20,6 +20,7 @@ import yaml
 
 from veriplan.core.problems import Dataset, ProblemKind, wrong_kind
 from veriplan.errors import ConfigError, DataError
+from veriplan.methods.result import SolveResult
 from veriplan.pddl.parser import read_domain, read_problem
 from veriplan.pddl.task import Task
 from veriplan.planio import PlanBenchConfig
@@ -102,6 +103,29 @@ class ObfuscatedInstance(Instance):
 
         renamed, _ = obfuscate(super().task(), seed=self.seed)
         return renamed
+
+    def on_user_task(self, result: SolveResult) -> SolveResult:
+        """``result`` (planned in the renamed vocabulary) on the dataset's own
+        files: the plan renamed back and validated on the original task; that
+        plan is what is stored, verified only if the validator accepted it
+        there. The renamed plan stays in ``metrics["renamed_plan"]``."""
+        from veriplan.core.plan import Step
+        from veriplan.pddl.obfuscation import obfuscate
+        from veriplan.verify import validate_plan
+
+        if not result.plan:
+            return result
+        original = super().task()
+        _, renaming = obfuscate(original, seed=self.seed)
+        back = renaming.inverse()
+        plan = [str(back.step(Step.parse(s))) for s in result.plan]
+        verdict = validate_plan(original, plan)
+        metrics = {**result.metrics, "renamed_plan": list(result.plan)}
+        if result.verified and not verdict.valid:  # never expected: renaming is a bijection
+            return replace(result, plan=plan, verified=False, solved_by=None, metrics=metrics,
+                           last_diagnosis=f"not valid on the dataset's own files: "
+                                          f"{verdict.feedback()}")
+        return replace(result, plan=plan, metrics=metrics)
 
     def planbench_config(self) -> PlanBenchConfig | None:
         return None

@@ -7,13 +7,22 @@ import json
 import time
 import traceback
 from pathlib import Path
+from typing import Protocol, runtime_checkable
 
 from veriplan.bench.datasets import Instance
 from veriplan.bench.store import UnitRecord
 from veriplan.bench.units import BackendSpec, Unit
 from veriplan.errors import BackendError, LLMOutputParseError, VeriplanError
 from veriplan.llm import LLM, ResponseCache, create_backend
-from veriplan.methods import get_method
+from veriplan.methods import SolveResult, get_method
+
+
+@runtime_checkable
+class PlannedElsewhere(Protocol):
+    """An instance whose method plans on a transformed task (renamed names):
+    it maps a result back to the dataset's own files and validates it there."""
+
+    def on_user_task(self, result: SolveResult) -> SolveResult: ...
 
 
 def version() -> str:
@@ -50,6 +59,8 @@ def execute(unit: Unit, instance: Instance, llm: LLM, dataset_version: str) -> U
             config = dataclasses.replace(config, seed=unit.seed)
         # each unit its own session: exact usage while workers share the client
         result = spec.solve(instance.problem(spec.problem), llm.session(), config)
+        if isinstance(instance, PlannedElsewhere):  # a renamed task: back to the user's files
+            result = instance.on_user_task(result)
         d = result.to_dict()
         return UnitRecord(unit.id, unit.method, unit.dataset, unit.instance, unit.backend,
                           unit.model, unit.config, unit.seed, "done", bool(result.verified),
