@@ -6,9 +6,13 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from veriplan.cli.core import EXIT_FAIL, EXIT_OK, load_task_args
 from veriplan.errors import ConfigError, VeriplanError
+
+if TYPE_CHECKING:
+    from veriplan.methods.result import SolveResult
 
 
 def add_llm_options(p: argparse.ArgumentParser) -> None:
@@ -163,23 +167,33 @@ def _solve(args: argparse.Namespace) -> int:
         print(json.dumps(result.to_dict(), indent=2))
         return EXIT_OK if result.verified else EXIT_FAIL
     console.rule("result")
-    if result.verified and result.solved_by == "llm":
-        console.print("verified plan, model-solved (veriplan's validator accepted it):")
-    elif result.verified:
-        console.print(f"verified plan, found by {result.solved_by}, not by the model "
-                      "(veriplan's validator accepted it):")
-    else:
-        why = f" ({result.failure})" if result.failure else ""
-        console.print(f"no verified plan within budget{escape(why)}; last diagnosis: "
-                      f"{escape(result.last_diagnosis)}")
-    for step in result.plan if result.verified else ():
-        console.print(f"  {step}")
+    for line in result_lines(result):
+        console.print(escape(line))
     if result.credit:
         console.print(f"who did what: {escape(result.credit)}")
     console.print(f"{result.attempts} attempt(s), {result.llm_calls} LLM call(s), "
                   f"{result.tokens} tokens, {result.seconds:.1f}s, backend "
                   f"{result.backend}, model {result.model}")
     return EXIT_OK if result.verified else EXIT_FAIL
+
+
+def result_lines(result: SolveResult) -> list[str]:
+    """What ``veriplan solve`` says about a result, before who did what: the
+    verdict, naming what it was checked on (``result.verified_on``), and the
+    plan when verified."""
+    from veriplan.core.verdict import Scope
+
+    if result.verified:
+        who = ("model-solved" if result.solved_by == "llm" else
+               f"found by {result.solved_by}, not by the model")
+        head = [f"plan {result.verified_on} ({who}; veriplan's validator accepted it):"]
+        return head + [f"  {step}" for step in result.plan]
+    why = f" ({result.failure})" if result.failure else ""
+    if result.scope is Scope.PLAN_IN_METHOD_SPACE:
+        return [f"not verified on your task{why}: {result.last_diagnosis}",
+                "(the method's own plan is kept for auditing: --json, metrics.method_plan)"]
+    return [f"no plan verified {result.scope.describes} within budget{why}; last "
+            f"diagnosis: {result.last_diagnosis}"]
 
 
 def _llm(args: argparse.Namespace) -> int:

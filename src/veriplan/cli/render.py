@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from veriplan.core.verdict import Scope
 from veriplan.methods.records import Entry, Event
 
 
@@ -28,8 +29,10 @@ def event_printer(console, *, prompts: bool = True) -> Callable[[Event], None]:
             console.rule(f"attempt {e.attempt}: model answer{note}")
             console.print(escape(e.text.strip()))
         elif e.kind == "verdict":
-            if e.ok:
-                console.print("[bold green]verified by veriplan's validator[/]")
+            if e.ok:  # the PDDL methods' verdicts are on the task unless they say otherwise
+                scope = Scope.read(e.data.get("scope", Scope.PLAN_ON_TASK), record="event")
+                console.print(f"[bold green]verified {escape(scope.describes)} by veriplan's "
+                              "validator[/]")
             else:
                 how = f" [{e.data['strategy']}]" if e.data.get("strategy") else ""
                 console.print(f"[bold red]not valid{escape(how)}:[/] {escape(e.text)}")

@@ -475,13 +475,15 @@ class MappedPlan:
     is the 1-based step of the method's plan that could not be executed in its
     own space (the steps before it are mapped), None when every step mapped;
     ``expanded`` counts tower moves that carried blocks on top of the moved one
-    (each becomes: those blocks to the table, the move, those blocks back)."""
+    (each becomes: those blocks to the table, the move, those blocks back);
+    ``cancelled`` counts the steps dropped because the next step undid them."""
 
     steps: tuple[Step, ...]
     roles: Roles | None
     reason: str = ""
     stopped_at: int | None = None
     expanded: int = 0
+    cancelled: int = 0
 
     @property
     def complete(self) -> bool:
@@ -495,9 +497,11 @@ def map_back(user: Task, space: ActionSpace, plan: Sequence[Step]) -> MappedPlan
     pick-up-and-stack or unstack-and-put-down, in the user's names; blocks on x
     go to the table first and back onto x afterwards, in order, so every state
     between moves is the tower-move state. A block in the hand at the start is
-    put down first (the tower space has no hand). The standard space's steps
-    are renamed only. Nothing here decides validity: the caller validates the
-    result on ``user``."""
+    put down first (the tower space has no hand). A step followed at once by
+    its inverse (pick-up x then put-down x, stack x y then unstack x y, and the
+    reverse orders) is dropped with it: the pair returns to the state before
+    it. The standard space's steps are renamed only. Nothing here decides
+    validity: the caller validates the result on ``user``."""
     roles = recognise(user.domain)
     if not isinstance(roles, Roles):
         return MappedPlan((), None, reason=roles)
@@ -540,8 +544,9 @@ def map_back(user: Task, space: ActionSpace, plan: Sequence[Step]) -> MappedPlan
         arity = space.actions.get(step.name)
         op = method.operator(step.name, step.args) if arity == len(step.args) else None
         if op is None or not op.applicable(state) or any(a not in below for a in step.args):
-            return MappedPlan(tuple(roles.step(s) for s in out), roles, stopped_at=i,
-                              expanded=expanded)
+            kept = _cancel(out)
+            return MappedPlan(tuple(roles.step(s) for s in kept), roles, stopped_at=i,
+                              expanded=expanded, cancelled=len(out) - len(kept))
         state = op.apply(state)
         if step.name == "stack":
             move(step.args[0], step.args[1])
@@ -549,7 +554,26 @@ def map_back(user: Task, space: ActionSpace, plan: Sequence[Step]) -> MappedPlan
             move(step.args[0], None)
         else:  # unstack-blocks x: what is on x goes to the table as one tower
             move(tower_on(step.args[0])[0], None)
-    return MappedPlan(tuple(roles.step(s) for s in out), roles, expanded=expanded)
+    kept = _cancel(out)
+    return MappedPlan(tuple(roles.step(s) for s in kept), roles, expanded=expanded,
+                      cancelled=len(out) - len(kept))
+
+
+_INVERSE = {"pick-up": "put-down", "put-down": "pick-up", "stack": "unstack",
+            "unstack": "stack"}
+
+
+def _cancel(steps: list[Step]) -> list[Step]:
+    """``steps`` without the adjacent pairs of a step and its inverse (in the
+    usual names), repeatedly: ``pick-up c, stack c a, unstack c a, put-down c``
+    is nothing."""
+    kept: list[Step] = []
+    for s in steps:
+        if kept and kept[-1].args == s.args and _INVERSE[kept[-1].name] == s.name:
+            kept.pop()
+        else:
+            kept.append(s)
+    return kept
 
 
 def action_space(name: str) -> ActionSpace:

@@ -22,7 +22,7 @@ def run(answer: str, **settings):
 def test_a_correct_plan_after_reasoning_is_verified():
     r, backend = run(GOOD)
     assert r.verified and r.llm_calls == 1 and r.metrics["method_plan_length"] == 4
-    assert r.metrics["plan_length"] == len(r.plan) == 16  # in the user's four actions
+    assert r.metrics["plan_length"] == len(r.plan) == 8  # in the user's four actions
     prompt = backend.requests[0].messages[0].content
     assert "Let's think step by step" in prompt
     assert "Initial condition: block orange is clear, block yellow is clear" in prompt

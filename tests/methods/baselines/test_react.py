@@ -22,7 +22,7 @@ def test_symbolic_environment_executes_and_stops_at_the_goal():
     assert r.metrics["method_plan"] == ["(stack red orange)", "(put-down yellow)",
                                         "(unstack-blocks red)", "(stack yellow red)"]
     assert r.plan[:2] == ["(unstack yellow blue)", "(put-down yellow)"]  # the user's actions
-    assert r.scope.value == "plan_on_task" and r.metrics["plan_length"] == len(r.plan) == 16
+    assert r.scope.value == "plan_on_task" and r.metrics["plan_length"] == len(r.plan) == 8
     second = backend.requests[2].messages[0].content  # the history is in the prompt
     assert "cannot be executed now: it needs that block red is clear" in second
     assert backend.requests[0].stop == ("\nObservation",)

@@ -90,10 +90,11 @@ def solve(problem: PlanningProblem | Task, llm: LLM, config: Config = Config(), 
                  f"in the {space.name} action space: {verdict.feedback()}")
     log[0].plan, log[0].unread = on_task.method_plan, unread
     log[0].ok = verified
-    log[0].verdict = f"verified {on_task.scope.describes}" if verified else diagnosis
+    log[0].verdict = on_task.scope.describes if verified else diagnosis
     log.append(on_task.entry())
     plan = on_task.plan
-    (observer or quiet)(Event("verdict", diagnosis, 1, ok=verified, plan=tuple(plan)))
+    (observer or quiet)(Event("verdict", diagnosis, 1, ok=verified, plan=tuple(plan),
+                                    data={"scope": on_task.scope.value}))
     return run.result(verified=verified, plan=plan, failure=failure,
                       metrics={"size": len(stask.objects), "plan_length": len(plan),
                                "method_plan": on_task.method_plan,

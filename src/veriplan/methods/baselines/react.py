@@ -142,7 +142,8 @@ def solve(problem: PlanningProblem | Task, llm: LLM, config: Config = Config(), 
     diagnosis = ("" if verified else on_task.diagnosis if method_ok else
                  f"in the {space.name} action space: {verdict.feedback()}")
     log.append(on_task.entry())
-    emit(Event("verdict", diagnosis, ok=verified, plan=tuple(on_task.plan)))
+    emit(Event("verdict", diagnosis, ok=verified, plan=tuple(on_task.plan),
+               data={"scope": on_task.scope.value}))
     return run.result(verified=verified, plan=on_task.plan, attempts=len(history),
                       failure=failure,
                       metrics={"size": len(stask.objects), "plan_length": len(on_task.plan),

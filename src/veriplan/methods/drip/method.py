@@ -279,10 +279,13 @@ def _result(run: _Run, session: Run, stop: str, iterations: int, user: Task) -> 
     else:
         diagnosis = on_task.diagnosis
     transcript = list(run.log)
+    # the tree's plan, judged in the method's own space only (ok None: the verdict that
+    # counts is the next entry's, on the user's task)
     transcript.append(Entry(None, "tree", response=run.tree.render(), plan=on_task.method_plan,
-                            ok=verdict.valid,
-                            verdict=(f"valid in the {run.space.name} action space"
-                                     if verdict.valid else verdict.feedback()),
+                            verdict=(f"valid in the {run.space.name} action space only"
+                                     if verdict.valid else
+                                     f"in the {run.space.name} action space: "
+                                     + verdict.feedback()),
                             data={"nodes": [n.to_dict() for n in run.tree.nodes]}))
     transcript.append(on_task.entry())
     # the regression decomposer is a test double: its plans are not the model's

@@ -60,8 +60,7 @@ class OnTask:
     def entry(self) -> Entry:
         """A transcript record: the mapped plan and its verdict on the user's task."""
         return Entry(None, "on_task", plan=self.plan, ok=self.valid,
-                     verdict=("verified on your PDDL domain and problem" if self.valid
-                              else self.diagnosis),
+                     verdict=self.scope.describes if self.valid else self.diagnosis,
                      data={"scope": self.scope.value, "method_plan": self.method_plan,
                            **self.metrics})
 
@@ -92,7 +91,8 @@ def check_on_task(user: Task, space: ActionSpace, plan: Sequence[Step]) -> OnTas
     return OnTask([str(s) for s in steps], valid, Scope.PLAN_ON_TASK, diagnosis, method_plan,
                   {"mapped": True, "names": mapped.roles.words(),
                    "mapped_steps": len(steps), "method_steps": len(plan),
-                   "moves_with_blocks_on_top": mapped.expanded})
+                   "moves_with_blocks_on_top": mapped.expanded,
+                   "steps_cancelled": mapped.cancelled})
 
 
 __all__ = ["INVALID_ON_TASK", "NOT_ON_TASK", "OnTask", "check_on_task"]
