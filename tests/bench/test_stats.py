@@ -10,10 +10,10 @@ from veriplan.bench.stats import (
     bootstrap_mean_interval,
     cohens_h,
     mcnemar,
-    npmi_pairs,
     two_proportion_z,
     wilson_interval,
 )
+from veriplan.npmi import npmi_pairs
 
 
 def test_wilson_interval_reference_values():

@@ -80,8 +80,10 @@ def test_every_unit_is_a_sample_with_its_fields(exported, logs):
         elif rec.verified:
             seen["verified"] += 1
             assert score.answer.splitlines() == result["plan"]
-            assert score.explanation == f"verified: a {len(result['plan'])}-step plan, " \
-                                        f"solved by {rec.solved_by}"
+            assert score.explanation == (
+                f"verified on your PDDL domain and problem: a {len(result['plan'])}-step plan, "
+                f"solved by {rec.solved_by}")
+            assert md["scope"] == score.metadata["scope"] == "plan_on_task"
             assert s.output.completion.splitlines() == result["plan"]
             assert md["attempts"] == 2 == len(answers)  # wrong, feedback, right
         else:

@@ -91,7 +91,7 @@ def veriplan_method(method: str = "direct",
     ``seed + epoch - 1``, so inspect's epochs are distinct runs."""
     spec = get_method(method)
     if spec.problem != "pddl":
-        raise ConfigError(f"method {method} takes {spec.problem!r} problems; the inspect "
+        raise ConfigError(f"method {method} takes '{spec.problem.value}' problems; the inspect "
                           "tasks hold PDDL problems (use closed-loop, backprompt, direct, drip, "
                           "cot, react)")
     base = method_config(spec, config)
