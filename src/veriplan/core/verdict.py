@@ -105,6 +105,11 @@ class FindingKind(StrEnum):
     UNGROUNDED = "ungrounded"  # no grounded fact decides (the verdict is unknown)
     NOT_MAPPED = "not_mapped"  # a step could not be mapped back to the user's domain
     EMPTY = "empty"  # no plan at all
+    # Nothing the checker knows could decide it, whatever were grounded (AEC's V: a
+    # goal with no symbolic form, a command whose preconditions the action model
+    # states only in part, a fact the environment's frame rules do not keep until the
+    # step that needs it): like UNGROUNDED, the verdict is unknown, never invalid.
+    UNCHECKABLE = "uncheckable"
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from tests.methods.aec import kitchen
 from tests.methods.aec.helpers import CABINET, COUNTER, FRIDGE, Stub, controller, three_plans
+from veriplan.core.verdict import Scope
 from veriplan.envs.base import Fact
 from veriplan.methods.aec.controller import QUERY_AMBIGUOUS, QUERY_UNCERTAIN, SIMULATE, Policy
 
@@ -165,7 +166,9 @@ def test_without_verification_the_best_survivor_is_committed_unchecked():
     ctl = controller(plans, table={FRIDGE: (0.97, 0.01)}, policy=Policy(verification=False))
     ctl.run()
     h, verdict = ctl.commit()
-    assert verdict.ok and h is not None and ctl.asked == []
+    # committed, but recorded as checked by nothing grounded (never a grounded commit)
+    assert ctl.round.committed and h is not None and ctl.asked == []
+    assert not verdict.ok and verdict.scope is Scope.UNCHECKED
 
 
 def test_every_hypothesis_that_leaves_h_is_recorded_with_its_counterexample():

@@ -8,6 +8,7 @@ import random
 
 from tests.methods.aec import kitchen
 from tests.methods.aec.helpers import FRIDGE, Stub, controller, task, three_plans
+from veriplan.core.verdict import Scope
 from veriplan.llm import LLM, ScriptedBackend
 from veriplan.methods.aec import Config, solve
 from veriplan.methods.aec import episode as episode_module
@@ -94,7 +95,7 @@ def test_a_hypothesis_supported_only_by_beliefs_is_never_committed():
                      policy=Policy(ground_commit=False))
     assert ctl.run() == "U is empty" and ctl.beliefs.entries[FRIDGE][0] is True
     h, verdict = ctl.commit()
-    assert not verdict.ok and verdict.missing == [FRIDGE]
+    assert not verdict.ok and verdict.missing == (FRIDGE,) and not ctl.round.committed
     # V reads w only: the same hypothesis on w plus the beliefs would pass
     merged = ctl.w.state.copy()
     merged.set(FRIDGE, True)
@@ -103,7 +104,9 @@ def test_a_hypothesis_supported_only_by_beliefs_is_never_committed():
     wkm = controller([P("fridge 1")], table={FRIDGE: (0.99, 0.0)},
                      policy=Policy(gating="simulate", beliefs_as_facts=True))
     wkm.run()
-    assert wkm.commit()[1].ok
+    verdict = wkm.commit()[1]
+    # committed, but recorded as decided by nothing grounded (Scope.UNCHECKED)
+    assert wkm.round.committed and not verdict.ok and verdict.scope is Scope.UNCHECKED
 
 
 def test_in_an_episode_beliefs_alone_never_lead_to_a_commitment():

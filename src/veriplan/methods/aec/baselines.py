@@ -21,20 +21,25 @@ calls and tokens compare on the same footing.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from veriplan.envs.base import Env
+from veriplan.core.problems import ProblemKind
+from veriplan.envs.base import Env, EnvTask
 from veriplan.methods.aec import hypotheses as hyp
 from veriplan.methods.aec.config import AgentConfig, PredictorConfig, QueryOnlyConfig
 from veriplan.methods.aec.controller import Policy
 from veriplan.methods.aec.episode import Agent, Outcome, admissible, failed, guard, remember
+from veriplan.methods.aec.predictor import Predictor
 from veriplan.methods.aec.prompting import render
 from veriplan.methods.aec.state import Hypothesis
-from veriplan.methods.aec.verifier import Verdict
+from veriplan.methods.aec.verifier import unchecked
 from veriplan.methods.records import Event, Observer
 from veriplan.methods.result import SolveResult
 
-PROBLEM = "env"
+if TYPE_CHECKING:
+    from veriplan.llm.client import LLM
+
+PROBLEM = ProblemKind.ENV
 _FIELD = re.compile(r"^\W*(thought|action)\s*[:：]\s*(.*)$", re.I)
 
 
@@ -63,8 +68,9 @@ class DirectAgent(Agent):
                 self.tally.unreadable += 1
                 reason = "the model gave no readable plan"
             else:
-                self.tally.commits += 1
-                reason, result = self.execute(Hypothesis(tuple(actions), {}), Verdict(True),
+                verdict = unchecked("Direct commits its plan without verification")
+                self.count_commit(verdict)
+                reason, result = self.execute(Hypothesis(tuple(actions), {}), verdict,
                                               watch=False)
                 if result is not None:
                     return result
@@ -136,10 +142,11 @@ class ReactAgent(Agent):
                 history.append({"thought": turn.get("thought", ""), "action": "(none)",
                                 "observation": "Give one command on an 'Action:' line."})
                 continue
+            changed = self.touched_by([action])
             result = guard(env.step, action)
             self.trajectory.append(action)
             bad = failed(result, self.model)
-            self.ground(result.observation.facts, "execution", ())
+            self.after_step(result, changed)
             entry.ok, entry.plan = not bad, [action]
             entry.verdict += "failed" if bad else "done"
             self.emit(Event("execute", f"{action} -> {result.observation.text[:120]}",
@@ -158,13 +165,13 @@ class ReactAgent(Agent):
         return self.end(False, "not_won", "the episode ended without completing the task")
 
 
-def direct(problem: Any, llm: Any, config: AgentConfig = AgentConfig(), *,
+def direct(problem: EnvTask, llm: LLM, config: AgentConfig = AgentConfig(), *,
            observer: Observer | None = None) -> SolveResult:
     return DirectAgent("aec-direct", problem, llm, config, Policy(verification=False),
                        observer).solve()
 
 
-def react(problem: Any, llm: Any, config: AgentConfig = AgentConfig(), *,
+def react(problem: EnvTask, llm: LLM, config: AgentConfig = AgentConfig(), *,
           observer: Observer | None = None) -> SolveResult:
     return ReactAgent("aec-react", problem, llm, config, Policy(verification=False),
                       observer).solve()
@@ -175,12 +182,12 @@ WKM_POLICY = Policy(gating="simulate", verification=True, ground_commit=True,
 QUERY_ONLY_POLICY = Policy(gating="query", verification=True, ground_commit=True)
 
 
-def wkm(problem: Any, llm: Any, config: PredictorConfig = PredictorConfig(), *,
-        observer: Observer | None = None, predictor: Any = None) -> SolveResult:
+def wkm(problem: EnvTask, llm: LLM, config: PredictorConfig = PredictorConfig(), *,
+        observer: Observer | None = None, predictor: Predictor | None = None) -> SolveResult:
     return Agent("wkm", problem, llm, config, WKM_POLICY, observer, predictor=predictor).solve()
 
 
-def query_only(problem: Any, llm: Any, config: QueryOnlyConfig = QueryOnlyConfig(), *,
+def query_only(problem: EnvTask, llm: LLM, config: QueryOnlyConfig = QueryOnlyConfig(), *,
                observer: Observer | None = None) -> SolveResult:
     return Agent("query-only", problem, llm, config, QUERY_ONLY_POLICY, observer).solve()
 

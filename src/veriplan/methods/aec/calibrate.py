@@ -15,16 +15,20 @@ from __future__ import annotations
 
 import contextlib
 import copy
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from veriplan.envs.base import EnvTask
 from veriplan.methods.aec.config import PredictorConfig
 from veriplan.methods.aec.controller import Controller, Policy
 from veriplan.methods.aec.domain import show
 from veriplan.methods.aec.episode import Agent, EnvFailure, guard
 from veriplan.methods.aec.predictor import Calibration, EnsemblePredictor, scored
 
+if TYPE_CHECKING:
+    from veriplan.llm.client import LLM
 
-def collect(problem: Any, llm: Any, config: PredictorConfig = PredictorConfig()
+
+def collect(problem: EnvTask, llm: LLM, config: PredictorConfig = PredictorConfig()
             ) -> list[dict[str, Any]]:
     """Labelled predictions of one training episode (an environment failure
     ends it with what was collected)."""

@@ -72,6 +72,11 @@ class Config(PredictorConfig):
     # Before V, query the preconditions of h* that are still ungrounded (within the
     # query budget); false is Algorithm 1 to the letter (see the README).
     ground_commit: bool = True
+    # Commit h* when V's verdict is unknown for reasons no query could remove (no goal
+    # form, preconditions the action model states only in part: ScienceWorld), recorded
+    # as an unchecked commit (Scope.UNCHECKED), never a grounded one; false commits only
+    # on a valid verdict (see the README).
+    unchecked_commits: bool = True
 
     def __post_init__(self) -> None:
         check(self, minimum={**_MINIMUM, "ensemble": 1, "predictor_temperature": 0.0,

@@ -18,10 +18,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from veriplan.core.verdict import Finding, FindingKind
 from veriplan.methods.aec.domain import ActionModel, FactState, Goal, Key, show
 from veriplan.methods.aec.predictor import Prediction, Predictor
 from veriplan.methods.aec.state import BeliefStore, GroundedStore, Hypothesis, best, conflict
-from veriplan.methods.aec.verifier import Verdict, ungrounded, verify
+from veriplan.methods.aec.verifier import Verification, judge, unchecked, ungrounded, verify
 from veriplan.methods.records import Event, Observer, quiet
 
 QUERY_AMBIGUOUS, QUERY_UNCERTAIN, QUERY, SIMULATE = ("query:ambiguous", "query:uncertain",
@@ -33,12 +34,18 @@ class Policy:
     """How a round decides and commits. AEC: ``gating="aec"``; its ablations
     turn off ``verification`` or gating (``"simulate"``: every p* is simulated);
     Query-Only: ``"query"`` (no predictions); WKM: ``"simulate"`` with
-    ``beliefs_as_facts`` (its verifier reads w and w_hat: the leak AEC forbids)."""
+    ``beliefs_as_facts`` (its verifier reads w and w_hat: the leak AEC forbids).
+    ``unchecked_commits``: commit h* when V's verdict is unknown for reasons no
+    query could remove (:attr:`Verification.uncheckable`: ScienceWorld's goals
+    and most of its commands); such a commit is recorded with
+    :attr:`Scope.UNCHECKED`, never as a grounded one. False: commit only on
+    valid (Algorithm 1 to the letter)."""
 
     gating: str = "aec"
     verification: bool = True
     ground_commit: bool = True
     beliefs_as_facts: bool = False
+    unchecked_commits: bool = True
 
 
 @dataclass(frozen=True)
@@ -126,7 +133,8 @@ class Round:
     discarded: int = 0  # by evidence override
     dropped: list[Dropped] = field(default_factory=list)
     chosen: Hypothesis | None = None
-    verdict: Verdict | None = None
+    verdict: Verification | None = None
+    committed: bool = False
 
     def counterexamples(self) -> list[str]:
         """The grounded reasons hypotheses were dropped, each once (beliefs are
@@ -338,22 +346,40 @@ class Controller:
                 merged.set(k, v)
         return merged
 
-    def commit(self) -> tuple[Hypothesis | None, Verdict]:
-        """Lines 26-31: h* = argmax SCORE(h), committed only if V(h*, w, w*)."""
+    def commit(self) -> tuple[Hypothesis | None, Verification]:
+        """Lines 26-31: h* = argmax SCORE(h), committed only if V(h*, w, w*) is
+        valid, or (``unchecked_commits``) unknown for reasons no query could
+        remove; :attr:`Round.committed` says whether it was. The verdict's
+        scope says what decided it: :attr:`Scope.ENV_EPISODE` (the grounded
+        facts) or :attr:`Scope.UNCHECKED` (nothing grounded). WKM's V reads
+        its predictions as facts: a plan valid only with them is recorded as
+        unchecked."""
         if self.policy.verification and self.policy.ground_commit:
             self.ground_commit()
         h = best(self.H)
         if h is None:
-            verdict = Verdict(False, "no hypothesis is left (H is empty)" + (
-                f": {len(self.round.dropped)} discarded" if self.round.dropped else ""))
+            verdict = judge([Finding(FindingKind.EMPTY, None, "", "no hypothesis is left (H "
+                                     "is empty)" + (f": {len(self.round.dropped)} discarded"
+                                                    if self.round.dropped else ""))])
         elif not self.policy.verification:
-            verdict = Verdict(True, "committed without verification")
+            verdict = unchecked("committed without verification")
         else:
             verdict = verify(h, self.facts_for_verifier(), self.w.rules, self.actions,
                              self.goal)
-        self.round.chosen, self.round.verdict = h, verdict
+            if self.policy.beliefs_as_facts and verdict.verdict is not \
+                    verify(h, self.w.state, self.w.rules, self.actions, self.goal).verdict:
+                why = "decided only with the world model's predictions taken as facts"
+                verdict = judge([Finding(FindingKind.UNCHECKABLE, None, "", why),
+                                 *verdict.findings], reason=f"{verdict.reason or 'valid'}: "
+                                f"{why}", relied=verdict.relied) \
+                    if verdict.ok else verdict
+        committed = h is not None and (verdict.ok or (verdict.uncheckable and (
+            self.policy.unchecked_commits or not self.policy.verification)))
+        self.round.chosen, self.round.verdict, self.round.committed = h, verdict, committed
         self.emit(Event("verify", verdict.reason or "V accepts h*", ok=verdict.ok,
-                        plan=tuple(h.actions) if h else ()))
+                        plan=tuple(h.actions) if h else (),
+                        data={"verdict": verdict.verdict.value, "scope": verdict.scope.value,
+                              "committed": committed}))
         return h, verdict
 
 

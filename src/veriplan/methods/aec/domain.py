@@ -136,12 +136,14 @@ class ActionModel(Protocol):
 
 @runtime_checkable
 class Goal(Protocol):
-    """The goal constraints w*: True when ``facts`` satisfy them, False when they
-    do not (or cannot be told: unknown is not satisfied)."""
+    """The goal constraints w*: True when ``facts`` satisfy them, False when
+    they certainly do not, None when the facts cannot tell (a part of the goal
+    is unknown in them, or outside what the facts can say): V's verdict is
+    then unknown, never valid."""
 
     text: str
 
-    def check(self, facts: FactState) -> bool: ...
+    def check(self, facts: FactState) -> bool | None: ...
 
 
 @dataclass(frozen=True)
@@ -157,6 +159,10 @@ class EnvModel:
     predicate whose arguments are of the wrong sort (the agent where a
     receptacle belongs): no grounder or query could ever settle it, so a
     stated precondition of that form is dropped like one of the wrong arity.
+    ``persistent``: the environment's frame rules, as the predicates whose
+    facts persist between steps while no action changes them (None: all of
+    them); a fact of any other predicate lasts one observation, in AEC's
+    grounded store as in the environment's own (ScienceWorld's ``in``).
     """
 
     name: str
@@ -169,6 +175,7 @@ class EnvModel:
     describe: Callable[[Key], str] = show
     signatures: Mapping[str, str] = field(default_factory=dict)
     well_formed: Callable[[Key], bool] = field(default=lambda key: True)
+    persistent: frozenset[str] | None = None
 
     def vocabulary(self) -> list[str]:
         """The predicates as prompts show them: the signature, else the name

@@ -19,7 +19,9 @@ What the adapters read of the environment side:
   action), ``facts`` being a ``frozenset`` of the known facts;
 - ``veriplan.envs.rules.rules_for(env_name)``: named rules, each with ``name``,
   ``kind`` ("entail" or "frame") and ``proves(view, fact) -> bool`` over a
-  ``veriplan.envs.rules.View`` of the known facts.
+  ``veriplan.envs.rules.View`` of the known facts; a frame rule's ``preds`` are
+  the predicates whose facts persist between steps (:func:`env_persistent`:
+  AEC's grounded store and Apply(h, w) keep no other fact past a step).
 
 The household goal reader is here: it reads the task texts of
 ``veriplan.envs.household.generator`` (the six ALFWorld task types).
@@ -111,6 +113,19 @@ class _Rule:
         return None
 
 
+def env_persistent(env: str) -> frozenset[str] | None:
+    """ADAPTER: the predicates the frame rules of
+    ``veriplan.envs.rules.rules_for(env)`` keep from one step to the next
+    (None: the environment side has no rules for ``env``)."""
+    mod = _module("veriplan.envs.rules")
+    factory = getattr(mod, "rules_for", None) if mod is not None else None
+    rules = factory(env) if factory is not None else None
+    if not rules:
+        return None
+    return frozenset(p for r in rules if getattr(r, "kind", "entail") == "frame"
+                     for p in getattr(r, "preds", ()))
+
+
 def env_action_model(env: str) -> ActionModel | None:
     """ADAPTER: ``veriplan.envs.actions.ACTIONS[env]``, when there is one."""
     mod = _module("veriplan.envs.actions")
@@ -121,8 +136,7 @@ def env_action_model(env: str) -> ActionModel | None:
 
 def env_rules(env: str) -> tuple[Rule, ...] | None:
     """ADAPTER: the entailment rules of ``veriplan.envs.rules.rules_for(env)``
-    (its frame rules say what persists between steps, which AEC's store handles
-    by forgetting what an action may change; they entail nothing)."""
+    (its frame rules entail nothing: :func:`env_persistent` reads them)."""
     mod = _module("veriplan.envs.rules")
     factory = getattr(mod, "rules_for", None) if mod is not None else None
     rules = factory(env) if factory is not None else None
@@ -249,7 +263,7 @@ def household() -> EnvModel:
                     actions=env_action_model("household"), goal_for=household_goal,
                     predicates=HOUSEHOLD_PREDICATES, signatures=HOUSEHOLD_SIGNATURES,
                     actions_help=HOUSEHOLD_HELP, describe=household_describe,
-                    well_formed=household_well_formed)
+                    well_formed=household_well_formed, persistent=env_persistent("household"))
 
 
 # ----- ScienceWorld ----------------------------------------------------------------------------
@@ -307,7 +321,8 @@ def scienceworld() -> EnvModel:
                     actions=env_action_model("scienceworld"), goal_for=lambda text: None,
                     predicates=SCIENCEWORLD_PREDICATES, signatures=SCIENCEWORLD_SIGNATURES,
                     actions_help=SCIENCEWORLD_HELP, describe=scienceworld_describe,
-                    well_formed=scienceworld_well_formed)
+                    well_formed=scienceworld_well_formed,
+                    persistent=env_persistent("scienceworld") or frozenset())
 
 
 __all__ = ["HOUSEHOLD_PREDICATES", "HOUSEHOLD_SIGNATURES", "SCIENCEWORLD_PREDICATES",

@@ -10,7 +10,7 @@ import contextlib
 import dataclasses
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from veriplan.core.verdict import Scope
 from veriplan.envs.base import Env, EnvTask, Fact, Observation, QueryResult, StepResult
@@ -30,9 +30,12 @@ from veriplan.methods.aec.predictor import (
 from veriplan.methods.aec.prompting import render
 from veriplan.methods.aec.repair import Counterexample, Refinement, RuleBook
 from veriplan.methods.aec.state import GroundedStore, Hypothesis
-from veriplan.methods.aec.verifier import Verdict, apply_plan, is_noop, may_change
+from veriplan.methods.aec.verifier import Verification, apply_plan, is_noop, may_change
 from veriplan.methods.records import Entry, Event, Observer, quiet
 from veriplan.methods.result import Run, SolveResult
+
+if TYPE_CHECKING:
+    from veriplan.llm.client import LLM
 
 ADMISSIBLE_SHOWN = 60  # commands listed in a prompt (ScienceWorld has thousands)
 FEEDBACK_LINES = 6  # "what went wrong before": the latest distinct lines kept
@@ -62,7 +65,7 @@ def guard(fn: Callable[..., Any], *args: Any) -> Any:
         raise EnvFailure(f"{type(exc).__name__}: {exc}") from exc
 
 
-def as_task(problem: Any) -> EnvTask:
+def as_task(problem: object) -> EnvTask:
     if not isinstance(problem, EnvTask):
         raise ConfigError(f"the AEC agents act in an environment: give an EnvTask, not "
                           f"{type(problem).__name__}")
@@ -106,6 +109,18 @@ def _interleave(commands: list[str], depth: int) -> list[str]:
             for c in (t[i],)]
 
 
+def refused(text: str, model: EnvModel) -> bool:
+    """The environment refused the action and nothing changed: one of the
+    model's failure texts, or (the action model's optional ``failed(text)``)
+    one of the environment's refusals. The environment's own store keeps its
+    facts across such a step; so does AEC's w."""
+    text = text.strip()
+    if any(text.startswith(t) for t in model.failure_texts):
+        return True
+    fn = getattr(model.actions, "failed", None)
+    return fn is not None and bool(fn(text))
+
+
 def failed(result: StepResult, model: EnvModel, expected: Iterable[Fact] = ()) -> bool:
     """An action failed: the environment said so in one of its failure texts or
     (the action model's optional ``failed(text)``) in one of its refusals, or the
@@ -140,6 +155,8 @@ class Tally:
     failed_actions: int = 0
     contradictions: int = 0
     skipped: int = 0  # no-op steps of committed plans
+    grounded_commits: int = 0  # V valid on the grounded facts
+    unchecked_commits: int = 0  # committed with nothing grounded deciding (Scope.UNCHECKED)
 
 
 @dataclass
@@ -160,7 +177,8 @@ class Outcome:
 class Agent:
     """Runs ``iterations`` episodes of one task until one is won."""
 
-    def __init__(self, name: str, problem: Any, llm: Any, config: AgentConfig, policy: Policy,
+    def __init__(self, name: str, problem: EnvTask, llm: LLM, config: AgentConfig,
+                 policy: Policy,
                  observer: Observer | None = None, *,
                  predictor: Predictor | None = None) -> None:
         self.name = name
@@ -237,7 +255,8 @@ class Agent:
         self.answers: dict[str, tuple[str, int, str | None]] = {}  # planning prompt -> answer
         self.unsettled: dict[Key, tuple[Any, ...]] = {}  # unanswered query -> state after it
         self.rules = RuleBook(self.model.rules, cfg.rule_disable_after,
-                              self.refinement.disabled, self.refinement.counts)
+                              self.refinement.disabled, self.refinement.counts,
+                              persistent=self.model.persistent)
         self.w = GroundedStore(self.rules)
         obs = guard(env.reset, self.task.task_id, cfg.seed)
         self.ground(obs.facts, "observation", ())
@@ -280,6 +299,7 @@ class Agent:
         ctl.run()
         h, verdict = ctl.commit()
         r = ctl.round
+        scope = verdict.scope if r.committed else None
         self.tally.unasked += len(ctl.unasked)
         self.tally.discarded += r.discarded
         self.decisions += [d.to_dict() for d in r.decisions]
@@ -290,29 +310,48 @@ class Agent:
                  f"{d.by}: {d.why()}" for d in r.dropped]
         self.log.append(Entry(None, "verify", response="\n".join(
                                   ([f"h*: {' | '.join(h.actions)}"] if h else []) + ended),
-                              ok=verdict.ok, verdict=verdict.reason or "V accepts h*",
+                              ok=verdict.ok, verdict=(verdict.reason or "V accepts h*") + (
+                                  " (committed, checked by nothing grounded)"
+                                  if scope is Scope.UNCHECKED else ""),
                               data={"stop": r.stop, "verdict": verdict.to_dict(),
+                                    "committed": r.committed,
+                                    "commit_scope": scope.value if scope else None,
                                     "beliefs": ctl.beliefs.to_dict(),
                                     "dropped": [d.to_dict() for d in r.dropped][:20],
                                     "hypotheses": [x.to_dict() for x in ctl.H][:10]}))
         if ctl.exhausted or self.env.steps_left <= 0:
             return "", self.end(False, "step_budget", "the step budget is spent")
-        if h is None or not verdict.ok:
+        if h is None or not r.committed:
             self.tally.rejections += 1
             if h is None and r.dropped:
                 return "no plan was verified: every plan was discarded", None
             return f"no plan was verified: {verdict.reason}", None
-        self.tally.commits += 1
+        self.count_commit(verdict)
         return self.execute(h, verdict)
 
+    def count_commit(self, verdict: Verification) -> None:
+        """A commit, counted by what decided it: V valid on the grounded facts,
+        or nothing grounded (:attr:`Scope.UNCHECKED`, never a grounded commit)."""
+        self.tally.commits += 1
+        if verdict.ok and verdict.scope is Scope.ENV_EPISODE:
+            self.tally.grounded_commits += 1
+        else:
+            self.tally.unchecked_commits += 1
+
     # ----- grounding -------------------------------------------------------------------------
-    def ground(self, facts: Iterable[Fact], source: str, touched: Iterable[Key]) -> None:
-        """Every write to w goes through here: the store's update, then B.4's
-        counterexamples, then labels for earlier predictions (a prediction about
-        something the actions may have changed since has no label: the value
-        seen now is not the one predicted)."""
+    def ground(self, facts: Iterable[Fact], source: str, touched: Iterable[Key], *,
+               ticked: bool = False) -> None:
+        """Every write to w goes through here: the store's update (``ticked``:
+        the environment took a step it did not refuse, so the facts no frame
+        rule keeps expire first), then B.4's counterexamples, then labels for
+        earlier predictions (a prediction about something the actions may have
+        changed since has no label: the value seen now is not the one
+        predicted)."""
         facts, touched = list(facts), set(touched)
-        for ce in self.w.ground(facts, source, self.env.steps, touched):
+        if ticked:
+            touched |= {key_of(f) for f in self.w.state.facts()
+                        if not self.rules.persists(f.pred)}
+        for ce in self.w.ground(facts, source, self.env.steps, touched, ticked=ticked):
             self.counterexample(ce)
         for key in touched:
             self.pending.pop(key, None)
@@ -365,11 +404,15 @@ class Agent:
                  if len(v) == 1 and k != key]
         facts += self.settle([k for k, v in values.items() if len(v) > 1 and k != key],
                              q.actions)
+        if len(q.actions) > 1:
+            # the macro's facts are of all its observations: one that no frame rule
+            # keeps may be of an earlier one, and gone by the last
+            facts = [f for f in facts if self.rules.persists(f.pred)]
         if q.value is not None:
             facts.append(Fact(key[0], key[1], q.value))
         else:
             self.tally.unanswerable += 1
-        self.ground(facts, "query", self.touched_by(q.actions))
+        self.ground(facts, "query", self.touched_by(q.actions), ticked=bool(q.actions))
         if q.value is None:
             self.unsettled[key] = self.state_stamp()
         else:
@@ -451,7 +494,7 @@ class Agent:
                                  calibration=self.calibration, log=self.log, emit=self.emit)
 
     # ----- execution monitor (B.3) ------------------------------------------------------------
-    def execute(self, h: Hypothesis, verdict: Verdict, *, watch: bool = True
+    def execute(self, h: Hypothesis, verdict: Verification, *, watch: bool = True
                 ) -> tuple[str, Outcome | None]:
         """Run the committed plan step by step. Replanning is triggered when an
         action fails or (``watch``) when an observation contradicts a grounded
@@ -460,7 +503,8 @@ class Agent:
         relied: dict[int, list[tuple[Key, bool, str]]] = {}
         for i, k, v, rule in verdict.relied:
             relied.setdefault(max(i, 0), []).append((k, v, rule))
-        self.emit(Event("commit", " | ".join(h.actions), plan=tuple(h.actions)))
+        self.emit(Event("commit", " | ".join(h.actions), plan=tuple(h.actions),
+                        data={"scope": verdict.scope.value, "verdict": verdict.verdict.value}))
         against = self.relied_against(relied, 0)
         if against:
             return against, None
@@ -481,7 +525,7 @@ class Agent:
             bad = failed(result, self.model, expected)
             self.log.append(Entry(None, "act", action, result.observation.text, ok=not bad,
                                   verdict="failed" if bad else "done"))
-            self.ground(result.observation.facts, "execution", () if bad else changed)
+            self.after_step(result, changed)
             self.emit(Event("execute", f"{action} -> {result.observation.text[:120]}",
                             ok=not bad))
             if result.info.get("won"):
@@ -511,6 +555,15 @@ class Agent:
                             f"{show(key_of(f), f.value)}, which step {i + j + 2} "
                             f"({rest[j]}) needs"), None
         return "the plan ended without completing the task", None
+
+    def after_step(self, result: StepResult, changed: set[Key]) -> None:
+        """w after a real step, as the environment's own store goes: a step the
+        environment refused changes nothing; any other forgets what the action
+        may have changed (``changed``, from the state before it) and every
+        fact no frame rule keeps, then grounds what the observation says."""
+        no = refused(result.observation.text, self.model)
+        self.ground(result.observation.facts, "execution", () if no else changed,
+                    ticked=not no)
 
     def relied_against(self, relied: dict[int, list[tuple[Key, bool, str]]], start: int
                        ) -> str:
@@ -582,6 +635,8 @@ def finish(agent: Agent, outcomes: list[Outcome], failure: str | None, diagnosis
         "discarded": t.discarded, "unreadable": t.unreadable, "hypotheses": t.hypotheses,
         "failed_actions": t.failed_actions, "contradictions": t.contradictions,
         "skipped": t.skipped, "rounds": t.rounds,
+        # commits by what decided them: V valid on grounded facts, or nothing grounded
+        "grounded_commits": t.grounded_commits, "unchecked_commits": t.unchecked_commits,
         "rule_disables": sum(len(o.disabled) for o in outcomes),
         "disabled_rules": sorted({r for o in outcomes for r in o.disabled}),
         "counterexamples": [c.to_dict() for o in outcomes for c in o.counterexamples][:50],
@@ -609,4 +664,4 @@ def finish(agent: Agent, outcomes: list[Outcome], failure: str | None, diagnosis
 
 
 __all__ = ["DECISIONS_KEPT", "Agent", "EnvFailure", "Outcome", "Tally", "admissible", "as_task",
-           "failed", "finish", "guard", "remember", "spread"]
+           "failed", "finish", "guard", "refused", "remember", "spread"]

@@ -40,10 +40,18 @@ class Counterexample:
 class RuleBook:
     """The verifier's entailment rules with B.4's tightening: counts of
     counterexamples per rule, and the rules disabled because of them.
-    ``version`` changes when a rule is disabled (entailment caches key on it)."""
+    ``version`` changes when a rule is disabled (entailment caches key on it).
+
+    ``persistent``: the environment's frame rules, as the predicates whose
+    facts persist from one step to the next while no action changes them
+    (None: every predicate persists). A fact of any other predicate lasts one
+    observation: the grounded store forgets it when the environment takes a
+    step, and Apply(h, w) after each step of a plan."""
 
     def __init__(self, rules: Sequence[Rule], threshold: int = 2,
-                 disabled: Iterable[str] = (), counts: dict[str, int] | None = None) -> None:
+                 disabled: Iterable[str] = (), counts: dict[str, int] | None = None,
+                 persistent: frozenset[str] | None = None) -> None:
+        self.persistent = persistent
         self.rules = tuple(rules)
         self.threshold = threshold
         self.disabled: set[str] = set(disabled)
@@ -53,6 +61,10 @@ class RuleBook:
         self.disabled_now: list[str] = []
         self.version = 0
         self._active = tuple(r for r in self.rules if r.name not in self.disabled)
+
+    def persists(self, pred: str) -> bool:
+        """Whether a fact of ``pred`` outlives a step (a frame rule keeps it)."""
+        return self.persistent is None or pred in self.persistent
 
     @property
     def names(self) -> tuple[str, ...]:

@@ -3,7 +3,10 @@
 - :class:`GroundedStore` (w): written only by :meth:`GroundedStore.ground`,
   which the agent calls with the grounder's facts of an observation, a query
   macro-action's answer and every side fact it revealed (Eq. 2), and execution
-  feedback. Unobserved predicates are unknown, never false.
+  feedback. Unobserved predicates are unknown, never false. w obeys the
+  environment's frame rules (``rules.persistent``): when the environment has
+  taken a step, a fact no frame rule keeps (ScienceWorld's ``in``) is gone, as
+  it is from the environment's own store.
 - :class:`BeliefStore` (w_hat): (p, v_hat, sigma) from simulation; read only by
   the controller's pruning. Nothing that predicts or verifies is given it.
 - :class:`Hypothesis`: a candidate plan with Pre(h) and h.expected(p).
@@ -59,13 +62,18 @@ class GroundedStore:
         return hit
 
     def ground(self, facts: Iterable[Fact], source: str, step: int,
-               touched: Iterable[Key] = ()) -> list[Counterexample]:
+               touched: Iterable[Key] = (), *, ticked: bool = False) -> list[Counterexample]:
         """Add grounded facts (newer evidence replaces older; facts it
         contradicts under the rules are removed). ``touched``: keys an executed
-        action may have changed, forgotten first. Returns the counterexamples
-        to the rules that this evidence is (a rule's entailment from facts
-        grounded at this same step that the new facts contradict)."""
+        action may have changed, forgotten first. ``ticked``: the environment
+        took a step (that it did not refuse) since w was last written, so the
+        facts no frame rule keeps are forgotten first (:meth:`expire`).
+        Returns the counterexamples to the rules that this evidence is (a
+        rule's entailment from facts grounded at this same step that the new
+        facts contradict)."""
         facts = list(dict.fromkeys(facts))
+        if ticked:
+            self.expire()
         for k in touched:
             self.state.forget(k)
             self.provenance.pop(k, None)
@@ -77,6 +85,18 @@ class GroundedStore:
             self.provenance.pop(k, None)
         self.version += 1
         return self._counterexamples(fresh, source, step)
+
+    def expire(self) -> list[Key]:
+        """Forget every fact whose predicate no frame rule keeps past a step
+        (``rules.persistent``); returns their keys."""
+        gone = [(f.pred, f.args) for f in self.state.facts()
+                if not self.rules.persists(f.pred)]
+        for k in gone:
+            self.state.forget(k)
+            self.provenance.pop(k, None)
+        if gone:
+            self.version += 1
+        return gone
 
     def _counterexamples(self, fresh: list[Fact], source: str, step: int
                          ) -> list[Counterexample]:

@@ -1,6 +1,10 @@
 """The sound verifier V(h, w, w*) = CHECKPRE(h, w) and PULLBACKVERIFY(h, w, w*)
 (Eq. 6), and the symbolic plan application Apply(h, w) it rests on
-(Definition 3.3).
+(Definition 3.3). V returns a :class:`Verification`, a three-valued
+:class:`~veriplan.core.verdict.Judgement`: valid, invalid, or unknown where no
+grounded fact decides (UNGROUNDED: a query could settle it) or nothing V knows
+could (UNCHECKABLE: no goal form, preconditions the action model states only
+in part, a fact the environment's frame rules do not keep until its step).
 
 Every function here takes the grounded facts (a :class:`FactState`) and the
 rule book, never the belief store: V reads w only. The caller that passes
@@ -10,10 +14,13 @@ facts.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from veriplan.core.verdict import Finding, FindingKind, Judgement, Scope
+from veriplan.core.verdict import Verdict as JVerdict
 from veriplan.envs.base import Fact
 from veriplan.methods.aec.domain import ActionModel, FactState, Goal, Key, key_of, show
 from veriplan.methods.aec.repair import RuleBook, retract_conflicts
@@ -37,8 +44,14 @@ class Application:
     ``unknown``/``contradicted``: (step, fact) pairs whose precondition was
     neither known nor entailed, or known to be the opposite (``grounded``:
     the contradicting value was in the starting facts, not brought about by
-    an earlier step). ``unknown_action``: the first step the action model does
-    not know. ``touched``: every predicate an effect wrote."""
+    an earlier step). ``unknown`` holds only what the current facts could
+    settle (nothing earlier in the plan may have changed it); ``beyond`` the
+    unknown needs that nothing known now could settle: a fact an earlier step
+    may have changed without saying how, or one no frame rule keeps past the
+    steps before it (ScienceWorld's ``in``). ``unmodelled``: steps whose
+    preconditions the action model states only in part. ``unknown_action``:
+    the first step the action model does not know. ``touched``: every
+    predicate an effect wrote."""
 
     state: FactState
     unknown: list[tuple[int, Fact]] = field(default_factory=list)
@@ -47,6 +60,8 @@ class Application:
     touched: set[Key] = field(default_factory=set)
     noops: list[int] = field(default_factory=list)
     unknown_action: int | None = None
+    beyond: list[tuple[int, Fact]] = field(default_factory=list)
+    unmodelled: list[int] = field(default_factory=list)
 
 
 def may_change(model: ActionModel, action: str, state: FactState) -> set[Key]:
@@ -62,6 +77,13 @@ def may_change(model: ActionModel, action: str, state: FactState) -> set[Key]:
         static = getattr(model, "static", frozenset())
         return keys | {key_of(f) for f in state.facts() if f.pred not in static}
     return keys | set(out)
+
+
+def complete(model: ActionModel, action: str, state: FactState) -> bool:
+    """Whether the model's preconditions of ``action`` are all it needs (the
+    model's optional ``complete``; without one, they are taken to be)."""
+    fn = getattr(model, "complete", None)
+    return True if fn is None else bool(fn(action, state))
 
 
 def is_noop(effects: Sequence[Fact], state: FactState, rules: RuleBook) -> bool:
@@ -84,10 +106,15 @@ def apply_plan(actions: Sequence[str], start: FactState, rules: RuleBook,
                model: ActionModel, *, stop_on_unknown_action: bool = True) -> Application:
     """Symbolic execution of ``actions`` from ``start`` (copied, never changed).
     No-op steps (every effect already holds) are skipped, and a "not already
-    so" guard (:func:`_guards`) is not a requirement."""
+    so" guard (:func:`_guards`) is not a requirement. After each step the
+    environment's frame rules apply (``rules.persists``): a fact no frame rule
+    keeps is gone unless the step itself wrote it, as in the environment's
+    own store."""
     state = start.copy()
     app = Application(state)
     written: set[Key] = set()
+    lost: set[Key] = set()  # changed by an earlier step, the new value unknown
+    ticked = False  # an earlier step ran (the environment's clock moved)
     for i, action in enumerate(actions):
         pre = model.preconditions(action, state)
         if pre is None:
@@ -100,6 +127,8 @@ def apply_plan(actions: Sequence[str], start: FactState, rules: RuleBook,
         if is_noop(eff, state, rules):
             app.noops.append(i)
             continue
+        if not complete(model, action, state):
+            app.unmodelled.append(i)
         guards = _guards(eff, state, rules)
         for f in pre:
             k = key_of(f)
@@ -107,7 +136,10 @@ def apply_plan(actions: Sequence[str], start: FactState, rules: RuleBook,
                 continue
             v, rule = lookup(state, rules, k)
             if v is None:
-                app.unknown.append((i, f))
+                if k in lost or (ticked and not rules.persists(k[0])):
+                    app.beyond.append((i, f))
+                else:
+                    app.unknown.append((i, f))
             elif v != f.value:
                 app.contradicted.append((i, f, k not in written))
             elif rule is not None:
@@ -115,101 +147,185 @@ def apply_plan(actions: Sequence[str], start: FactState, rules: RuleBook,
         changed = may_change(model, action, state)
         for k in changed:
             state.forget(k)
+        expired = [key_of(f) for f in state.facts() if not rules.persists(f.pred)]
+        for k in expired:
+            state.forget(k)
         for f in eff:
             state.set(key_of(f), f.value)
             written.add(key_of(f))
+        lost |= changed
+        lost -= {key_of(f) for f in eff}
+        ticked = True
         app.touched |= changed
         retract_conflicts(state, eff, rules)
     return app
 
 
-@dataclass
-class Verdict:
-    """V's answer with its reasons: ``missing`` preconditions neither grounded
-    nor entailed, ``contradicted`` ones, the entailments it ``relied`` on
-    (for B.4's counterexamples), and each conjunct's result."""
+@dataclass(frozen=True)
+class Verification(Judgement):
+    """V's answer: a :class:`~veriplan.core.verdict.Judgement` (valid,
+    invalid, or unknown where no grounded fact decides or nothing V knows
+    could) with its findings, and what AEC needs besides: ``reason`` in one
+    line, each conjunct's result, the preconditions ``missing`` (neither
+    grounded nor entailed, and a query now could settle them) and
+    ``contradicted``, and the entailments it ``relied`` on (for B.4's
+    counterexamples). Scope: :attr:`Scope.ENV_EPISODE` (the plan against the
+    episode's grounded facts) when the facts decided, :attr:`Scope.UNCHECKED`
+    when they did not."""
 
-    ok: bool
     reason: str = ""
     check_pre: bool | None = None
     pullback: bool | None = None
-    missing: list[Key] = field(default_factory=list)
-    contradicted: list[Key] = field(default_factory=list)
-    relied: list[Relied] = field(default_factory=list)
+    missing: tuple[Key, ...] = ()
+    contradicted: tuple[Key, ...] = ()
+    relied: tuple[Relied, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        """V accepts: valid (unknown is not)."""
+        return self.valid
+
+    @property
+    def uncheckable(self) -> bool:
+        """Unknown, and only for reasons no grounded fact could remove (no goal
+        form, preconditions the model does not state, a fact the frame rules
+        do not keep until the step that needs it): no query could make V
+        decide."""
+        return self.verdict is JVerdict.UNKNOWN and bool(self.findings) and all(
+            f.kind is FindingKind.UNCHECKABLE for f in self.findings)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"ok": self.ok, "reason": self.reason, "check_pre": self.check_pre,
-                "pullback": self.pullback, "missing": [show(k) for k in self.missing],
+        return {**Judgement.to_dict(self), "ok": self.ok, "reason": self.reason,
+                "check_pre": self.check_pre, "pullback": self.pullback,
+                "missing": [show(k) for k in self.missing],
                 "contradicted": [show(k) for k in self.contradicted],
                 "relied": [{"step": i, "p": show(k), "value": v, "rule": r}
                            for i, k, v, r in self.relied]}
 
 
-def check_pre(h: Hypothesis, w: FactState, rules: RuleBook) -> Verdict:
+def judge(findings: Sequence[Finding], *, reason: str = "", **extra: Any) -> Verification:
+    """The verdict of ``findings``: invalid when one is decisive (anything but
+    UNGROUNDED and UNCHECKABLE), unknown when there are others, else valid."""
+    undecided = (FindingKind.UNGROUNDED, FindingKind.UNCHECKABLE)
+    if any(f.kind not in undecided for f in findings):
+        verdict = JVerdict.INVALID
+    elif findings:
+        verdict = JVerdict.UNKNOWN
+    else:
+        verdict = JVerdict.VALID
+    scope = Scope.UNCHECKED if verdict is JVerdict.UNKNOWN else Scope.ENV_EPISODE
+    if not reason and findings:
+        first = next((f for f in findings if f.kind not in undecided), None) or next(
+            (f for f in findings if f.kind is FindingKind.UNGROUNDED), findings[0])
+        reason = first.detail
+    return Verification(verdict, scope, tuple(findings), reason, **extra)
+
+
+def unchecked(reason: str) -> Verification:
+    """A commit that V did not check at all (the ablation without verification,
+    the baselines that do not verify): unknown, scope unchecked."""
+    return judge([Finding(FindingKind.UNCHECKABLE, None, "", reason)], reason=reason)
+
+
+def _step(h: Hypothesis, i: int) -> str:
+    return f"step {i + 1} ({h.actions[i]})"
+
+
+def check_pre(h: Hypothesis, w: FactState, rules: RuleBook) -> Verification:
     """CHECKPRE(h, w): every p in Pre(h) is grounded in w or entailed by the
-    rules, with the value h expects."""
+    rules, with the value h expects (unknown: neither; invalid: the other
+    value)."""
     missing, contradicted, relied = [], [], []
+    findings: list[Finding] = []
     for k, expected in h.pre.items():
         v, rule = lookup(w, rules, k)
+        at = h.steps.get(k)
+        step = None if at is None else at + 1
         if v is None:
             missing.append(k)
+            findings.append(Finding(FindingKind.UNGROUNDED, step, show(k, expected),
+                                    f"precondition {show(k)} is neither grounded nor entailed"))
         elif v != expected:
             contradicted.append(k)
+            findings.append(Finding(FindingKind.PRECONDITION, step, show(k, expected),
+                                    f"precondition {show(k)} is contradicted by w"))
         elif rule is not None:
             relied.append((-1, k, v, rule))
-    ok = not missing and not contradicted
-    reason = "" if ok else (f"precondition {show(contradicted[0])} is contradicted by w"
-                            if contradicted else
-                            f"precondition {show(missing[0])} is neither grounded nor entailed")
-    return Verdict(ok, reason, ok, None, missing, contradicted, relied)
+    contradicted_first = sorted(findings, key=lambda f: f.kind is FindingKind.UNGROUNDED)
+    ok = not findings
+    return judge(contradicted_first, check_pre=ok, missing=tuple(missing),
+                 contradicted=tuple(contradicted), relied=tuple(relied))
 
 
 def pullback(h: Hypothesis, w: FactState, rules: RuleBook, model: ActionModel | None,
-             goal: Goal | None) -> Verdict:
+             goal: Goal | None) -> Verification:
     """PULLBACKVERIFY(h, w, w*): h applied symbolically to w composes (each
     step's preconditions hold, grounded or entailed, in the state the earlier
-    steps leave) and the final state satisfies the goal constraints."""
+    steps leave) and the final state satisfies the goal constraints. Unknown
+    where the facts cannot tell: a need neither grounded nor entailed, a step
+    whose preconditions the model states only in part, a need the frame rules
+    do not keep until its step, a goal without a symbolic form or whose
+    checkable part the final state leaves unknown."""
     if model is None:
-        return Verdict(False, "no symbolic action model for this environment", None, False)
+        return judge([Finding(FindingKind.UNCHECKABLE, None, "",
+                              "no symbolic action model for this environment")],
+                     check_pre=None, pullback=False)
     app = apply_plan(h.actions, w, rules, model)
     if app.unknown_action is not None:
         i = app.unknown_action
-        return Verdict(False, f"step {i + 1} ({h.actions[i]}) is not an action the model "
-                       "knows", None, False)
-    if app.contradicted:
-        i, f, _ = app.contradicted[0]
-        return Verdict(False, f"step {i + 1} ({h.actions[i]}) needs {show(key_of(f), f.value)}"
-                       ", which does not hold", None, False,
-                       contradicted=[key_of(f) for _, f, _ in app.contradicted],
-                       relied=app.relied)
-    if app.unknown:
-        i, f = app.unknown[0]
-        return Verdict(False, f"step {i + 1} ({h.actions[i]}) needs {show(key_of(f), f.value)}"
-                       ", which is neither grounded nor entailed", None, False,
-                       missing=list(dict.fromkeys(key_of(f) for _, f in app.unknown)),
-                       relied=app.relied)
-    if goal is not None and not goal.check(app.state):
-        return Verdict(False, f"the plan does not reach the goal ({goal.text})", None, False,
-                       relied=app.relied)
-    return Verdict(True, "", None, True, relied=app.relied)
+        return judge([Finding(FindingKind.UNKNOWN_ACTION, i + 1, h.actions[i],
+                              f"{_step(h, i)} is not an action the model knows")],
+                     pullback=False, relied=tuple(app.relied))
+    findings = [Finding(FindingKind.PRECONDITION, i + 1, show(key_of(f), f.value),
+                        f"{_step(h, i)} needs {show(key_of(f), f.value)}, which does not hold")
+                for i, f, _ in app.contradicted]
+    findings += [Finding(FindingKind.UNGROUNDED, i + 1, show(key_of(f), f.value),
+                         f"{_step(h, i)} needs {show(key_of(f), f.value)}, which is neither "
+                         "grounded nor entailed") for i, f in app.unknown]
+    findings += [Finding(FindingKind.UNCHECKABLE, i + 1, show(key_of(f), f.value),
+                         f"{_step(h, i)} needs {show(key_of(f), f.value)}, which nothing "
+                         "known before the plan runs can tell (an earlier step may change "
+                         "it, or no frame rule keeps it)") for i, f in app.beyond]
+    findings += [Finding(FindingKind.UNCHECKABLE, i + 1, h.actions[i],
+                         f"{_step(h, i)}: the action model states only part of its "
+                         "preconditions") for i in app.unmodelled]
+    if goal is None:
+        findings.append(Finding(FindingKind.UNCHECKABLE, None, "goal",
+                                "the task's goal has no symbolic form here"))
+    elif not app.contradicted:
+        reached = goal.check(app.state)
+        if reached is False:
+            findings.append(Finding(FindingKind.GOAL, None, goal.text,
+                                    f"the plan does not reach the goal ({goal.text})"))
+        elif reached is None:
+            findings.append(Finding(FindingKind.UNCHECKABLE, None, goal.text,
+                                    f"the facts cannot tell whether the plan reaches the goal "
+                                    f"({goal.text})"))
+    decisive = [f for f in findings if f.kind not in (FindingKind.UNGROUNDED,
+                                                      FindingKind.UNCHECKABLE)]
+    return judge(decisive + [f for f in findings if f not in decisive],
+                 pullback=not findings,
+                 missing=tuple(dict.fromkeys(key_of(f) for _, f in app.unknown)),
+                 contradicted=tuple(key_of(f) for _, f, _ in app.contradicted),
+                 relied=tuple(app.relied))
 
 
 def verify(h: Hypothesis, w: FactState, rules: RuleBook, model: ActionModel | None,
-           goal: Goal | None) -> Verdict:
-    """V(h, w, w*) = CHECKPRE(h, w) and PULLBACKVERIFY(h, w, w*)."""
+           goal: Goal | None) -> Verification:
+    """V(h, w, w*) = CHECKPRE(h, w) and PULLBACKVERIFY(h, w, w*), three-valued:
+    valid only when both hold on grounded (or entailed) facts."""
     pre = check_pre(h, w, rules)
     if not pre.ok:
         return pre
     pb = pullback(h, w, rules, model, goal)
-    pb.check_pre = True
-    pb.relied = pre.relied + pb.relied
-    return pb
+    return dataclasses.replace(pb, check_pre=True, relied=pre.relied + pb.relied)
 
 
 def ungrounded(h: Hypothesis, w: FactState, rules: RuleBook, model: ActionModel | None
                ) -> list[Key]:
-    """What V would still need grounded for ``h``: its preconditions that are
-    neither grounded nor entailed, then the steps' unknown requirements."""
+    """What V would still need grounded for ``h``, that a query now could
+    settle: its preconditions that are neither grounded nor entailed, then the
+    steps' unknown requirements (not those no fact known now could tell)."""
     out = [k for k in h.pre if lookup(w, rules, k)[0] is None]
     if model is not None:
         app = apply_plan(h.actions, w, rules, model)
@@ -250,5 +366,5 @@ def derive(actions: Sequence[str], w: FactState, rules: RuleBook, model: ActionM
     return pre, notes, steps
 
 
-__all__ = ["Application", "Verdict", "apply_plan", "check_pre", "derive", "lookup", "pullback",
-           "ungrounded", "verify"]
+__all__ = ["Application", "Verification", "apply_plan", "check_pre", "complete",
+           "derive", "judge", "lookup", "pullback", "unchecked", "ungrounded", "verify"]
