@@ -30,7 +30,7 @@ def test_natural_language_datasets(tmp_path, name, n, first):
     task = inst.problem("hidden")
     assert isinstance(task, HiddenTask) and task.id == inst.id
     assert inst.problem("hidden") is task  # built once
-    with pytest.raises(DataError, match="hidden-precondition"):
+    with pytest.raises(DataError, match="holds 'hidden' problems"):
         inst.problem("pddl")
 
 

@@ -8,6 +8,7 @@ import pytest
 
 from tests.helpers import BLOCKS_DOMAIN
 from veriplan.core.atom import Atom
+from veriplan.core.verdict import FindingKind
 from veriplan.domains.hidden import Oracle
 from veriplan.domains.hidden.pddl_hidden import (
     decoy_facts,
@@ -65,15 +66,16 @@ def test_the_task_withholds_them_and_adds_false_decoys(small):
 
 def test_decider_reference_passes_assumptions_of_false_facts_break(small):
     t = hidden_task(*small)
-    assert t.decide(list(t.reference)) == []
+    assert t.decide(list(t.reference)).valid
     # A guesser who assumes a is clear (it is covered by c) picks it up at once.
     v = t.decide(["(pick-up a)", "(stack a b)"])
-    assert [(x.step, x.what) for x in v] == [(1, "(clear a)")]
-    assert "true problem" in v[0].why
+    assert [(x.step, x.kind, x.subject) for x in v.findings] == [
+        (1, FindingKind.PRECONDITION, "(clear a)")]
+    assert "true problem" in v.findings[0].detail
     v = t.decide(["(unstack c a)", "(put-down c)"])
-    assert [(x.step, x.what) for x in v] == [(None, "goal")]
+    assert [(x.step, x.kind) for x in v.findings] == [(None, FindingKind.GOAL)]
     v = t.decide(["(unstack c a)", "(fly c)", "(put-down c)", "(pick-up a)", "(stack a b)"])
-    assert v[0].step == 2
+    assert v.findings[0].step == 2
 
 
 def test_decoys_swap_one_argument_for_an_object_of_the_same_kind(small):
@@ -93,7 +95,7 @@ def test_at_least_200_tasks_on_planbench_blocksworld(planbench_tasks):
     for t in ts:
         assert 1 <= sum(p.holds for p in t.latent) <= 6
         assert all(p.kind == "fact" and p.subject.startswith("(") for p in t.latent)
-        assert t.decide(list(t.reference)) == [], t.id
+        assert t.decide(list(t.reference)).valid, t.id
     assert sum(not p.holds for t in ts for p in t.latent) > len(ts)
 
 
@@ -112,7 +114,8 @@ def test_a_plan_assuming_a_decoy_breaks(planbench_tasks):
             if op is None:
                 continue
             v = t.decide([str(op)])
-            assert v and v[0].step == 1 and p.subject in v[0].what, (t.id, str(op))
+            assert not v.valid and v.findings[0].step == 1, (t.id, str(op))
+            assert p.subject in v.findings[0].subject, (t.id, str(op))
             checked += 1
     assert checked >= 20
 
@@ -124,8 +127,8 @@ def test_planbench_words_and_questions(planbench_tasks):
                  "stack the orange block on top of the blue block"]
     assert [str(s) for s in t.reference] == ["(unstack b c)", "(stack b a)", "(pick-up c)",
                                              "(stack c b)"]
-    assert t.decide(cfg_words) == []
-    assert [x.what for x in t.decide(["dance the blue block"])][0] == "unread"
+    assert t.decide(cfg_words).valid
+    assert t.decide(["dance the blue block"]).findings[0].kind is FindingKind.UNREAD
     o = Oracle(t)
     fact = next(p for p in t.latent if p.holds)
     assert o.ask(f"Is {fact.subject} true?").status == "yes"
@@ -141,7 +144,7 @@ def test_logistics_tasks_never_withhold_types(planbench: Path):
     types = type_predicates(task, PlanBenchConfig.from_yaml(p["config"]))
     assert set(types) == {"truck", "airplane", "city", "location", "obj"}  # airport: a fact
     for t in ts:
-        assert t.decide(list(t.reference)) == []
+        assert t.decide(list(t.reference)).valid
         assert all(p.subject.split()[0].strip("(") not in types for p in t.latent)
         assert any(a.startswith("(truck") for a in t.known)
 
@@ -177,7 +180,7 @@ def test_a_step_in_pddl_form_is_read_with_a_planbench_config(planbench: Path):
     from veriplan.domains.hidden.metrics import judge
 
     t = pddl_hidden_tasks(planbench, domains=("logistics",), limit=1).tasks[0]
-    assert t.decide(["1. " + s for s in t.reference]) == []
+    assert t.decide(["1. " + s for s in t.reference]).valid
     j = judge(t, ["(unstack b c)"] + list(t.reference))
     assert j["unread"] == 1 and not j["violated"] and j["violations"]
     wrong = judge(t, [s for s in t.reference if "unload" in s])

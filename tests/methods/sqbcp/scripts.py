@@ -28,7 +28,8 @@ def toy_car(request) -> str:
     return json.dumps({"hypotheses": [
         _h("Cut a body from the table top and attach the wheels with glue",
            [("wheels are cut", "wheels"), ("you have wood glue", "wood glue")],
-           goal=True, structure="a toy car from a wooden table"),
+           goal=True, made={"toy car": 1, "wheels": -4},
+           structure="a toy car from a wooden table"),
     ]})
 
 

@@ -118,7 +118,7 @@ def test_a_fact_the_bridge_sets_is_satisfied_by_its_effects_not_asked():
                      {"(clear c)": "(put-down c)"})
     r = solve(req, LLM(ScriptedBackend(fn=model)),
               Config(k=0, embeddings="lexical", bidirectional=False, t_max=4))
-    assert r.verified, r.last_diagnosis
+    assert r.metrics["accepted"], r.last_diagnosis
     assert r.plan == ["(put-down c)", "(pick-up c)", "(stack c a)"]
     # asked: the bridge's own (holding c); none of the step's preconditions (the goal
     # atom is asked where the graphs meet)
@@ -190,12 +190,13 @@ def test_a_backward_step_deleting_a_required_fact_is_dropped_and_a_repeat_insert
 def test_a_successful_bridge_is_counted_apart_from_the_drops():
     def bridge(prompt):
         return hyp("Stir the flour with water into a batter", [("you have flour", "flour")],
-                   facts=["batter is ready"], structure="batter mixed")
+                   made={"batter": 1, "flour": -1}, facts=["batter is ready"],
+                   structure="batter mixed")
 
     fry = hyp("Fry the batter in a frying pan", [("batter is ready", "batter")],
-              goal=True, structure="pancakes are made")
+              made={"pancakes": 1, "batter": -1}, goal=True, structure="pancakes are made")
     r = run(Model([[fry]], bridge=bridge))
-    assert r.verified, r.last_diagnosis
+    assert r.metrics["accepted"], r.last_diagnosis
     assert "bridge" not in r.metrics["dropped"]
     assert r.metrics["bridges"] == 1 and r.metrics["bridges_established"] == 1
     ends = [h["end"] for h in hypotheses(r, "bridge")]

@@ -24,7 +24,8 @@ def task(**overrides) -> HiddenTask:
                 constraints=("use only what you have or an allowed substitute",),
                 reference=("Mix flour and eggs into a batter", "Fry the batter in butter"),
                 decider=resource_decider,
-                resources=("flour", "eggs", "butter", "frying pan", "blender", "margarine"))
+                resources=("flour", "eggs", "butter", "frying pan", "blender", "margarine"),
+                product="pancakes", made_with=("flour", "eggs", "butter"))
     base.update(overrides)
     return HiddenTask(**base)
 
@@ -39,11 +40,11 @@ def hyp(action, pre=(), *, made=None, facts=(), goal=False, structure=None, seco
 
 MIX = hyp("Mix flour and eggs into a batter",
           [("you have flour", "flour"), ("you have eggs", "eggs")],
-          made={"batter": 1}, facts=["batter is ready"], structure="batter mixed")
+          made={"batter": 1, "flour": -1}, facts=["batter is ready"], structure="batter mixed")
 FRY = hyp("Fry the batter in butter in a frying pan",
           [("batter is ready", "batter"), ("you have butter", "butter"),
            ("you have a frying pan", "frying pan")],
-          goal=True, structure="pancakes are made")
+          made={"pancakes": 1, "batter": -1}, goal=True, structure="pancakes are made")
 
 
 class Model:
@@ -110,13 +111,14 @@ def test_a_bridge_resolves_an_unknown_without_asking():
     def bridge(prompt):
         assert "needs this, which is not known to hold: batter is ready" in prompt
         return hyp("Stir the flour with water into a batter", [("you have flour", "flour")],
-                   facts=["batter is ready"], structure="batter mixed")
+                   made={"batter": 1, "flour": -1}, facts=["batter is ready"],
+                   structure="batter mixed")
 
     fry = hyp("Fry the batter in a frying pan", [("batter is ready", "batter")],
-              goal=True, structure="pancakes are made")
+              made={"pancakes": 1, "batter": -1}, goal=True, structure="pancakes are made")
     model = Model([[fry]], bridge=bridge)
     r = run(model)
-    assert r.verified, r.last_diagnosis
+    assert r.metrics["accepted"], r.last_diagnosis
     assert r.plan == ["Stir the flour with water into a batter", "Fry the batter in a frying pan"]
     assert r.metrics["bridges"] == 1 and r.metrics["queries"] == 0
     assert model.asked.count("bridge") == 1
@@ -125,13 +127,14 @@ def test_a_bridge_resolves_an_unknown_without_asking():
 def test_a_bridging_cycle_stops_and_falls_back_to_a_query():
     same = hyp("Open the fridge", [], facts=["the fridge is open"])  # never establishes it
     model = Model([[hyp("Scramble the eggs", [("you have eggs", "eggs")], goal=True,
-                        structure="pancakes are made")]], bridge=lambda p: same)
+                        made={"pancakes": 1, "eggs": -1}, structure="pancakes are made")]],
+                  bridge=lambda p: same)
     r = run(model, Config(k=0, embeddings="lexical", bidirectional=False, t_bridge=5))
     # the first bridge fails to establish the precondition; the same proposal again is
     # a cycle (same state, precondition, labels and effects): bridging stops, then a query
     assert model.asked.count("bridge") == 2
     assert r.metrics["dropped"].get("bridge cycle") == 1
-    assert r.metrics["queries"] == 1 and r.verified
+    assert r.metrics["queries"] == 1 and r.metrics["accepted"]
 
 
 
@@ -145,12 +148,13 @@ def test_a_second_bridge_is_asked_for_with_the_first_and_why_it_failed():
         if len(prompts) == 1:
             return hyp("Open the fridge", [], facts=["the fridge is open"])
         return hyp("Stir the flour with water into a batter", [("you have flour", "flour")],
-                   facts=["batter is ready"], structure="batter mixed")
+                   made={"batter": 1, "flour": -1}, facts=["batter is ready"],
+                   structure="batter mixed")
 
     fry = hyp("Fry the batter in a frying pan", [("batter is ready", "batter")],
-              goal=True, structure="pancakes are made")
+              made={"pancakes": 1, "batter": -1}, goal=True, structure="pancakes are made")
     r = run(Model([[fry]], bridge=bridge))
-    assert r.verified and r.metrics["bridges"] == 2 and r.metrics["queries"] == 0
+    assert r.metrics["accepted"] and r.metrics["bridges"] == 2 and r.metrics["queries"] == 0
     assert "Already proposed" not in prompts[0]
     assert "- Open the fridge: it does not make batter is ready hold" in prompts[1]
 
@@ -158,10 +162,10 @@ def test_the_graphs_meet_and_verification_rejects_a_close_but_wrong_chain():
     # Backward: the last step needs "batter is ready"; forward makes it. They meet.
     last = hyp("Fry the batter in a frying pan", [("batter is ready", "batter"),
                                                  ("you have a frying pan", "frying pan")],
-               goal=True, structure="pancakes are made")
+               made={"pancakes": 1, "batter": -1}, goal=True, structure="pancakes are made")
     model = Model([[MIX]], backward=[[last]])
     r = run(model, Config(k=0, embeddings="lexical", bidirectional=True))
-    assert r.verified and r.plan == ["Mix flour and eggs into a batter",
+    assert r.metrics["accepted"] and r.plan == ["Mix flour and eggs into a batter",
                                      "Fry the batter in a frying pan"]
     assert "backward" in model.asked and "forward" in model.asked
 
@@ -171,7 +175,7 @@ def test_the_graphs_meet_and_verification_rejects_a_close_but_wrong_chain():
                  made={"batter": -2}, goal=True, structure="Make pancakes")
     r = run(Model([[MIX]], backward=[[greedy]]),
             Config(k=0, embeddings="lexical", bidirectional=True, t_max=4))
-    assert not r.verified and r.plan == []
+    assert not r.metrics["accepted"] and r.plan == []
     verdicts = [e.verdict for e in r.transcript if e.role == "verify"]
     assert verdicts and all("hard check" in v for v in verdicts)
 
@@ -284,13 +288,13 @@ def test_a_reused_yes_resolves_like_the_first_answer():
     the fall-back query after bridging reuses that answer (no second call)."""
     eggs = [("you have eggs", "eggs")]
     scramble = hyp("Scramble the eggs in a frying pan", eggs, goal=True,
-                   structure="pancakes are made")
+                   made={"pancakes": 1, "eggs": -1}, structure="pancakes are made")
     # a bridge that needs the eggs itself (its query: yes) and uses them up
     crack = hyp("Crack the eggs into a bowl", eggs, facts=["the bowl is full"])
     crack["effects"]["facts_false"] = ["you have eggs"]
     r = run(Model([[scramble]], bridge=lambda prompt: crack),
             Config(k=0, embeddings="lexical", bidirectional=False, t_bridge=1))
-    assert r.verified and r.plan == ["Scramble the eggs in a frying pan"], r.last_diagnosis
+    assert r.metrics["accepted"] and r.plan == ["Scramble the eggs in a frying pan"], r.last_diagnosis
     assert r.metrics["queries"] == r.metrics["oracle_calls"] == 1
     assert r.metrics["reused_answers"] == 1
     assert r.metrics["dropped"].get("bridge does not establish") == 1
@@ -314,20 +318,20 @@ def test_a_step_using_what_the_oracle_just_confirmed_is_inserted():
     step that uses the eggs the oracle just confirmed does not run short of
     them (it did when built from the state grounded before the query)."""
     scramble = hyp("Scramble the eggs in a frying pan", [("you have eggs", "eggs")],
-                   made={"eggs": -2}, goal=True, structure="pancakes are made")
+                   made={"eggs": -2, "pancakes": 1}, goal=True, structure="pancakes are made")
     cfg = Config(k=0, embeddings="lexical", bidirectional=False, t_bridge=0)
     r = run(Model([[scramble]]), cfg)
-    assert r.verified and r.plan == ["Scramble the eggs in a frying pan"], r.last_diagnosis
+    assert r.metrics["accepted"] and r.plan == ["Scramble the eggs in a frying pan"], r.last_diagnosis
     assert "hard check" not in r.metrics["dropped"] and r.metrics["learned"]["eggs"] is True
 
     # The same when a bridge's own query confirmed them and the bridge uses them.
-    mix = hyp("Mix the eggs into a batter", [("you have eggs", "eggs")], made={"eggs": -2},
-              facts=["batter is ready"], structure="batter mixed")
+    mix = hyp("Mix the eggs into a batter", [("you have eggs", "eggs")],
+              made={"eggs": -2, "batter": 1}, facts=["batter is ready"], structure="batter mixed")
     fry = hyp("Fry the batter in a frying pan", [("batter is ready", "batter")],
-              goal=True, structure="pancakes are made")
+              made={"pancakes": 1, "batter": -1}, goal=True, structure="pancakes are made")
     r = run(Model([[fry]], bridge=lambda prompt: mix),
             Config(k=0, embeddings="lexical", bidirectional=False, t_bridge=1))
-    assert r.verified and r.plan == ["Mix the eggs into a batter",
+    assert r.metrics["accepted"] and r.plan == ["Mix the eggs into a batter",
                                      "Fry the batter in a frying pan"], r.last_diagnosis
     assert "hard check" not in r.metrics["dropped"]
 
@@ -350,9 +354,9 @@ def test_a_subject_is_grounded_only_by_a_fact_that_names_it():
     # step's precondition is asked about (no: honey instead), not grounded by it.
     latent = (Latent("p1", "you have sugar", "sugar", False, ("honey",)),)
     t = task(known=("you have flour", "you have brown sugar"), latent=latent,
-             resources=("flour", "brown sugar", "sugar", "honey"))
+             resources=("flour", "brown sugar", "sugar", "honey"), made_with=("flour", "sugar"))
     stir = hyp("Stir sugar into the flour", [("you have sugar", "sugar")], goal=True,
-               structure="pancakes are made")
+               made={"pancakes": 1, "sugar": -1}, structure="pancakes are made")
     r = run(Model([[stir]]), Config(k=0, embeddings="lexical", bidirectional=False,
                                     t_bridge=0), t)
     assert r.metrics["queries"] == 1 and r.metrics["violations"] == []
@@ -368,12 +372,12 @@ def test_bridging_stops_once_a_bridges_own_query_answers_the_precondition():
                 facts=["the bowl is full"])
     crack["effects"]["facts_false"] = ["you have eggs"]
     scramble = hyp("Scramble the eggs in a frying pan", [("you have eggs", "eggs")],
-                   goal=True, structure="pancakes are made")
+                   made={"pancakes": 1, "eggs": -1}, goal=True, structure="pancakes are made")
     model = Model([[scramble]], bridge=lambda prompt: crack)
     r = run(model, Config(k=0, embeddings="lexical", bidirectional=False, t_bridge=2))
     assert model.asked.count("bridge") == 1  # was 2 (the second a cycle)
     assert "bridge cycle" not in r.metrics["dropped"]
-    assert r.verified and r.plan == ["Scramble the eggs in a frying pan"]
+    assert r.metrics["accepted"] and r.plan == ["Scramble the eggs in a frying pan"]
     assert r.metrics["queries"] == r.metrics["oracle_calls"] == 1
 
 
@@ -384,10 +388,10 @@ def test_a_bridge_is_not_credited_with_the_oracles_answer():
     fetch = hyp("Take the eggs out of the fridge", [("you have eggs", "eggs")],
                 facts=["the fridge is open"])
     scramble = hyp("Scramble the eggs in a frying pan", [("you have eggs", "eggs")],
-                   goal=True, structure="pancakes are made")
+                   made={"pancakes": 1, "eggs": -1}, goal=True, structure="pancakes are made")
     r = run(Model([[scramble]], bridge=lambda prompt: fetch),
             Config(k=0, embeddings="lexical", bidirectional=False, t_bridge=1))
-    assert r.verified and r.plan == ["Scramble the eggs in a frying pan"], r.plan
+    assert r.metrics["accepted"] and r.plan == ["Scramble the eggs in a frying pan"], r.plan
     assert r.metrics["dropped"].get("bridge does not establish") == 1
     assert {"precondition": "you have eggs", "how": "query"} in r.metrics["relied_on"]
     assert all(d["how"] != "bridge" for d in r.metrics["relied_on"])

@@ -10,12 +10,12 @@ from veriplan.domains.hidden.task import (
     Latent,
     Oracle,
     Variant,
-    Violation,
     mentions,
     resource_decider,
     tokens,
+    uses,
     words,
 )
 
-__all__ = ["Answer", "HiddenTask", "Latent", "Oracle", "Variant", "Violation", "mentions",
-           "resource_decider", "tokens", "words"]
+__all__ = ["Answer", "HiddenTask", "Latent", "Oracle", "Variant", "mentions", "resource_decider",
+           "tokens", "uses", "words"]

@@ -21,9 +21,10 @@ from typing import Any
 from veriplan.domains.hidden.task import (
     HiddenTask,
     Latent,
-    mentions,
+    phrase_pattern,
     resource_decider,
     tokens,
+    uses,
     words,
 )
 from veriplan.errors import DataError, SourceError
@@ -365,43 +366,17 @@ def dedupe(names: Iterable[str]) -> list[str]:
     return out
 
 
-def _forms(w: str) -> set[str]:
-    """A word, its plural and its singular (by the usual English rules)."""
-    out = {w}
-    if w.endswith("ies") and len(w) > 4:
-        out.add(w[:-3] + "y")
-    elif w.endswith(("oes", "ches", "shes", "xes", "sses")):
-        out.add(w[:-2])
-    elif w.endswith("s") and not w.endswith("ss") and len(w) > 3:
-        out.add(w[:-1])
-    if w.endswith("y") and len(w) > 2 and w[-2] not in "aeiou":
-        out.add(w[:-1] + "ies")
-    elif w.endswith(("o", "ch", "sh", "x", "ss")):
-        out.add(w + "es")
-    elif not w.endswith("s"):
-        out.add(w + "s")
-    return out
-
-
-def _phrase_pattern(name: str) -> re.Pattern[str] | None:
-    parts = ["(?:" + "|".join(sorted(map(re.escape, _forms(w)), key=len, reverse=True)) + ")"
-             for w in re.findall(r"[a-z0-9]+", name.lower())]
-    if not parts:
-        return None
-    return re.compile(r"\b" + r"[\s-]+".join(parts) + r"\b", re.IGNORECASE)
-
-
 def adapt_step(step: str, name: str, substitute: str, keep: Sequence[str] = ()) -> str:
     """``step`` with ``name`` replaced by ``substitute`` ("Cream the butter"
     -> "Cream the margarine"), except inside the longer names in ``keep``
     (things the user has: "paint tray" when "paint" is missing). A mention it
     does not rewrite (the name as the step's first word, a verb: "Whisk the
     eggs") gets the substitute named beside it."""
-    pat = _phrase_pattern(name)
+    pat = phrase_pattern(name)
     if pat is None:
         return step
     spans = [m.span() for k in keep if words(name) < words(k)
-             for m in (_phrase_pattern(k) or re.compile("(?!)")).finditer(step)]
+             for m in (phrase_pattern(k) or re.compile("(?!)")).finditer(step)]
     start = len(step) - len(step.lstrip())
 
     def swap(m: re.Match[str]) -> str:
@@ -414,31 +389,25 @@ def adapt_step(step: str, name: str, substitute: str, keep: Sequence[str] = ()) 
     out = re.sub(rf"\b([Aa])n? (?={re.escape(substitute)})",
                  lambda m: m.group(1) + ("n " if substitute[:1].lower() in "aeiou" else " "),
                  out)
-    if _uses(out, name, keep) and not mentions(out, substitute):
+    if uses(out, name, keep):
         out = out.rstrip(". ") + f" (use {substitute} instead of {name})."
     return out
-
-
-def _uses(step: str, name: str, keep: Sequence[str]) -> bool:
-    """What the resource decider judges: ``step`` names ``name`` outside the
-    longer names in ``keep``."""
-    probe = HiddenTask("", "", "", (), (Latent("x", "", name, False),), (), (),
-                       resource_decider, tuple(keep))
-    return bool(resource_decider(probe, [step]))
 
 
 def build_resource_task(*, id: str, family: str, goal: str, steps: Sequence[str],
                         candidates: Sequence[Candidate], substitutes: Callable[[str], tuple],
                         rng: random.Random, m_range: tuple[int, int] = (3, 8),
-                        max_missing: int = 3, payload: dict[str, Any] | None = None
-                        ) -> HiddenTask:
+                        max_missing: int = 3, payload: dict[str, Any] | None = None,
+                        product: str = "") -> HiddenTask:
     """A natural-language task: m latent preconditions (``m_range``, at most
     the candidates there are) drawn from the candidates, those a step names
     first; 1 to ``max_missing`` of them (never more than half, rounded up)
     do not hold, chosen among named ones with substitutes in the table (none
     when no candidate has any); the rest of the candidates are known facts. The
     reference plan is ``steps`` with each missing resource replaced by its
-    first substitute, so it violates nothing."""
+    first substitute, so it violates nothing. ``product`` is what the task
+    makes (r*); what it is made with are the candidates of kind "resource"
+    (ingredients, materials) that a step names."""
     lo, hi = m_range
     if len(candidates) < lo:
         raise ValueError(f"{id}: {len(candidates)} candidates, at least {lo} needed")
@@ -478,8 +447,10 @@ def build_resource_task(*, id: str, family: str, goal: str, steps: Sequence[str]
     reference = []
     for s in steps:
         for name, alts in missing.items():
-            if _uses(s, name, held) and not any(mentions(s, a) for a in alts):
+            if uses(s, name, held):
                 s = adapt_step(s, name, alts[0], held)
         reference.append(s)
+    made_with = tuple(c.name for c in candidates if c.kind == "resource" and c.mentioned)
     return HiddenTask(id, family, goal, known, latent, (CONSTRAINT,), tuple(reference),
-                      resource_decider, tuple(resources), None, dict(payload or {}))
+                      resource_decider, tuple(resources), None, dict(payload or {}),
+                      product=product or goal, made_with=made_with)

@@ -284,6 +284,22 @@ def goal_of(title: str) -> str:
     return t or title.strip()
 
 
+_CUT = re.compile(r"\s+(?:with|without|from|in|on|into|for|to|by|using|and|at)\s+.*$",
+                  re.IGNORECASE)
+
+
+def artefact(goal: str) -> str:
+    """What an imperative goal makes or works on (the task's r*): the object
+    after its verb, up to a preposition ("Build a Birdhouse" -> "birdhouse",
+    "Clean Windows Without Streaks" -> "windows", "Make a toy car from a
+    wooden table" -> "toy car")."""
+    rest = goal.strip().split(maxsplit=1)
+    obj = rest[1] if len(rest) > 1 else goal.strip()
+    obj = _CUT.sub("", obj)
+    obj = re.sub(r"^(?:a|an|the|some|your|my)\s+", "", obj.strip(), flags=re.IGNORECASE)
+    return obj.strip(" .").lower() or goal.strip().lower()
+
+
 def article_task(article: Article, variant: int = 0, *, seed: int = 0,
                  table: SubstitutionTable | None = None) -> HiddenTask:
     """Variant ``variant`` of the task an article makes (deterministic in the
@@ -294,6 +310,7 @@ def article_task(article: Article, variant: int = 0, *, seed: int = 0,
         id=task_id(article, variant), family=FAMILY, goal=goal_of(article.title),
         steps=article.steps, candidates=candidates(article),
         substitutes=lambda name: table.substitutes(name, FAMILY), rng=rng,
+        product=artefact(goal_of(article.title)),
         payload={"title": article.title, "source": article.file, "line": article.line,
                  "url": article.url, "things_needed": article.things_needed,
                  "steps": article.steps, "variant": variant, "seed": seed})

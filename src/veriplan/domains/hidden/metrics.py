@@ -4,8 +4,14 @@ the `rouge-score` package, BLEU with `sacrebleu`; the `sqbcp` extra)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from veriplan.core.verdict import FindingKind, Judgement, Verdict
+from veriplan.errors import RecordError
+
+if TYPE_CHECKING:
+    from veriplan.domains.hidden.task import HiddenTask
 
 
 def similarity(plan: Sequence[str], reference: Sequence[str]) -> dict[str, float | None]:
@@ -33,20 +39,52 @@ def similarity(plan: Sequence[str], reference: Sequence[str]) -> dict[str, float
     return out
 
 
-NOT_A_VIOLATION = ("unread", "goal")  # a step read as no action; the goal not reached
+# Findings that count as a resource or constraint violation (the paper's headline rate).
+# An unread step, a goal not reached or a product never made make a plan wrong, not
+# violating; an ungrounded finding makes the verdict unknown.
+VIOLATION_KINDS = frozenset({FindingKind.MISSING_ITEM, FindingKind.RESOURCE,
+                             FindingKind.PRECONDITION, FindingKind.BAD_ARGUMENTS,
+                             FindingKind.UNKNOWN_ACTION})
+NOT_REACHED = frozenset({FindingKind.GOAL, FindingKind.NOT_PRODUCED})
 
 
-def judge(task: Any, plan: Sequence[str]) -> dict[str, Any]:
+def judge(task: HiddenTask, plan: Sequence[str]) -> dict[str, Any]:
     """The task's decider on ``plan`` and its similarity to the reference.
 
-    ``violations`` lists every finding; ``violated`` (the headline rate) counts
-    only resource and constraint violations: a step that reads as no action
-    (``unread``) or a goal the plan does not reach makes the plan wrong, not
-    violating, and is counted apart (``unread`` steps, ``goal_unmet``). A plan
-    is verified only with no finding at all."""
-    found = list(task.decide(list(plan))) if plan else []
-    return {"violations": [str(v) for v in found],
-            "violated": any(v.what not in NOT_A_VIOLATION for v in found),
-            "unread": sum(v.what == "unread" for v in found),
-            "goal_unmet": any(v.what == "goal" for v in found),
+    ``judgement`` is the decider's :class:`~veriplan.core.verdict.Judgement`
+    (scope ``HIDDEN_TASK``) as stored; ``verdict`` its verdict (valid, invalid,
+    unknown); ``violations`` every finding in words; ``violated`` (the headline
+    rate) counts only resource and constraint violations: a step that reads as
+    no action (``unread``), a goal not reached or a product never made
+    (``goal_unmet``) make the plan wrong, not violating, and are counted apart.
+    A plan is verified only when the verdict is valid (``unknown``: no fact of
+    the task decides, never verified)."""
+    j = task.decide(list(plan))
+    kinds = [f.kind for f in j.findings]
+    return {"judgement": j.to_dict(), "verdict": j.verdict.value,
+            "violations": [str(f) for f in j.findings if f.kind is not FindingKind.EMPTY],
+            "violated": any(k in VIOLATION_KINDS for k in kinds),
+            "unread": sum(k is FindingKind.UNREAD for k in kinds),
+            "goal_unmet": any(k in NOT_REACHED for k in kinds),
+            "unknown": j.verdict is Verdict.UNKNOWN,
             "no_plan": not plan, **similarity(plan, task.reference)}
+
+
+def judgement(metrics: Mapping[str, Any], *, record: str = "record") -> Judgement:
+    """The hidden-task judgement stored in a result's ``metrics``. A result
+    stored before verdicts were typed (issue 30: no ``judgement`` field; its
+    "verified" came from a decider that passed any plan naming no missing
+    item) is a :class:`~veriplan.errors.RecordError` naming the record and the
+    field, never read as verified."""
+    raw = metrics.get("judgement")
+    if not isinstance(raw, Mapping):
+        raise RecordError(f"{record}: field metrics.judgement is missing: the unit was "
+                          "judged before hidden-task verdicts were typed (issue 30), by a "
+                          "decider that passed any plan naming no missing item; its "
+                          "'verified' is not read. Re-judge the stored plans "
+                          "(python benchmarks/sqbcp_rejudge.py RUN_DIR) or re-run the unit")
+    try:
+        return Judgement.from_dict(raw)
+    except (KeyError, ValueError) as exc:
+        raise RecordError(f"{record}: field metrics.judgement cannot be read ({exc})"
+                          ) from None

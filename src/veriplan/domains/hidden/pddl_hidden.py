@@ -16,8 +16,10 @@ elsewhere). A plan that assumes one of them breaks on the true problem.
 
 The decider reads the plan (PDDL action lines or PlanBench's words, with
 :func:`veriplan.planio.parse_plan`), runs veriplan's validator on the true
-problem and reports the first inapplicable step, any unread line (``what`` is
-"unread") and, for a plan that executes, an unmet goal (``what`` is "goal").
+problem and returns a :class:`~veriplan.core.verdict.Judgement` (scope
+``HIDDEN_TASK``): the first inapplicable step (``PRECONDITION``, or
+``BAD_ARGUMENTS`` for a name or arguments the domain does not have), any unread
+line (``UNREAD``) and, for a plan that executes, an unmet goal (``GOAL``).
 """
 
 from __future__ import annotations
@@ -31,8 +33,9 @@ from pathlib import Path
 from veriplan.core.atom import Atom
 from veriplan.core.condition import bits
 from veriplan.core.plan import Step
+from veriplan.core.verdict import Finding, FindingKind, Judgement, Scope
 from veriplan.domains.hidden.common import Skipped, TaskSet
-from veriplan.domains.hidden.task import HiddenTask, Latent, Violation
+from veriplan.domains.hidden.task import HiddenTask, Latent
 from veriplan.errors import ConfigError, DataError, VeriplanError
 from veriplan.pddl.ast import Domain, ForallEffect, When
 from veriplan.pddl.parser import read_domain, read_problem
@@ -259,38 +262,45 @@ def _read_entry(text: str, task: Task, cfg: PlanBenchConfig | None):
     return parse_plan(text, task, format="pddl")
 
 
-def pddl_decider(task: HiddenTask, plan: Sequence[str]) -> list[Violation]:
-    """Violations of ``plan`` (one step per entry) on the true problem: entries
-    read as no action (``what`` "unread"), the first step whose preconditions
-    (or name, arguments) fail, and an unmet goal (``what`` "goal") when every
-    step executes."""
+def pddl_decider(task: HiddenTask, plan: Sequence[str]) -> Judgement:
+    """``plan`` (one step per entry) judged on the true problem: entries read
+    as no action (``UNREAD``), the first step whose preconditions fail
+    (``PRECONDITION``; its name or arguments: ``BAD_ARGUMENTS``), and an unmet
+    goal (``GOAL``) when every step executes."""
+    if not any(entry.strip() for entry in plan):
+        return Judgement.of(Scope.HIDDEN_TASK, [Finding(FindingKind.EMPTY, None, "",
+                                                        "no plan")])
     p = task.payload
     real = true_task(p["domain"], p["problem"])
     cfg = _config(p["config"]) if p.get("config") else None
     steps: list[Step] = []
     where: list[int] = []
-    out: list[Violation] = []
+    out: list[Finding] = []
     for i, entry in enumerate(plan, 1):
         if not entry.strip():
             continue
         parsed = _read_entry(entry, real, cfg)
         for u in parsed.unread:
-            out.append(Violation(i, "unread", f"cannot read {u.text!r}: {u.reason}"))
+            out.append(Finding(FindingKind.UNREAD, i, u.text,
+                               f"cannot read {u.text!r}: {u.reason}"))
         if not parsed.steps and not parsed.unread:  # prose: a step that is no action
-            out.append(Violation(i, "unread", f"no action in {entry.strip()!r}"))
+            out.append(Finding(FindingKind.UNREAD, i, entry.strip(),
+                               f"no action in {entry.strip()!r}"))
         steps.extend(parsed.steps)
         where.extend([i] * len(parsed.steps))
     from veriplan.verify import validate_plan
 
     v = validate_plan(real, steps)
     if v.failed_step is not None:
-        what = ", ".join(u.pddl() for u in v.unsatisfied) or str(v.error)
-        out.append(Violation(where[v.failed_step - 1], what,
-                             f"{v.action}: {v.detail} on the true problem"))
+        what = ", ".join(u.pddl() for u in v.unsatisfied)
+        kind = FindingKind.PRECONDITION if what else FindingKind.BAD_ARGUMENTS
+        out.append(Finding(kind, where[v.failed_step - 1], what or str(v.action),
+                           f"{v.action}: {v.detail} on the true problem"))
     elif v.unmet_goals:
         goals = ", ".join(g.pddl() for g in v.unmet_goals)
-        out.append(Violation(None, "goal", f"the plan does not reach {goals}"))
-    return sorted(out, key=lambda x: (x.step is None, x.step or 0))
+        out.append(Finding(FindingKind.GOAL, None, goals, f"the plan does not reach {goals}"))
+    out.sort(key=lambda x: (x.step is None, x.step or 0))
+    return Judgement.of(Scope.HIDDEN_TASK, out)
 
 
 # ----- sources ------------------------------------------------------------------------------

@@ -226,6 +226,7 @@ def recipe_task(recipe: Recipe, variant: int = 0, *, seed: int = 0,
         id=task_id(recipe, variant), family=FAMILY, goal=f"make {recipe.title}",
         steps=recipe.directions, candidates=candidates(recipe, finder),
         substitutes=lambda name: table.substitutes(name, FAMILY), rng=rng,
+        product=recipe.title.lower(),
         payload={"title": recipe.title, "source": recipe.file, "line": recipe.line,
                  "link": recipe.link, "ingredients": recipe.ingredients,
                  "directions": recipe.directions, "variant": variant, "seed": seed})

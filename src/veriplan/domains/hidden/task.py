@@ -3,8 +3,12 @@ for every family, and the oracle every method asks.
 
 A :class:`HiddenTask` holds the goal, what the prompt states, the m latent
 preconditions (each with its truth for this user and the substitutes allowed
-for it), hard constraints, a reference plan, and a family-specific decider that
-says which steps of a plan violate a resource or a constraint. The k-reveal
+for it), hard constraints, a reference plan, what the task produces (the dish,
+the artefact: r*) and what it is made with, and a family-specific decider that
+judges a plan on the true task: a
+:class:`~veriplan.core.verdict.Judgement` of scope
+:attr:`~veriplan.core.verdict.Scope.HIDDEN_TASK` with typed findings (valid,
+invalid, or unknown where no fact of the task decides). The k-reveal
 protocol (:meth:`HiddenTask.variant`) reveals k of the m latent preconditions,
 chosen with a seeded generator; the :class:`Oracle` answers questions about the
 rest from the ground truth, only what is asked, and counts every call.
@@ -19,6 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from veriplan.core.verdict import Finding, FindingKind, Judgement, Scope
 from veriplan.errors import ConfigError
 
 _WORD = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)*")  # location_1_0 is one word
@@ -80,26 +85,18 @@ class Latent:
         return (self.subject, *self.aliases)
 
 
-@dataclass(frozen=True)
-class Violation:
-    step: int | None  # 1-based plan step, None for the plan as a whole
-    what: str  # the resource or constraint violated
-    why: str
-
-    def __str__(self) -> str:
-        where = f"step {self.step}" if self.step is not None else "the plan"
-        return f"{where}: {self.what}: {self.why}"
-
-
-Decider = Callable[["HiddenTask", Sequence[str]], list[Violation]]
+Decider = Callable[["HiddenTask", Sequence[str]], Judgement]
 
 
 @dataclass(frozen=True)
 class HiddenTask:
-    """One task of a family. ``decide(plan)`` lists the plan's violations on the
-    true task (an empty list: no resource or constraint is violated);
+    """One task of a family. ``decide(plan)`` judges the plan on the true task
+    (a :class:`~veriplan.core.verdict.Judgement` of scope ``HIDDEN_TASK``);
     ``payload`` carries what the family's decider needs (PDDL paths, the
-    withheld facts, the recipe's resource vocabulary, ...)."""
+    withheld facts, the recipe's resource vocabulary, ...). ``product`` is what
+    the task makes (the dish, the artefact: the goal's r*; empty for PDDL,
+    whose goal is its atoms) and ``made_with`` what the task's own procedure
+    makes it with (the ingredients or materials its steps use)."""
 
     id: str
     family: str
@@ -115,12 +112,14 @@ class HiddenTask:
     # the actions a step may be, as every method's prompt states them (PDDL families:
     # each schema with its parameters, precondition and effects); () when steps are free text
     actions: tuple[str, ...] = ()
+    product: str = ""
+    made_with: tuple[str, ...] = ()
 
     @property
     def m(self) -> int:
         return len(self.latent)
 
-    def decide(self, plan: Sequence[str]) -> list[Violation]:
+    def decide(self, plan: Sequence[str]) -> Judgement:
         return self.decider(self, plan)
 
     def variant(self, k: int, seed: int = 0) -> Variant:
@@ -293,24 +292,130 @@ def names_outside(text: str, name: str, longer: Iterable[str]) -> bool:
     return bool(need) and need <= frozenset(seq)
 
 
-def resource_decider(task: HiddenTask, plan: Sequence[str]) -> list[Violation]:
-    """The decider of the natural-language families: a step violates a
-    resource when it names a latent subject the user does not have, unless it
-    also names one of that subject's allowed substitutes (using the substitute
-    is the adaptation). A missing subject named only inside a longer name
-    the user does have ("brown sugar" when "sugar" is missing) is not used."""
-    out = []
+# ----- whole-word names -------------------------------------------------------------------
+def _forms(w: str) -> set[str]:
+    """A word, its plural and its singular (by the usual English rules)."""
+    out = {w}
+    if w.endswith("ies") and len(w) > 4:
+        out.add(w[:-3] + "y")
+    elif w.endswith(("oes", "ches", "shes", "xes", "sses")):
+        out.add(w[:-2])
+    elif w.endswith("s") and not w.endswith("ss") and len(w) > 3:
+        out.add(w[:-1])
+    if w.endswith("y") and len(w) > 2 and w[-2] not in "aeiou":
+        out.add(w[:-1] + "ies")
+    elif w.endswith(("o", "ch", "sh", "x", "ss")):
+        out.add(w + "es")
+    elif not w.endswith("s"):
+        out.add(w + "s")
+    return out
+
+
+def _phrase(name: str) -> str | None:
+    parts = ["(?:" + "|".join(sorted(map(re.escape, _forms(w)), key=len, reverse=True)) + ")"
+             for w in re.findall(r"[a-z0-9]+", name.lower())]
+    return r"\b" + r"[\s'’-]+".join(parts) + r"\b" if parts else None
+
+
+def phrase_pattern(name: str) -> re.Pattern[str] | None:
+    """``name`` as whole words in a text (each word in its singular or plural
+    form; "butter" does not match inside "buttermilk")."""
+    p = _phrase(name)
+    return re.compile(p, re.IGNORECASE) if p else None
+
+
+# A mention in one of these is not a use: "margarine instead of butter".
+_REPLACING = (r"(?:instead\s+of|in\s+place\s+of|rather\s+than|without|no|not)\s+"
+              r"(?:(?:the|a|an|any|your|some)\s+)?")
+
+
+def uses(step: str, name: str, longer: Iterable[str] = ()) -> bool:
+    """Whether ``step`` uses ``name``, whatever else it names: any whole-word
+    mention of the name (its words in order, each singular or plural) counts,
+    except inside the longer names in ``longer`` ("brown sugar" does not use
+    "sugar"), and in a phrase that says it is not used ("instead of butter",
+    "without a whisk"). The step's first word is a verb, not a use, when the
+    step says what replaces it ("Whisk the eggs (use a fork instead of
+    whisk)")."""
+    p = _phrase(name)
+    if p is None:
+        return False
+    need = words(name)
+    for other in longer:
+        q = _phrase(other)
+        if q is not None and need < words(other):
+            step = re.sub(q, " ", step, flags=re.IGNORECASE)
+    text, n = re.subn(_REPLACING + p, " ", step, flags=re.IGNORECASE)
+    if n:
+        lead = re.match(r"\s*" + p, text, re.IGNORECASE)
+        if lead:
+            text = text[lead.end():]
+    return re.search(p, text, re.IGNORECASE) is not None
+
+
+def _held(task: HiddenTask) -> list[str]:
+    """The names the user has (the task's resources and the allowed
+    substitutes), without the missing ones."""
     missing = [p for p in task.latent if not p.holds]
     lacking = {words(p.subject) for p in missing}
-    held = [r for r in (*task.resources, *(s for p in missing for s in p.substitutes))
+    return [r for r in (*task.resources, *(s for p in missing for s in p.substitutes))
             if words(r) not in lacking]
+
+
+def resource_decider(task: HiddenTask, plan: Sequence[str]) -> Judgement:
+    """The decider of the natural-language families, on the true task.
+
+    - A step that uses a latent subject the user does not have is
+      ``MISSING_ITEM``, whatever else it names (naming the substitute too does
+      not make it the adaptation: "fry in butter and margarine" uses butter);
+      a missing subject named only inside a longer name the user has ("brown
+      sugar" when "sugar" is missing) or in "instead of ..." is not used.
+    - The product (r*): a plan that uses nothing the task's procedure makes it
+      with (its ingredients or materials, or their allowed substitutes) never
+      produces it (``NOT_PRODUCED``: "Serve the pancakes"); one that leaves out
+      some of them is ``UNGROUNDED`` for each (no fact of the task says the
+      product is made without it), so the verdict is unknown at best.
+
+    Valid only with no finding: every item used is held, and what the product
+    is made with is all used."""
+    if not plan:
+        return Judgement.of(Scope.HIDDEN_TASK, [Finding(FindingKind.EMPTY, None, "",
+                                                        "no plan")])
+    found: list[Finding] = []
+    missing = [p for p in task.latent if not p.holds]
+    held = _held(task)
     for i, step in enumerate(plan, 1):
         for p in missing:
-            # "brown sugar" (held) in a step does not use "sugar" (missing).
-            if names_outside(step, p.subject, held) \
-                    and not any(mentions(step, s) for s in p.substitutes):
-                out.append(Violation(i, p.subject, f"uses {p.subject}, which the user does "
-                                     "not have" + (f" (allowed instead: "
-                                                   f"{', '.join(p.substitutes)})"
-                                                   if p.substitutes else "")))
-    return out
+            if uses(step, p.subject, held):
+                allowed = (f" (allowed instead: {', '.join(p.substitutes)})"
+                           if p.substitutes else "")
+                found.append(Finding(FindingKind.MISSING_ITEM, i, p.subject,
+                                     f"uses {p.subject}, which the user does not have"
+                                     + allowed))
+    found += product_findings(task, plan, held)
+    return Judgement.of(Scope.HIDDEN_TASK, found)
+
+
+def product_findings(task: HiddenTask, plan: Sequence[str], held: Sequence[str]
+                     ) -> list[Finding]:
+    """Whether ``plan`` makes the task's product from what it is made with:
+    each item of ``task.made_with`` (a missing one: one of its substitutes, or
+    the item itself, which the missing-item check flags) must be used by some
+    step."""
+    product = task.product or task.goal
+    if not task.made_with:
+        return [Finding(FindingKind.UNGROUNDED, None, product,
+                        f"the task does not say what {product} is made with")]
+    subs = {words(p.subject): p.substitutes for p in task.latent if not p.holds}
+    unused = []
+    for item in task.made_with:
+        options = (item, *subs.get(words(item), ()))
+        if not any(names_outside(step, o, held) for step in plan for o in options):
+            unused.append(item)
+    if len(unused) == len(task.made_with):
+        return [Finding(FindingKind.NOT_PRODUCED, None, product,
+                        f"never makes {product}: uses none of what it is made with "
+                        f"({', '.join(task.made_with)})")]
+    return [Finding(FindingKind.UNGROUNDED, None, item,
+                    f"never uses {item}: no fact of the task says {product} is made "
+                    "without it") for item in unused]

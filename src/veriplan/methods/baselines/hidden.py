@@ -4,7 +4,10 @@ constraints, known facts, the same k-reveal variant) and the same oracle:
 direct prompting, chain of thought, a Tree-of-Thoughts-style branching
 (sampled candidate plans, the model votes), ReAct (its actions may ask the
 oracle), and Self-Ask (follow-up questions go to the oracle). Every plan is
-judged on the true task by its decider."""
+judged on the true task by the task's decider, the same one that judges
+SQ-BCP's: ``verified`` only when its verdict is valid (scope ``HIDDEN_TASK``:
+no step uses an item the user lacks, and the plan uses what the product is
+made with; unknown is never verified)."""
 
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
-from veriplan.core.verdict import Scope
+from veriplan.core.verdict import Scope, Verdict
 from veriplan.domains.hidden.metrics import judge
 from veriplan.llm.client import LLM
 from veriplan.llm.types import LLMRequest, Message
@@ -177,9 +180,10 @@ def _ask(run: Run, log: list[Entry], role: str, prompt: str, config: Config,
 def _finish(run: Run, s: _Setting, log: list[Entry], plan: list[str], emit: Observer,
             extra: dict[str, Any] | None = None) -> SolveResult:
     j = judge(s.task, plan)
-    verified = bool(plan) and not j["violations"]
-    verdict = "no plan read" if not plan else ("no violation" if verified else
-                                               "; ".join(j["violations"]))
+    verified = bool(plan) and j["verdict"] == Verdict.VALID.value
+    verdict = "no plan read" if not plan else (
+        "valid on the true task" if verified else
+        f"{j['verdict']} on the true task: " + "; ".join(j["violations"]))
     for e in reversed(log):
         if e.call is not None and not e.verdict:
             e.plan, e.ok, e.verdict = list(plan), verified, verdict
@@ -191,7 +195,8 @@ def _finish(run: Run, s: _Setting, log: list[Entry], plan: list[str], emit: Obse
     metrics = {**j, "queries": s.oracle.calls, "oracle_calls": s.oracle.calls,
                "hypotheses": 0, "latent": s.task.m, "hidden": s.req.hidden,
                "family": s.task.family, "plan_length": len(plan), **(extra or {})}
-    failure = None if verified else ("no_plan" if not plan else "violation")
+    failure = None if verified else ("no_plan" if not plan else "violation" if j["violated"]
+                                     else "unknown" if j["unknown"] else "wrong")
     return run.result(verified=verified, plan=plan, attempts=sum(e.call is not None for e in log),
                       failure=failure, metrics=metrics, transcript=log,
                       last_diagnosis="" if verified else verdict,

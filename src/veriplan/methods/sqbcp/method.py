@@ -12,18 +12,24 @@ import hashlib
 import heapq
 import itertools
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from veriplan.core.verdict import Scope
+from veriplan.core.verdict import Scope, Verdict
 from veriplan.llm.client import LLM
 from veriplan.llm.parsing import parse_structured
 from veriplan.llm.types import LLMRequest, Message
 from veriplan.methods.records import Entry, Event, Observer, quiet
 from veriplan.methods.result import Run, SolveResult
 from veriplan.methods.sqbcp.config import Config
-from veriplan.methods.sqbcp.grounding import HiddenPDDL, NaturalLanguage, Request, grounding_for
+from veriplan.methods.sqbcp.grounding import (
+    HiddenPDDL,
+    NaturalLanguage,
+    Request,
+    grounding_for,
+    verdict_of,
+)
 from veriplan.methods.sqbcp.hypothesis import (
     Hypothesis,
     Precondition,
@@ -266,7 +272,8 @@ class _Search:
             sub = subs[0]
             self.learned[key(sub)] = True
             self.substitutions.append({"for": p.subject, "use": sub})
-            return substitute(h, p, sub), ""
+            keep = [k for k, v in {**self.req.facts, **self.learned}.items() if v]
+            return substitute(h, p, sub, keep), ""
         if status == "no":
             self.learned[key(p.text)] = False
             self.learned[key(p.subject)] = False
@@ -364,7 +371,8 @@ class _Search:
         every precondition resolved at the state its own step runs in (a fact
         grounded false there fails it, however it was resolved), then the
         distance screen (skips the verifier, never accepts), HARDCHECK and
-        PULLBACKVERIFY."""
+        PULLBACKVERIFY (the family's, on grounded facts only: an unknown
+        verdict is not accepted)."""
         w = self.ground(self.g.w0)
         reasons: list[str] = []
         for i, h in enumerate(chain, 1):
@@ -388,8 +396,11 @@ class _Search:
         reasons = hard_check(w, self.g.goal)
         if reasons:
             return False, ["hard check: " + r for r in reasons], w
-        reasons = self.g.verify([s for h in chain for s in h.steps], self.learned)
-        return not reasons, ["pullback: " + r for r in reasons], w
+        findings = self.g.verify(chain, self.learned, self.ground)
+        verdict = verdict_of(findings)
+        if verdict is Verdict.VALID:
+            return True, [], w
+        return False, [f"pullback ({verdict.value}): " + "; ".join(str(f) for f in findings)], w
 
     def search(self) -> tuple[tuple[Hypothesis, ...] | None, str]:
         w0 = self.ground(self.g.w0)
@@ -477,21 +488,51 @@ def _label_at(h: Hypothesis, w: World) -> Hypothesis:
     return replace(h, pre=pre)
 
 
-def substitute(h: Hypothesis, p: Precondition, sub: str) -> Hypothesis:
-    """The hypothesis rewritten to use ``sub`` where it used ``p.subject``."""
-    def swap(text: str) -> str:
-        low = text.lower()
-        for name in (p.subject, p.subject.split()[-1] if p.subject.split() else ""):
-            i = low.find(name.lower()) if name else -1
-            if i >= 0:  # the whole name, else its head noun ("glue" for "wood glue")
-                return text[:i] + sub + text[i + len(name):]
-        return text
+def substitute(h: Hypothesis, p: Precondition, sub: str, keep: Sequence[str] = ()
+               ) -> Hypothesis:
+    """The hypothesis rewritten to use ``sub`` where it used ``p.subject``:
+    every whole-word use (plural or singular), nothing inside another word
+    ("buttermilk" stays) or inside a longer name in ``keep`` (things the user
+    has). A step's text is rewritten as the task's reference is
+    (:func:`~veriplan.domains.hidden.common.adapt_step`: a mention as its
+    first word, a verb, stays and the step says "use ... instead of ...").
+    When the step never names the whole subject, its head noun is rewritten
+    ("glue" for "wood glue")."""
+    from veriplan.domains.hidden.common import adapt_step
+    from veriplan.domains.hidden.task import phrase_pattern
 
-    pre = tuple(replace(q, text=swap(q.text), subject=sub, label=SAT, how="substitution")
+    parts = p.subject.split()
+    names = [p.subject] + ([parts[-1]] if len(parts) > 1 else [])
+
+    def named(text: str) -> str | None:  # the whole subject, else its head noun
+        return next((n for n in names if (pat := phrase_pattern(n)) is not None
+                     and pat.search(text)), None)
+
+    def step(text: str) -> str:
+        name = named(text)
+        return adapt_step(text, name, sub, keep) if name else text
+
+    def words_of(text: str) -> str:  # a precondition or a resource name: no verb to keep
+        name = named(text)
+        pat = phrase_pattern(name) if name else None
+        if name is None or pat is None:
+            return text
+        spans = [m.span() for k in keep if _longer(k, name)
+                 for m in (phrase_pattern(k) or pat).finditer(text)]
+        return pat.sub(lambda m: m.group(0) if any(a <= m.start() and m.end() <= b
+                                                   for a, b in spans) else sub, text)
+
+    pre = tuple(replace(q, text=words_of(q.text), subject=sub, label=SAT, how="substitution")
                 if q.text == p.text else q for q in h.pre)
-    dr = {swap(k): v for k, v in h.eff.dr.items()}
-    return replace(h, action=swap(h.action), pre=pre, steps=tuple(swap(s) for s in h.steps),
+    dr = {words_of(k): v for k, v in h.eff.dr.items()}
+    return replace(h, action=step(h.action), pre=pre, steps=tuple(step(s) for s in h.steps),
                    eff=replace(h.eff, dr=dr))
+
+
+def _longer(name: str, than: str) -> bool:
+    from veriplan.domains.hidden.task import words
+
+    return words(than) < words(name)
 
 
 def make_distance(config: Config) -> tuple[Distance, str]:
@@ -545,7 +586,7 @@ def request_for(problem: Any, config: Config) -> Request:
     pddl = problem.payload.get("visible_task") if problem.payload else None
     return Request(problem.goal, facts, Oracle(problem), problem.constraints,
                    problem.time_budget, problem, pddl, len(variant.hidden), problem.actions,
-                   tuple(shown))
+                   tuple(shown), problem.product)
 
 
 def solve(problem: Any, llm: LLM, config: Config = Config(), *,
@@ -583,19 +624,30 @@ def _ladder(problem: Any, llm: LLM, config: Config, observer: Observer | None
 
 def finish(run: Run, search: _Search, req: Request, plan: list[str], accepted: bool,
            stop: str, d_s: str, relied: list[dict[str, str]]) -> SolveResult:
+    """The result: ``verified`` only when the method accepted a plan and the
+    task's decider judged it valid on the true task (scope ``HIDDEN_TASK``;
+    unknown is not verified). A request with no true task (a person's) is
+    never verified: nothing but the person's answers grounds it."""
     from veriplan.domains.hidden.metrics import judge
 
     judged = judge(req.task, plan) if req.task is not None else {}
-    violations = judged.get("violations", [])
-    verified = accepted and not violations and bool(plan)
-    if accepted and violations:
-        failure = "violation"  # accepted on grounded knowledge, yet violates the true task
-    elif accepted:
-        failure = None
-    else:
+    verdict = judged.get("verdict")
+    verified = accepted and verdict == Verdict.VALID.value and bool(plan)
+    if not accepted:
         failure = "no_plan"
+    elif verified:
+        failure = None
+    elif judged.get("violated"):
+        failure = "violation"  # accepted on grounded knowledge, yet violates the true task
+    elif verdict == Verdict.UNKNOWN.value:
+        failure = "unknown"  # accepted, but no fact of the true task decides it
+    elif judged:
+        failure = "wrong"  # accepted, and the true task says it is wrong (goal, product)
+    else:
+        failure = "not_judged"  # no true task to judge on
     t = search.tally
     hidden = req.hidden
+    violations = judged.get("violations", [])
     metrics: dict[str, Any] = {
         **judged, "no_plan": not plan, "ablation": "none", "accepted": accepted,
         "stop": stop, "violations": violations,
@@ -608,6 +660,7 @@ def finish(run: Run, search: _Search, req: Request, plan: list[str], accepted: b
         "dropped": t.dropped, "d_s": d_s, "learned": dict(search.learned),
         "substitutions": search.substitutions, "rejected": search.rejected[:5],
         "answers": search.answers, "relied_on": relied,
+        "product": getattr(search.g, "product", None),
         "latent": req.task.m if req.task else None, "hidden": hidden,
         "family": req.task.family if req.task else "request",
         "reference": list(req.task.reference) if req.task else []}

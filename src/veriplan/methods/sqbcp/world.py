@@ -15,6 +15,29 @@ from dataclasses import dataclass, field
 
 from veriplan.domains.hidden.task import atom_key, names_outside, tokens
 
+_CUT = ("with", "without", "from", "in", "on", "into", "for", "to", "by", "using", "and", "at")
+
+
+def head(name: str) -> str:
+    """The head noun of a name: its last content word before a preposition
+    ("buttermilk pancakes" -> "pancake", "spaghetti with tomato sauce" ->
+    "spaghetti", "toy car" -> "car"), singular."""
+    low = name.lower().split()
+    for i, w in enumerate(low):
+        if i and w in _CUT:
+            low = low[:i]
+            break
+    t = tokens(" ".join(low))
+    return t[-1] if t else ""
+
+
+def makes(resource: str, product: str) -> bool:
+    """Whether a resource the chain produced is the product r*: the same head
+    noun ("pancakes" and "cooked pancakes" are "buttermilk pancakes"; "pancake
+    batter" is not)."""
+    h = head(product)
+    return bool(h) and (resource.lower() == product.lower() or head(resource) == h)
+
 GOAL = "goal reached"  # the goal predicate of the natural-language families
 
 SAT, VIOL, UNK = "SAT", "VIOL", "UNK"
@@ -74,6 +97,13 @@ class World:
             l[key(k)] = v
         return World(r, e.s if e.s is not None else self.s, l, self.t + e.dt, self.budget)
 
+    def amount(self, name: str) -> int:
+        """How much of ``name`` the state holds: the resource itself, else
+        the resources the chain produced that are it (:func:`makes`)."""
+        if name in self.r:
+            return self.r[name]
+        return sum(n for k, n in self.r.items() if n > 0 and makes(k, name))
+
     def with_facts(self, facts: Mapping[str, bool]) -> World:
         return World(self.r, self.s, {**self.l, **{key(k): v for k, v in facts.items()}},
                      self.t, self.budget)
@@ -131,10 +161,10 @@ class Goal:
 
 def hard_check(w: World, goal: Goal) -> list[str]:
     """HARDCHECK: exact predicates, no distance. The reasons it fails (empty:
-    passes): r* contained in r_f, l* true in l_f, t_f within the budget, no
-    resource below zero."""
-    out = [f"needs {n} x {k}, has {w.r.get(k, 0)}" for k, n in goal.r.items()
-           if w.r.get(k, 0) < n]
+    passes): r* contained in r_f (the product made: :meth:`World.amount`), l*
+    true in l_f, t_f within the budget, no resource below zero."""
+    out = [f"needs {n} x {k}, has {w.amount(k)}" for k, n in goal.r.items()
+           if w.amount(k) < n]
     out += [f"{k} is not established" for k, v in goal.l.items()
             if w.l.get(key(k)) is not v]
     budget = goal.t if goal.t is not None else w.budget
@@ -162,7 +192,7 @@ class Distance:
     alpha_t: float = 0.001
 
     def parts(self, w: World, g: Goal) -> dict[str, float]:
-        return {"r": float(sum(abs(w.r.get(k, 0) - n) for k, n in g.r.items())),
+        return {"r": float(sum(abs(w.amount(k) - n) for k, n in g.r.items())),
                 "s": self.d_s(w.s, g.s) if g.s else 0.0,
                 "l": float(sum(w.l.get(key(k)) is not v for k, v in g.l.items())),
                 "t": abs(w.t - g.t) if g.t is not None else 0.0}
