@@ -64,6 +64,19 @@ def add_parsers(sub) -> None:
                         "fixed)")
     add_llm_options(t)
 
+    k = asub.add_parser("check-store", help="replay gold paths / walkthroughs with an AEC "
+                                            "agent's grounded store w, checked against the "
+                                            "simulator on every step (w must never be "
+                                            "contradicted)")
+    k.add_argument("--env", choices=["scienceworld", "household", "all"], default="all")
+    k.add_argument("--split", help="household: eval (default) or train; scienceworld: "
+                                   "unseen (default), seen or train")
+    k.add_argument("--limit", type=int, help="first N tasks of the set")
+    k.add_argument("--per-task", type=int, help="scienceworld: the first N variations of each "
+                                                "task of the split")
+    k.add_argument("--skip", type=int, default=0, help="leave out the first N tasks of the set "
+                                                       "(to continue a sweep)")
+
 
 def _options(args: argparse.Namespace) -> dict[str, object]:
     from veriplan.cli.llm_commands import method_options
@@ -218,9 +231,41 @@ def _select_tau(args: argparse.Namespace) -> int:
     return EXIT_OK if progress.errors == 0 else EXIT_FAIL
 
 
+# ----- check-store -------------------------------------------------------------------------------
+def _check_store(args: argparse.Namespace) -> int:
+    import time
+
+    from veriplan.envs import make_env
+    from veriplan.envs.check import select_ids
+    from veriplan.methods.aec.storecheck import check_stores
+
+    ok = True
+    for name in (["household", "scienceworld"] if args.env == "all" else [args.env]):
+        ids = select_ids(name, args.split, args.per_task)[args.skip:]
+        ids = ids[:args.limit] if args.limit else ids
+        start = time.perf_counter()
+
+        def show(ep, name: str = name) -> None:
+            bad = f"; contradicted: {ep.contradicted[:3]}" if ep.contradicted else ""
+            extra = f"; {ep.problem}" if ep.problem else ""
+            print(f"{name} {ep.task_id}: {'won' if ep.won else 'NOT WON'} in {ep.steps} "
+                  f"steps; w {ep.facts} facts, {ep.derived} derived{bad}{extra}", flush=True)
+
+        with make_env(name) as env:
+            results = check_stores(env, ids, show)
+        won = sum(r.won for r in results)
+        bad = sum(len(r.contradicted) for r in results)
+        print(f"== {name}: {won}/{len(results)} won; AEC's w: "
+              f"{sum(r.facts for r in results)} facts and {sum(r.derived for r in results)} "
+              f"derived facts checked, {bad} contradicted by the simulator "
+              f"({time.perf_counter() - start:.0f} s)", flush=True)
+        ok &= bad == 0 and won == len(results)
+    return EXIT_OK if ok else EXIT_FAIL
+
+
 def _aec(args: argparse.Namespace) -> int:
-    return {"run": _run, "calibrate": _calibrate,
-            "select-tau": _select_tau}[args.aec_command](args)
+    return {"run": _run, "calibrate": _calibrate, "select-tau": _select_tau,
+            "check-store": _check_store}[args.aec_command](args)
 
 
 COMMANDS = {"aec": _aec}

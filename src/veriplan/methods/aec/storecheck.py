@@ -1,0 +1,107 @@
+"""AEC's own grounded store w against the simulator, on every step of the gold
+paths (ScienceWorld) and walkthroughs (household games): what
+``veriplan env check --models`` does for the environment's store
+(``env.grounded``), done for the store the agent plans and verifies with.
+
+The store is fed by the agent's own code (:meth:`Agent.start` for the first
+observation, :meth:`Agent.after_step` for every step: what the action may have
+changed is forgotten, facts no frame rule keeps expire, a step the
+environment refused changes nothing), so what is checked is what an episode
+would hold. On every step, every fact of w and every fact the entailment rules
+derive from it is checked against the simulator's state (for what it exposes:
+``true_facts``; see each environment's ``contradicted``).
+
+``veriplan aec check-store`` runs it over a set of tasks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from veriplan.envs.base import Env, EnvTask
+
+
+@dataclass
+class StoreCheck:
+    """One replayed episode: ``facts`` (w's facts) and ``derived`` (what the
+    rules entail from them) summed over the checks (at the start and after
+    every step); ``contradicted``: "after step N ACTION: FACT" for each one
+    the simulator's state contradicts; ``problem``: why the replay stopped."""
+
+    task_id: str
+    won: bool = False
+    steps: int = 0
+    facts: int = 0
+    derived: int = 0
+    contradicted: list[str] = field(default_factory=list)
+    problem: str = ""
+
+
+def _path(env: Env, task_id: str) -> tuple[list[str], Callable[[str], str | None]]:
+    if env.name == "scienceworld":
+        return list(env.gold_path(task_id)), lambda step: step  # type: ignore[attr-defined]
+    from veriplan.envs.household.games import load_game
+
+    return list(load_game(task_id).plan), env.command_for  # type: ignore[attr-defined]
+
+
+def replay_store(env: Env, task_id: str) -> StoreCheck:
+    """Replay one task's gold path / walkthrough with an AEC agent's w, checked
+    against the simulator before the first step and after every step."""
+    from veriplan.envs.rules import derive, rules_for
+    from veriplan.llm import LLM, ScriptedBackend
+    from veriplan.methods.aec.config import AgentConfig
+    from veriplan.methods.aec.controller import Policy
+    from veriplan.methods.aec.episode import Agent, guard
+
+    out = StoreCheck(task_id)
+    path, command = _path(env, task_id)
+    agent = Agent("aec-store-check", EnvTask(env.name, task_id), LLM(ScriptedBackend()),
+                  AgentConfig(), Policy())
+    env.max_steps = max(env.max_steps, len(path) + 1)
+    agent.env = env
+    agent.start(env)
+    rules = rules_for(env.name, agent.rules.disabled)
+
+    def check(label: str) -> None:
+        truth = env.true_facts()
+        w = set(agent.w.facts())
+        derived = set(derive(w, rules))
+        out.facts += len(w)
+        out.derived += len(derived)
+        out.contradicted += [f"{label}: {f}" for f in
+                             env.contradicted(w | derived, truth)]  # type: ignore[attr-defined]
+
+    check("at the start")
+    for n, step in enumerate(path, 1):
+        action = command(step)
+        if action is None:
+            out.problem = f"step {n} {step} has no admissible command"
+            break
+        changed = agent.touched_by([action])
+        result = guard(env.step, action)
+        agent.after_step(result, changed)
+        out.steps = n
+        check(f"after step {n} {action}")
+    out.won = env.won
+    return out
+
+
+def check_stores(env: Env, task_ids: list[str],
+                 on_episode: Callable[[StoreCheck], None] | None = None) -> list[StoreCheck]:
+    """:func:`replay_store` over ``task_ids``; an episode that raises is
+    reported with its error and the others go on."""
+    out = []
+    for tid in task_ids:
+        try:
+            ep = replay_store(env, tid)
+        except Exception as e:  # noqa: BLE001 - one broken task must not hide the others
+            ep = StoreCheck(tid, problem=f"{type(e).__name__}: {e}")
+        out.append(ep)
+        if on_episode is not None:
+            on_episode(ep)
+    return out
+
+
+__all__ = ["StoreCheck", "check_stores", "replay_store"]
