@@ -3,7 +3,13 @@ baselines): the resource-violation rate with Wilson intervals (the paper's
 headline), reference similarity (ROUGE-1/2, BLEU), queries and hypotheses
 against the number of hidden preconditions (the paper's Figure 2), calls,
 tokens and time, by method, dataset and k; and SQ-BCP paired with each other
-method on the tasks both ran (exact McNemar on violations and on verified plans)."""
+method on the tasks both ran (exact McNemar on violations and on verified plans).
+
+"Verified" here has one meaning (scope ``HIDDEN_TASK``): the task's decider
+judged the plan valid on the true task. A unit stored before that verdict was
+typed (no ``metrics.judgement``: judged by a decider that passed any plan
+naming no missing item) is left out of every figure and named, never counted
+as verified."""
 
 from __future__ import annotations
 
@@ -14,6 +20,8 @@ from typing import Any
 
 from veriplan.bench.stats import mcnemar, wilson_interval
 from veriplan.bench.store import UnitRecord
+from veriplan.domains.hidden.metrics import judgement
+from veriplan.errors import RecordError
 
 OWN_TASKS = ("sqbcp_recipes", "sqbcp_howto")
 
@@ -39,14 +47,34 @@ def _planned(r: dict[str, Any]) -> str:
             f"{100 * hi:.1f})")
 
 
+def _hidden(r: UnitRecord) -> bool:
+    return r.status == "done" and "violated" in _metrics(r)
+
+
+def stale(records: list[UnitRecord]) -> list[str]:
+    """Why each hidden-task unit stored before verdicts were typed is left out
+    (the record and the field, and what to do)."""
+    out = []
+    for r in records:
+        if _hidden(r):
+            try:
+                judgement(_metrics(r), record=f"unit {r.id} ({r.method}, {r.instance})")
+            except RecordError as exc:
+                out.append(str(exc))
+    return out
+
+
+def _current(records: list[UnitRecord]) -> list[UnitRecord]:
+    """The hidden-task units whose judgement can be read."""
+    return [r for r in records if _hidden(r) and isinstance(_metrics(r).get("judgement"), dict)]
+
+
 def rows(records: list[UnitRecord]) -> list[dict[str, Any]]:
     groups: dict[tuple, list[UnitRecord]] = defaultdict(list)
-    for r in records:
-        m = _metrics(r)
-        if r.status == "done" and "violated" in m:
-            k = json.loads(r.config).get("k", 1)
-            groups[(r.method, json.loads(r.config).get("ablation", "none"), r.dataset,
-                    f"{r.backend}:{r.model}", k)].append(r)
+    for r in _current(records):
+        k = json.loads(r.config).get("k", 1)
+        groups[(r.method, json.loads(r.config).get("ablation", "none"), r.dataset,
+                f"{r.backend}:{r.model}", k)].append(r)
     out = []
     for (method, ablation, dataset, model, k), rs in sorted(groups.items()):
         ms = [_metrics(r) for r in rs]
@@ -66,6 +94,9 @@ def rows(records: list[UnitRecord]) -> list[dict[str, Any]]:
             "no_plan": sum(bool(m.get("no_plan")) for m in ms),
             "unreadable": sum(bool(m.get("unread")) for m in ms),
             "verified": sum(bool(r.verified) for r in rs),
+            # accepted or planned, but no fact of the true task decides it: never verified
+            "unknown": sum(m.get("verdict") == "unknown" for m in ms),
+            "not_produced": sum(bool(m.get("goal_unmet")) for m in ms),
             "rouge1": _mean([m.get("rouge1") for m in ms]),
             "rouge2": _mean([m.get("rouge2") for m in ms]),
             "bleu": _mean([m.get("bleu") for m in ms]),
@@ -81,10 +112,8 @@ def pairs(records: list[UnitRecord]) -> list[dict[str, Any]]:
     """SQ-BCP (each of its settings) paired with every other method on the same
     dataset, model and k: McNemar on violations and on verified plans."""
     arms: dict[tuple, dict[str, tuple[bool, bool]]] = defaultdict(dict)
-    for r in records:
+    for r in _current(records):
         m = _metrics(r)
-        if r.status != "done" or "violated" not in m:
-            continue
         cfg = json.loads(r.config)
         name = r.method if cfg.get("ablation", "none") == "none" else \
             f"{r.method} ({cfg['ablation']})"
@@ -119,14 +148,25 @@ def _by_hidden(ms: list[dict[str, Any]]) -> dict[int, dict[str, float]]:
 def section(records: list[UnitRecord], out: Path) -> tuple[str, list[dict[str, Any]], list[str]]:
     """Markdown, the rows, and the plots written into ``out``."""
     table = rows(records)
-    if not table:
+    left_out = stale(records)
+    if not table and not left_out:
         return "", [], []
-    lines = ["", "## Hidden preconditions (SQ-BCP and baselines)", "",
+    lines = ["", "## Hidden preconditions (SQ-BCP and baselines)", ""]
+    if left_out:
+        lines += [f"{len(left_out)} unit(s) left out of every figure below (not counted as "
+                  "verified):", "", *(f"- {e}" for e in left_out[:20])]
+        if len(left_out) > 20:
+            lines.append(f"- ... and {len(left_out) - 20} more")
+        lines.append("")
+    lines += [
              "Resource-violation rate: the share of units whose plan the task's decider "
              "finds violating a resource or constraint on the true task (Wilson 95%). "
              "\"No plan\" units produced no plan; \"unreadable\" plans have a step that reads "
              "as no action of the task (neither is counted as a violation; neither is "
-             "verified).",
+             "verified). \"Verified\" is the decider's valid verdict on the true task "
+             "(scope hidden_task); \"unknown\" plans are ones no fact of the task decides "
+             "(never verified); \"not made\" plans never make the task's product (the dish, "
+             "the artefact) or reach its goal.",
              ""]
     if any(r["dataset"] in OWN_TASKS for r in table):
         lines += ["The recipe and how-to tasks are veriplan's own (written in the RecipeNLG "
@@ -136,14 +176,15 @@ def section(records: list[UnitRecord], out: Path) -> tuple[str, list[dict[str, A
               "plan (a method that plans nothing violates nothing). ROUGE and BLEU are on a "
               "0-100 scale (the paper writes BLEU on 0-1).", ""]
     lines += ["| method | dataset | k | units | violations | rate (Wilson 95%) | rate among "
-              "plans (Wilson 95%) | no plan | unreadable | verified | ROUGE-1 | ROUGE-2 | BLEU "
-              "| queries | hypotheses | calls | tokens | s |", "|" + "---|" * 18]
+              "plans (Wilson 95%) | no plan | unreadable | not made | unknown | verified | "
+              "ROUGE-1 | ROUGE-2 | BLEU | queries | hypotheses | calls | tokens | s |",
+              "|" + "---|" * 20]
     for r in table:
         lines.append(
             f"| {r['method']} | {r['dataset']} | {r['k']} | {r['units']} | {r['violated']} | "
             f"{100 * r['violation_rate']:.1f}% ({100 * r['wilson'][0]:.1f}-"
             f"{100 * r['wilson'][1]:.1f}) | {_planned(r)} | {r['no_plan']} | {r['unreadable']} | "
-            f"{r['verified']} | "
+            f"{r['not_produced']} | {r['unknown']} | {r['verified']} | "
             f"{_f(r['rouge1'])} | {_f(r['rouge2'])} | {_f(r['bleu'])} | {_f(r['queries'], 2)} "
             f"| {_f(r['hypotheses'], 2)} | {_f(r['calls'], 2)} | {_f(r['tokens'], 0)} | "
             f"{_f(r['seconds'], 1)} |")
@@ -159,7 +200,7 @@ def section(records: list[UnitRecord], out: Path) -> tuple[str, list[dict[str, A
             lines.append(f"| {c['dataset']} | {c['k']} | {c['a']} | {c['b']} | {v.shared} | "
                          f"{v.only_a} | {v.only_b} | {v.p_value:.3g} | {w.only_a} | "
                          f"{w.only_b} | {w.p_value:.3g} |")
-    plots = _plot(table, out)
+    plots = _plot(table, out) if table else []
     for p in plots:
         lines += ["", f"![{p}]({p})"]
     return "\n".join(lines) + "\n", table, plots
