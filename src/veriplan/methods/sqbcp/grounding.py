@@ -25,7 +25,7 @@ from typing import Any
 
 from veriplan.core import Atom
 from veriplan.core.verdict import Finding, FindingKind, Verdict
-from veriplan.domains.hidden.task import atom_key, uses, words
+from veriplan.domains.hidden.task import atom_key, tokens, uses
 from veriplan.methods.sqbcp.hypothesis import Hypothesis, Precondition
 from veriplan.methods.sqbcp.world import GOAL, UNK, Effects, Goal, World, initial_world, key
 
@@ -136,11 +136,12 @@ class NaturalLanguage:
                                          f"uses {k}: no stated fact, answer or earlier step "
                                          "says it is there"))
             held = [k for k, v in w.l.items() if v] + [k for k, n in w.r.items() if n > 0]
-            seen: set[frozenset[str]] = set()
-            for name in lacking:
-                if words(name) in seen or not words(name):
+            seen: set[str] = set()
+            for fact in lacking:
+                name = " ".join(tokens(fact))  # "you have butter" -> "butter"
+                if not name or name in seen:
                     continue
-                seen.add(words(name))
+                seen.add(name)
                 if uses(text, name, held):
                     found.append(Finding(FindingKind.MISSING_ITEM, i, name,
                                          f"uses {name}, which the user does not have"))
