@@ -224,8 +224,9 @@ _SW_FORMS = [
     ("pickup", re.compile(r"^pick up (.+)$", re.I)),
     ("putdown", re.compile(r"^put down (.+)$", re.I)),
     ("move", re.compile(r"^move (.+?) to (.+)$", re.I)),
-    ("look", re.compile(r"^(?:look around|look at .+|look in .+|inventory|task|read .+|"
-                        r"focus on .+)$", re.I)),
+    ("focus", re.compile(r"^focus on (.+)$", re.I)),
+    ("look", re.compile(r"^(?:look around|look at .+|look in .+|inventory|task|read .+)$",
+                        re.I)),
     ("wait", re.compile(r"^(?:wait|wait1)$", re.I)),
     ("other", re.compile(r"^(?:activate|deactivate|connect|disconnect|use|pour|dunk|mix|eat|"
                          r"flush) .+$", re.I)),
@@ -275,9 +276,18 @@ _SW_REFUSALS = re.compile("|".join(f"(?:{p})" for p in [
 ]))
 
 
+# Commands whose preconditions :meth:`ScienceWorldActions.preconditions` states in full:
+# the engine never refuses them ("look around", "inventory", "task", "wait"), or what
+# it refuses is in the vocabulary ("go to R": no door to R from here, or a closed one).
+_SW_COMPLETE = re.compile(r"^(?:look around|inventory|task|wait1?|go to .+)$", re.I)
+
+
 class ScienceWorldActions:
     """ScienceWorld's common action forms, with only the certain effects. Its
-    physics runs on every step, so "in" facts do not persist (no frame rule)."""
+    physics runs on every step, so "in" facts do not persist (no frame rule).
+    "focus on X" writes ``(focus X)``: the engine says so in words the grounder
+    does not assert (and its object tree does not hold), so it is a symbolic
+    effect only, for the goal forms the task texts state (AEC's V)."""
 
     env = "scienceworld"
     static: frozenset[str] = frozenset()
@@ -315,6 +325,8 @@ class ScienceWorldActions:
             if door:  # the other side changes too (rule door-both-sides)
                 other = ("open", (f"door to {room}", a[0][len("door to "):]))
                 extra = {f for f in facts if key(f) == other}
+        elif p.form == "focus":
+            add = {Fact("focus", (a[0],))}
         elif p.form in ("pickup", "putdown", "move") and _phrase(a[0]):
             pass  # "cup in art studio": the parser's phrase, not a name
         elif p.form == "pickup" or (p.form == "move" and a[1] == "inventory"):
@@ -361,17 +373,38 @@ class ScienceWorldActions:
         return bool(add) and add <= observed
 
     def preconditions(self, action: str, facts: Iterable[Fact]) -> list[Fact] | None:
+        """What the engine's refusals show a command needs, in the vocabulary:
+        "go to R" the door to R open ("The door is not open"); "move X to C"
+        with C a container whose open state is known here, C open ("That can't
+        be moved there, because the C isn't open."); "put down X" X in the
+        inventory ("That object does not appear to be in the inventory."). Most
+        commands need more than the vocabulary says (the thing in view, movable,
+        ...): :meth:`complete` is False for them."""
+        facts = frozenset(facts)
         p = self.parse(action)
         if not p.form:
             return None
+        a = p.args
         if p.form == "go":
             room = _here(facts)
             if room is None:
                 return None
-            return [Fact("at", ("agent", room)), Fact("open", (f"door to {p.args[0]}", room))]
+            return [Fact("at", ("agent", room)), Fact("open", (f"door to {a[0]}", room))]
         if p.form == "teleport":
             return None  # only with the teleport simplification
+        if p.form == "move" and not _phrase(a[0]) and not _phrase(a[1]):
+            room = _here(facts)
+            if room and a[1] not in SHARED_NAMES and not a[1].startswith("door to ") and \
+                    any(f.pred == "open" and f.args == (a[1], room) for f in facts):
+                return [Fact("open", (a[1], room))]
+        if p.form == "putdown" and not _phrase(a[0]):
+            return [Fact("in", (a[0], "inventory"))]
         return []
+
+    def complete(self, action: str, facts: Iterable[Fact] = ()) -> bool:
+        """Whether :meth:`preconditions` are all the command needs (the engine
+        cannot refuse it for anything else)."""
+        return _SW_COMPLETE.match(" ".join(action.strip().split())) is not None
 
     def failed(self, text: str) -> bool:
         """The engine refused the action (:data:`_SW_REFUSALS`): nothing changed."""

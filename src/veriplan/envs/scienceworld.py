@@ -384,13 +384,16 @@ class ScienceWorld(Env):
                      truth: set[Fact] | None = None) -> list[Fact]:
         """Asserted facts the simulator's state (``truth``: ``true_facts()``)
         contradicts; checkable kinds only: door states are not in the tree, nor
-        are parts such as a sink's drain; an "in" fact names one of possibly
-        several objects, so only True ones are checked."""
+        are parts such as a sink's drain, nor what the agent focused on; an
+        "in" fact names one of possibly several objects, so only True ones are
+        checked."""
         truth = self.true_facts() if truth is None else truth
         out = []
         for f in facts:
             if f.pred == "open" and f.args[0].startswith("door to "):
                 continue  # not exposed by the object tree
+            if f.pred == "focus":
+                continue  # a symbolic effect of "focus on X"; the tree does not hold it
             if f.pred == "open":
                 if Fact("open", f.args, not f.value) in truth and \
                         Fact("open", f.args, f.value) not in truth:

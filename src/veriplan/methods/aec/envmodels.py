@@ -15,8 +15,10 @@ What the adapters read of the environment side:
   form it does not know), ``effects(action, facts) -> (add, delete)``,
   ``touched(action, facts)`` (keys the action may change; None: all but the
   ``static`` predicates), ``command(action)`` (the command the environment
-  takes) and ``failed(text)`` (the observation says the environment refused the
-  action), ``facts`` being a ``frozenset`` of the known facts;
+  takes), ``failed(text)`` (the observation says the environment refused the
+  action) and, optionally, ``complete(action, facts)`` (False: the stated
+  preconditions are only part of what the action needs, so V cannot call a plan
+  with it valid), ``facts`` being a ``frozenset`` of the known facts;
 - ``veriplan.envs.rules.rules_for(env_name)``: named rules, each with ``name``,
   ``kind`` ("entail" or "frame") and ``proves(view, fact) -> bool`` over a
   ``veriplan.envs.rules.View`` of the known facts; a frame rule's ``preds`` are
@@ -88,6 +90,12 @@ class _Actions:
     def failed(self, text: str) -> bool:
         fn = getattr(self.impl, "failed", None)
         return bool(fn(text)) if fn is not None else False
+
+    def complete(self, action: str, facts: FactState) -> bool:
+        """Whether the preconditions stated are all the action needs (an
+        environment-side model without ``complete`` states them in full)."""
+        fn = getattr(self.impl, "complete", None)
+        return True if fn is None else bool(fn(action, _frozen(facts)))
 
 
 @dataclass(frozen=True)
@@ -310,15 +318,73 @@ def scienceworld_well_formed(key: Key) -> bool:
     return True
 
 
+# What a ScienceWorld task text asks the agent to focus on: "focus on the thermometer",
+# "focus on the red box" (each of the text's alternatives), "focus on the substance" (the
+# substance the first sentence names). A phrase that names no thing ("the thing", "a
+# seed", "the animal with the longest life span", "the intermediate ... paint") leaves
+# the set open: any focus may be the right one.
+_FOCUS = re.compile(r"focus on (?:the |a |an )?([^.,;]+?)(?: you created)?(?=[.,;]|$)")
+_SUBSTANCE = re.compile(r"^your task is to (?:boil|melt|freeze|change the state of matter of) "
+                        r"([\w ]+?)\.")
+_UNNAMED = re.compile(r"^(?:thing|seed|substance|animal|inclined plane|intermediate|grown|"
+                      r"\d+ life stages|life stages|plant|fruit)\b")
+
+
+@dataclass(frozen=True)
+class ScienceWorldGoal:
+    """The part of a ScienceWorld task a text states in the vocabulary: what the
+    agent is to focus on (``targets``; ``named``: every focus the text asks for
+    names its thing). ScienceWorld ends a task as failed when the agent
+    focuses on anything else, so a plan whose steps focus on a thing that
+    shares no word with any target certainly fails (False). Whether a plan
+    completes a task is never decided here (the state changes, measurements
+    and placements the texts ask for are outside the vocabulary), so it is
+    otherwise None: V's verdict stays unknown, never valid."""
+
+    text: str
+    targets: tuple[str, ...]
+    named: bool
+
+    def check(self, facts: FactState) -> bool | None:
+        if self.named and self.targets:
+            words = {w for t in self.targets for w in t.split()}
+            for (thing,), v in ((a, v) for a, v in facts.by_pred("focus").items()
+                                if len(a) == 1):
+                if v and not words.intersection(thing.lower().split()):
+                    return False
+        return None
+
+
+def scienceworld_goal(text: str) -> ScienceWorldGoal | None:
+    """The goal form of a ScienceWorld task text, or None when it asks for no
+    focus (then no part of it is in the vocabulary)."""
+    t = " ".join(text.strip().lower().split())
+    phrases = [m.group(1).strip() for m in _FOCUS.finditer(t)]
+    if not phrases:
+        return None
+    substance = _SUBSTANCE.match(t)
+    targets, named = [], True
+    for phrase in phrases:
+        if phrase == "substance" and substance:
+            targets.append(substance.group(1))
+        elif _UNNAMED.match(phrase):
+            named = False
+        else:
+            targets.append(phrase)
+    return ScienceWorldGoal(t, tuple(dict.fromkeys(targets)), named)
+
+
 def scienceworld() -> EnvModel:
-    """ScienceWorld: the grounder says where the agent is, what lies in a room,
-    what is open (two arguments: the container or door and the room it is seen
-    in). Its goals are scored by the engine and have no symbolic form here, so
-    PULLBACKVERIFY checks that the plan composes (every step's preconditions
-    hold) and not the goal. Without the environment side's rules, only the
-    agent-in-one-place rule (object names repeat across rooms)."""
+    """ScienceWorld: the grounder says where the agent is, what lies in a room
+    (for one observation: no frame rule keeps it), what is open (two arguments:
+    the container or door and the room it is seen in). The goal form is what
+    the task text says to focus on (:func:`scienceworld_goal`); the engine
+    scores the rest, so V can refute a ScienceWorld plan (a wrong focus, a
+    closed door or container, a precondition grounded false) but never call it
+    valid: a commit there is unchecked. Without the environment side's rules,
+    only the agent-in-one-place rule (object names repeat across rooms)."""
     return EnvModel("scienceworld", rules=env_rules("scienceworld") or (AT_FUNCTIONAL,),
-                    actions=env_action_model("scienceworld"), goal_for=lambda text: None,
+                    actions=env_action_model("scienceworld"), goal_for=scienceworld_goal,
                     predicates=SCIENCEWORLD_PREDICATES, signatures=SCIENCEWORLD_SIGNATURES,
                     actions_help=SCIENCEWORLD_HELP, describe=scienceworld_describe,
                     well_formed=scienceworld_well_formed,
@@ -328,5 +394,5 @@ def scienceworld() -> EnvModel:
 __all__ = ["HOUSEHOLD_PREDICATES", "HOUSEHOLD_SIGNATURES", "SCIENCEWORLD_PREDICATES",
            "SCIENCEWORLD_SIGNATURES", "HouseholdGoal", "env_action_model", "env_rules",
            "household", "household_describe", "household_goal", "household_well_formed",
-           "kind", "scienceworld",
-           "scienceworld_describe", "scienceworld_well_formed"]
+           "kind", "scienceworld", "ScienceWorldGoal", "env_persistent",
+           "scienceworld_describe", "scienceworld_goal", "scienceworld_well_formed"]
