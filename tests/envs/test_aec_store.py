@@ -1,0 +1,52 @@
+"""AEC's own grounded store w against the simulators (issue 30, part 4): fed by
+the agent's code along gold paths and walkthroughs, w never holds a fact the
+simulator's state contradicts, and facts without a frame rule (ScienceWorld's
+``in``) do not outlive the step after their observation. A sample here; the
+whole sweep is ``veriplan aec check-store`` (docs/RESULTS.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from veriplan.envs.base import Fact
+from veriplan.methods.aec.storecheck import replay_store
+
+SCIENCEWORLD = ("chemistry-mix:24", "find-living-thing:225")
+HOUSEHOLD = ("eval/pick_heat_then_place/0", "eval/pick_two_obj_and_place/1")
+
+
+@pytest.mark.parametrize("task_id", SCIENCEWORLD)
+def test_scienceworld_gold_paths_never_contradict_aecs_w(sciworld, task_id):
+    r = replay_store(sciworld, task_id)
+    assert r.won and r.steps > 0 and r.facts > 0 and not r.problem
+    assert r.contradicted == []
+
+
+@pytest.mark.parametrize("game", HOUSEHOLD)
+def test_household_walkthroughs_never_contradict_aecs_w(household, game):
+    r = replay_store(household, game)
+    assert r.won and r.facts > 0 and r.derived > 0 and not r.problem
+    assert r.contradicted == []
+
+
+def test_an_in_fact_of_scienceworld_lasts_one_observation_in_aecs_w(sciworld):
+    """What the first look listed is gone from w after a step that shows no
+    listing, as from the environment's own store; the agent's room stays."""
+    from veriplan.llm import LLM, ScriptedBackend
+    from veriplan.methods.aec.config import AgentConfig
+    from veriplan.methods.aec.controller import Policy
+    from veriplan.methods.aec.episode import Agent
+    from veriplan.methods.aec.storecheck import EnvTask
+
+    agent = Agent("t", EnvTask("scienceworld", "boil:21"), LLM(ScriptedBackend()),
+                  AgentConfig(), Policy())
+    agent.env = sciworld
+    agent.start(sciworld)
+    listed = [f for f in agent.w.facts() if f.pred == "in" and f.value]
+    assert listed
+    changed = agent.touched_by(["wait1"])
+    agent.after_step(sciworld.step("wait1"), changed)
+    assert not [f for f in agent.w.facts() if f.pred == "in"]
+    assert not [f for f in sciworld.grounded if f.pred == "in"]
+    room = next(f for f in sciworld.grounded if f.pred == "at")
+    assert agent.w.value(("at", room.args)) is True and isinstance(room, Fact)
