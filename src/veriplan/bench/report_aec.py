@@ -146,7 +146,11 @@ def _round_ends(result: dict[str, Any]) -> dict[str, int] | None:
         return None
     ends = {key: 0 for _, key in ROUND_ENDS}
     for e in result.get("transcript") or []:
-        if e.get("role") == "verify" and not e.get("ok"):
+        data = e.get("data") or {}
+        # "committed" since issue 30 (an unchecked commit is not ok, yet committed);
+        # before it, a verify entry committed exactly when it was ok
+        committed = data["committed"] if "committed" in data else e.get("ok")
+        if e.get("role") == "verify" and not committed:
             h_left = bool((e.get("data") or {}).get("hypotheses"))
             ends["rejected" if h_left else "emptied"] += 1
     return ends
@@ -485,7 +489,11 @@ def _plot_iterations(rows: list[dict[str, Any]], out: Path) -> list[str]:
 # (column, the metrics' counter): the last iteration's, as Table 1's queries are
 FLOW = (("plans proposed", "hypotheses"), ("answers or plans not read", "unreadable"),
         ("discarded by evidence", "discarded"), ("predictions", "predictions"),
-        ("queries", "queries"), ("commits", "commits"), ("failed actions", "failed_actions"))
+        ("queries", "queries"), ("grounded commits (V valid)", "grounded_commits"),
+        ("unchecked commits", "unchecked_commits"), ("failed actions", "failed_actions"))
+# counters a record from before issue 30 does not have (its commits were not told apart
+# by what decided them): n/a, never counted as grounded
+SPLIT_COMMITS = ("grounded_commits", "unchecked_commits")
 # the gate's verdicts on the loop's predictions (Algorithm 1's query-or-simulate test),
 # read from the decisions the episode kept
 GATED = (("ambiguous -> query", QUERY_AMBIGUOUS), ("uncertain -> query", QUERY_UNCERTAIN),
@@ -522,7 +530,9 @@ def flow(eps: list[Episode]) -> list[dict[str, Any]]:
     rows = []
     for (method, config, model, dataset), es in _configurations(
             e for e in eps if e.left_out is None):
-        counts = {key: sum(int(e.get(key) or 0) for e in es) for _, key in FLOW}
+        counts: dict[str, int | None] = {
+            key: None if key in SPLIT_COMMITS and any(key not in e.metrics for e in es)
+            else sum(int(e.get(key) or 0) for e in es) for _, key in FLOW}
         gate = _total([_gated(e) for e in es], GATED)
         ends = _total([e.round_ends for e in es], ROUND_ENDS)
         rows.append({"method": method, "config": config, "model": model, "dataset": dataset,
@@ -545,7 +555,11 @@ def _flow_md(rows: list[dict[str, Any]]) -> list[str]:
              "and how Algorithm 1's gate sent them (|mu - 0.5| < epsilon: ambiguous, queried; "
              "sigma > tau: uncertain, queried; else simulated; only a prediction outside the "
              "epsilon band reaches tau); all "
-             "queries (those before V included); commits; actions that failed; planning rounds "
+             "queries (those before V included); commits, grounded (V valid on the grounded "
+             "facts) and unchecked (committed with nothing grounded deciding: V's verdict "
+             "unknown for good, as on ScienceWorld, or no V at all; never counted as grounded; "
+             "n/a for runs recorded before the two were told apart); actions that failed; "
+             "planning rounds "
              "that committed nothing, by how they ended (H emptied before V, or V rejected "
              "the best hypothesis h*; read from the transcripts). n/a: an "
              "episode kept only part of its decisions (the gate's columns) or ran more than "
@@ -554,7 +568,7 @@ def _flow_md(rows: list[dict[str, Any]]) -> list[str]:
              "|---|---|---|---|---|" + "---|" * len(heads)]
     for r in rows:
         cells = ([str(r[k]) for _, k in FLOW[:4]] + _na(r["gate"], GATED)
-                 + [str(r[k]) for _, k in FLOW[4:]] + _na(r["round_ends"], ROUND_ENDS))
+                 + _na(r, FLOW[4:]) + _na(r["round_ends"], ROUND_ENDS))
         lines.append(f"| {r['method']} | {r['config']} | {r['model']} | {r['dataset']} | "
                      f"{r['episodes']} | " + " | ".join(cells) + " |")
     return lines

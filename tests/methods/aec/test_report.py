@@ -316,8 +316,11 @@ def test_where_the_decisions_went_sums_the_counters_and_the_gate_verdicts(runs, 
         mine = [r.result_dict()["metrics"] for r in recs if r.method == method
                 and report_aec._config(r) == config and r.dataset == dataset]
         assert row["episodes"] == len(mine)
-        for key in ("hypotheses", "discarded", "predictions", "queries", "commits"):
+        for key in ("hypotheses", "discarded", "predictions", "queries", "grounded_commits",
+                    "unchecked_commits"):
             assert row[key] == sum(m.get(key, 0) for m in mine)
+        assert row["grounded_commits"] + row["unchecked_commits"] == sum(
+            m["commits"] for m in mine)
         if any(m["iteration"] for m in mine):
             assert set(row["round_ends"].values()) == {None}
         else:  # every round without a commit ended one way or the other
@@ -362,3 +365,31 @@ def test_where_the_decisions_went_tells_h_emptied_from_v_rejecting_h_star(runs):
     row = report_aec.flow(report_aec.episodes([rec, dataclasses.replace(
         aec, result=json.dumps(res))]))[0]
     assert row["round_ends"] == {"emptied": None, "rejected": None}
+
+
+def test_commits_are_counted_by_what_decided_them(runs, tmp_path):
+    """Issue 30: a commit V could not check is an unchecked commit, counted
+    apart and never as grounded; a record from before the split says n/a
+    (never re-labelled as grounded), and an unchecked commit is not a round
+    that committed nothing."""
+    aec = next(r for r in _records(runs) if r.method == "aec" and r.status == "done"
+               and not r.result_dict()["metrics"]["iteration"])
+    res = aec.result_dict()
+    res["metrics"].update(commits=3, grounded_commits=1, unchecked_commits=2)
+    res["transcript"] = [
+        {"role": "verify", "ok": False, "data": {"committed": True, "commit_scope": "unchecked",
+                                                 "hypotheses": [{"actions": []}]}},
+        {"role": "verify", "ok": False, "data": {"committed": False,
+                                                 "hypotheses": [{"actions": []}]}}]
+    row = report_aec.flow(report_aec.episodes([dataclasses.replace(
+        aec, result=json.dumps(res))]))[0]
+    assert (row["grounded_commits"], row["unchecked_commits"]) == (1, 2)
+    assert row["round_ends"] == {"emptied": 0, "rejected": 1}
+    old = aec.result_dict()
+    for key in ("grounded_commits", "unchecked_commits"):
+        old["metrics"].pop(key, None)
+    rec = dataclasses.replace(aec, result=json.dumps(old))
+    row = report_aec.flow(report_aec.episodes([rec]))[0]
+    assert row["grounded_commits"] is None and row["unchecked_commits"] is None
+    md, _, _ = report_aec.section([rec], tmp_path)
+    assert "unchecked commits" in md and "grounded commits (V valid)" in md
