@@ -106,8 +106,11 @@ def _run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(result.to_dict(), default=str))
     else:
-        print(f"{'won' if result.verified else 'not won'}"
+        won = f"won (the task done, {result.verified_on})"
+        print(f"{won if result.verified else 'not won'}"
               + (f" ({result.failure}: {result.last_diagnosis})" if not result.verified else "")
+              + f"; {m.get('commits', 0)} commit(s): {m.get('grounded_commits', 0)} verified "
+              f"on grounded facts, {m.get('unchecked_commits', 0)} checked by nothing grounded"
               + f"; {m.get('env_steps', 0)} steps, {m.get('queries', 0)} queries, "
               f"{m.get('replans', 0)} replanning rounds, {result.llm_calls} LLM calls, "
               f"{result.tokens} tokens, {result.seconds:.1f}s")
