@@ -76,6 +76,9 @@ def add_parsers(sub) -> None:
                                                 "task of the split")
     k.add_argument("--skip", type=int, default=0, help="leave out the first N tasks of the set "
                                                        "(to continue a sweep)")
+    k.add_argument("--from-variation", type=int, default=0, metavar="K",
+                   help="scienceworld, with --per-task N: variations K..K+N-1 of each task of "
+                        "the split (counted from 0 within the split)")
 
 
 def _options(args: argparse.Namespace) -> dict[str, object]:
@@ -244,7 +247,16 @@ def _check_store(args: argparse.Namespace) -> int:
 
     ok = True
     for name in (["household", "scienceworld"] if args.env == "all" else [args.env]):
-        ids = select_ids(name, args.split, args.per_task)[args.skip:]
+        if args.from_variation and args.per_task:
+            seen: dict[str, int] = {}
+            ids = []
+            for tid in select_ids(name, args.split):
+                i = seen[tid.rsplit(":", 1)[0]] = seen.get(tid.rsplit(":", 1)[0], -1) + 1
+                if args.from_variation <= i < args.from_variation + args.per_task:
+                    ids.append(tid)
+            ids = ids[args.skip:]
+        else:
+            ids = select_ids(name, args.split, args.per_task)[args.skip:]
         ids = ids[:args.limit] if args.limit else ids
         start = time.perf_counter()
 
