@@ -124,17 +124,22 @@ def replay_sqbcp(rec: UnitRecord, task: HiddenTask) -> tuple[dict[str, Any] | No
     config = spec.make_config(json.loads(rec.config))
     replay = Replay(old.get("transcript") or [], SYSTEM)
     llm = LLM(ScriptedBackend(fn=replay))
-    rejected: list[str] = []
+    verdicts: list[str] = []  # every verification, in order
 
     def watch(event: Any) -> None:
-        if getattr(event, "kind", "") == "verify" and not getattr(event, "ok", True):
-            rejected.append(str(getattr(event, "text", "")))
+        if getattr(event, "kind", "") == "verify":
+            verdicts.append(str(getattr(event, "text", "")))
 
+    # The replay makes the same meets in the same order up to where it diverges: the
+    # chain the old run accepted is the new run's verification of the same rank.
+    old_verifies = [e for e in old.get("transcript") or [] if e.get("role") == "verify"]
+    rank = next((i for i, e in enumerate(old_verifies) if e.get("ok")), None)
     try:
         new = spec.solve(task, llm, config, observer=watch)
     except Diverged as exc:
-        first = f"; the first chain rejected: {rejected[0]}" if rejected else ""
-        return None, f"{exc}{first}", replay
+        was = (f"; the chain accepted before: {verdicts[rank]}"
+               if rank is not None and rank < len(verdicts) else "")
+        return None, f"{exc}{was}", replay
     d = new.to_dict()
     # the unit's cost is the stored run's (the replay spent no model time)
     for k in ("llm_calls", "tokens", "seconds", "cost", "cache_hits", "backend", "model"):
