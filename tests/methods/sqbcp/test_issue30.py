@@ -131,3 +131,26 @@ def test_where_no_fact_of_the_task_decides_the_verdict_is_unknown_and_never_veri
     assert r.metrics["verdict"] == "unknown" and r.metrics["unknown"]
     assert not r.verified and r.failure == "unknown" and not r.metrics["violated"]
     assert [f["subject"] for f in r.metrics["judgement"]["findings"]] == ["eggs"]
+
+
+# ----- hidden-fact PDDL: a precondition nothing grounded decides is unknown -----------------
+def test_the_pddl_pullback_tells_unknown_from_false():
+    from tests.methods.sqbcp.test_bridge_state_and_backward import request
+    from veriplan.methods.sqbcp.grounding import HiddenPDDL
+    from veriplan.methods.sqbcp.hypothesis import Hypothesis
+    from veriplan.methods.sqbcp.world import Effects
+
+    def chain(*steps: str) -> tuple[Hypothesis, ...]:
+        return tuple(Hypothesis(s, (), Effects(), steps=(s,)) for s in steps)
+
+    req = request("(ontable a) (clear a) (ontable b)", "", "(on a b)", "a b")
+    g = HiddenPDDL(req)
+    # (handempty) is stated nowhere and was never answered: unknown, not false
+    (f,) = g.verify(chain("(pick-up a)", "(stack a b)"), {}, lambda w: w)
+    assert (f.kind, f.step, f.subject) == (FindingKind.UNGROUNDED, 1, "(handempty)")
+    # answered no: false
+    (f,) = g.verify(chain("(pick-up a)", "(stack a b)"), {"(handempty)": False}, lambda w: w)
+    assert f.kind is FindingKind.PRECONDITION
+    # answered yes, and (clear b) too: valid
+    assert g.verify(chain("(pick-up a)", "(stack a b)"),
+                    {"(handempty)": True, "(clear b)": True}, lambda w: w) == []
