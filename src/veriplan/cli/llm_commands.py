@@ -186,7 +186,7 @@ def result_lines(result: SolveResult) -> list[str]:
     if result.verified:
         who = ("model-solved" if result.solved_by == "llm" else
                f"found by {result.solved_by}, not by the model")
-        head = [f"plan {result.verified_on} ({who}; veriplan's validator accepted it):"]
+        head = [f"plan {result.verified_on} by veriplan's validator", f"({who}):"]
         return head + [f"  {step}" for step in result.plan]
     why = f" ({result.failure})" if result.failure else ""
     if result.scope is Scope.PLAN_IN_METHOD_SPACE:

@@ -140,7 +140,7 @@ def test_a_domain_that_is_not_blocksworld_is_not_verified_on_the_task():
     # the tower plan stays for auditing, in the metrics and the transcript
     assert r.metrics["method_plan"] == ["(stack red orange)", "(put-down yellow)",
                                         "(unstack-blocks red)", "(stack yellow red)"]
-    record = next(e for e in r.transcript if e.role == "on_task")
+    record = next(e for e in r.transcript if e.role == "tree")
     assert record.ok is False and record.data["method_plan"] == r.metrics["method_plan"]
 
 

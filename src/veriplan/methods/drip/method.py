@@ -279,15 +279,16 @@ def _result(run: _Run, session: Run, stop: str, iterations: int, user: Task) -> 
     else:
         diagnosis = on_task.diagnosis
     transcript = list(run.log)
-    # the tree's plan, judged in the method's own space only (ok None: the verdict that
-    # counts is the next entry's, on the user's task)
-    transcript.append(Entry(None, "tree", response=run.tree.render(), plan=on_task.method_plan,
-                            verdict=(f"valid in the {run.space.name} action space only"
-                                     if verdict.valid else
-                                     f"in the {run.space.name} action space: "
-                                     + verdict.feedback()),
-                            data={"nodes": [n.to_dict() for n in run.tree.nodes]}))
-    transcript.append(on_task.entry())
+    # the final record: the tree, the plan on the user's task and its verdict there (the
+    # method's own plan and its verdict in the method's space ride along in data)
+    on_record = on_task.entry()
+    transcript.append(Entry(None, "tree", response=run.tree.render(), plan=on_task.plan,
+                            ok=verified, verdict=on_record.verdict if verified else diagnosis,
+                            data={"nodes": [n.to_dict() for n in run.tree.nodes],
+                                  "method_verdict": (f"valid in the {run.space.name} action "
+                                                     "space" if verdict.valid
+                                                     else verdict.feedback()),
+                                  **on_record.data}))
     # the regression decomposer is a test double: its plans are not the model's
     solver = "llm" if run.config.decomposer == "llm" else "decomposer:regression"
     return session.result(verified=verified, plan=on_task.plan, attempts=iterations,
