@@ -79,6 +79,9 @@ def add_parsers(sub) -> None:
     k.add_argument("--from-variation", type=int, default=0, metavar="K",
                    help="scienceworld, with --per-task N: variations K..K+N-1 of each task of "
                         "the split (counted from 0 within the split)")
+    k.add_argument("--no-frame-rules", action="store_true",
+                   help="the control: w keeps every fact until the agent's own action may "
+                        "change it (AEC's store before issue 30)")
 
 
 def _options(args: argparse.Namespace) -> dict[str, object]:
@@ -267,10 +270,11 @@ def _check_store(args: argparse.Namespace) -> int:
                   f"steps; w {ep.facts} facts, {ep.derived} derived{bad}{extra}", flush=True)
 
         with make_env(name) as env:
-            results = check_stores(env, ids, show)
+            results = check_stores(env, ids, show, frame_rules=not args.no_frame_rules)
         won = sum(r.won for r in results)
         bad = sum(len(r.contradicted) for r in results)
-        print(f"== {name}: {won}/{len(results)} won; AEC's w: "
+        control = " without frame rules (the control)" if args.no_frame_rules else ""
+        print(f"== {name}: {won}/{len(results)} won; AEC's w{control}: "
               f"{sum(r.facts for r in results)} facts and {sum(r.derived for r in results)} "
               f"derived facts checked, {bad} contradicted by the simulator "
               f"({time.perf_counter() - start:.0f} s)", flush=True)

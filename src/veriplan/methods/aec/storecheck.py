@@ -16,6 +16,7 @@ derive from it is checked against the simulator's state (for what it exposes:
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -46,9 +47,11 @@ def _path(env: Env, task_id: str) -> tuple[list[str], Callable[[str], str | None
     return list(load_game(task_id).plan), env.command_for  # type: ignore[attr-defined]
 
 
-def replay_store(env: Env, task_id: str) -> StoreCheck:
+def replay_store(env: Env, task_id: str, *, frame_rules: bool = True) -> StoreCheck:
     """Replay one task's gold path / walkthrough with an AEC agent's w, checked
-    against the simulator before the first step and after every step."""
+    against the simulator before the first step and after every step.
+    ``frame_rules=False`` is the control: w keeps every fact until the agent's
+    own action may change it (AEC's store before issue 30)."""
     from veriplan.envs.rules import derive, rules_for
     from veriplan.llm import LLM, ScriptedBackend
     from veriplan.methods.aec.config import AgentConfig
@@ -59,6 +62,8 @@ def replay_store(env: Env, task_id: str) -> StoreCheck:
     path, command = _path(env, task_id)
     agent = Agent("aec-store-check", EnvTask(env.name, task_id), LLM(ScriptedBackend()),
                   AgentConfig(), Policy())
+    if not frame_rules:
+        agent.model = dataclasses.replace(agent.model, persistent=None)
     env.max_steps = max(env.max_steps, len(path) + 1)
     agent.env = env
     agent.start(env)
@@ -89,13 +94,14 @@ def replay_store(env: Env, task_id: str) -> StoreCheck:
 
 
 def check_stores(env: Env, task_ids: list[str],
-                 on_episode: Callable[[StoreCheck], None] | None = None) -> list[StoreCheck]:
+                 on_episode: Callable[[StoreCheck], None] | None = None, *,
+                 frame_rules: bool = True) -> list[StoreCheck]:
     """:func:`replay_store` over ``task_ids``; an episode that raises is
     reported with its error and the others go on."""
     out = []
     for tid in task_ids:
         try:
-            ep = replay_store(env, tid)
+            ep = replay_store(env, tid, frame_rules=frame_rules)
         except Exception as e:  # noqa: BLE001 - one broken task must not hide the others
             ep = StoreCheck(tid, problem=f"{type(e).__name__}: {e}")
         out.append(ep)
