@@ -11,6 +11,7 @@ the usual ones (the plan must come back in that domain's own actions).
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from pathlib import Path
 
@@ -150,3 +151,14 @@ def test_tower_moves_come_back_in_the_users_own_names(method, tmp_path, capsys):
                                                                   "take"}
     assert result["metrics"]["method_plan"] == [f"({m})" for m in TOWER_MOVES]
     assert validate(domain, problem, result["plan"], tmp_path, capsys) == 0
+
+
+@pytest.mark.parametrize("method", sorted(SCRIPTS))
+def test_every_verified_that_solve_prints_names_its_scope(method, greedy, capsys):
+    args = ["solve", "--method", method, "--domain", str(DOMAIN), "--problem", str(PROBLEM),
+            "--backend", "scripted", "--no-cache",
+            "--script", f"tests.methods.test_verified_on_task:{SCRIPTS[method]}"]
+    assert main(args) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    said = re.findall(r"verified(.{0,40})", out)
+    assert said and all(s.startswith(" on your PDDL domain and problem") for s in said), said
