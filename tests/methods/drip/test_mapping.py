@@ -137,6 +137,7 @@ def test_a_domain_that_is_not_blocksworld_is_not_verified_on_the_task():
     assert r.failure == NOT_ON_TASK and r.plan == []
     assert r.verified_on == "not verified"
     assert "not verified on your task" in r.last_diagnosis
+    assert "nothing checked it on your task" in r.credit
     # the tower plan stays for auditing, in the metrics and the transcript
     assert r.metrics["method_plan"] == ["(stack red orange)", "(put-down yellow)",
                                         "(unstack-blocks red)", "(stack yellow red)"]

@@ -294,10 +294,11 @@ def _result(run: _Run, session: Run, stop: str, iterations: int, user: Task) -> 
     return session.result(verified=verified, plan=on_task.plan, attempts=iterations,
                           failure=failure, solved_by=solver if verified else None,
                           metrics=metrics, transcript=transcript, last_diagnosis=diagnosis,
-                          credit=_credit(run.config, run.space.name), scope=on_task.scope)
+                          credit=_credit(run.config, run.space.name, on_task.mapped),
+                          scope=on_task.scope)
 
 
-def _credit(config: Config, space: str) -> str:
+def _credit(config: Config, space: str, mapped: bool) -> str:
     """Which part the model did and which part veriplan did."""
     who = ("the model" if config.decomposer == "llm"
            else f"the {config.decomposer} decomposer (no model)")
@@ -305,9 +306,11 @@ def _credit(config: Config, space: str) -> str:
              if config.actuator == "llm" else
              "veriplan's simulator judged executability and executed each action")
     moves = ("the paper's tower moves" if space == "relaxed" else "the four Blocksworld actions")
-    return (f"{who} decomposed the goal into sub-goals and actions ({moves}); {judge}; "
-            "veriplan wrote the plan in your domain's actions and its validator checked "
-            "it on your domain and problem")
+    check = ("veriplan wrote the plan in your domain's actions and its validator checked it "
+             "on your domain and problem" if mapped else
+             "veriplan could not write the plan in your domain's actions, so nothing checked "
+             "it on your task")
+    return f"{who} decomposed the goal into sub-goals and actions ({moves}); {judge}; {check}"
 
 
 def _untargeted(run: _Run, unmet: tuple[ConditionPart, ...]) -> list[str]:
