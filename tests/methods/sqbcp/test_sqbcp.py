@@ -294,7 +294,8 @@ def test_a_reused_yes_resolves_like_the_first_answer():
     crack["effects"]["facts_false"] = ["you have eggs"]
     r = run(Model([[scramble]], bridge=lambda prompt: crack),
             Config(k=0, embeddings="lexical", bidirectional=False, t_bridge=1))
-    assert r.metrics["accepted"] and r.plan == ["Scramble the eggs in a frying pan"], r.last_diagnosis
+    assert r.metrics["accepted"], r.last_diagnosis
+    assert r.plan == ["Scramble the eggs in a frying pan"]
     assert r.metrics["queries"] == r.metrics["oracle_calls"] == 1
     assert r.metrics["reused_answers"] == 1
     assert r.metrics["dropped"].get("bridge does not establish") == 1
@@ -321,7 +322,8 @@ def test_a_step_using_what_the_oracle_just_confirmed_is_inserted():
                    made={"eggs": -2, "pancakes": 1}, goal=True, structure="pancakes are made")
     cfg = Config(k=0, embeddings="lexical", bidirectional=False, t_bridge=0)
     r = run(Model([[scramble]]), cfg)
-    assert r.metrics["accepted"] and r.plan == ["Scramble the eggs in a frying pan"], r.last_diagnosis
+    assert r.metrics["accepted"], r.last_diagnosis
+    assert r.plan == ["Scramble the eggs in a frying pan"]
     assert "hard check" not in r.metrics["dropped"] and r.metrics["learned"]["eggs"] is True
 
     # The same when a bridge's own query confirmed them and the bridge uses them.
