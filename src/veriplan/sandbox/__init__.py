@@ -1,17 +1,21 @@
-"""Running LLM-written code: only ever in a child process with CPU, wall-clock,
-memory and file-size limits, a scratch working directory, an environment
-without secrets, no network (a network namespace where the kernel allows it,
-and an audit hook refusing sockets, process creation and writes outside the
-scratch directory in any case). The whole job runs in the child; only a JSON
-result comes back.
+"""Running LLM-written code: only ever inside an operating-system sandbox
+(bubblewrap: no network, a private /proc and file system holding only the
+read-only Python installation and a scratch tmpfs, an empty environment, a
+user id of its own, rlimits, a seccomp filter; see :mod:`veriplan.sandbox.bwrap`),
+one job per child process. Only JSON lines come back (:class:`Job`); a call of
+untrusted code is timed from outside through a shared heartbeat and the whole
+sandbox is killed when it overruns. Without ``bwrap`` veriplan refuses to run
+model-written code (:class:`SandboxUnavailableError`) unless
+``VERIPLAN_SANDBOX=process`` opts into the weaker process sandbox.
 
 ``run_job(target, payload, limits)`` calls the trusted function ``target``
-("module:function") with ``payload`` inside the child, after the guard is on;
-what the function returns (JSON) is the result. Anything that goes wrong is an
-:class:`Outcome` with a category, never an exception in veriplan.
+("module:function") with ``payload`` inside the child, after the audit hook is
+on; what the function returns (JSON) is the result. Anything that goes wrong is
+an :class:`Outcome` with a category, never an exception in veriplan.
 """
 
-from veriplan.sandbox.runner import Limits, Outcome, run_job
+from veriplan.sandbox.bwrap import SandboxUnavailableError, available, mode
+from veriplan.sandbox.runner import Ended, Job, Limits, Outcome, Stalled, StreamError, run_job
 
 
 def run_code(code: str, limits: Limits = Limits()) -> Outcome:
@@ -19,4 +23,5 @@ def run_code(code: str, limits: Limits = Limits()) -> Outcome:
     return run_job("veriplan.sandbox.snippet:run", {"code": code}, limits)
 
 
-__all__ = ["Limits", "Outcome", "run_code", "run_job"]
+__all__ = ["Ended", "Job", "Limits", "Outcome", "SandboxUnavailableError", "Stalled",
+           "StreamError", "available", "mode", "run_code", "run_job"]

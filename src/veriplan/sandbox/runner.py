@@ -1,21 +1,39 @@
-"""The parent side of the sandbox: one child process per job."""
+"""The parent side of the sandbox: one sandboxed child process per job.
+
+The child writes its answers as JSON lines on a pipe (the only data that
+comes back; nothing it leaves in its scratch folder is read, and the folder is
+a tmpfs only the sandbox sees) and marks each call of untrusted code on a
+shared 16-byte heartbeat (:class:`Job`), so that the parent can time calls
+from outside and kill a call stuck in C code. :func:`run_job` is a one-shot job:
+the target's return value comes back as an :class:`Outcome`.
+"""
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
+import mmap
 import os
 import resource
-import shutil
+import select
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from veriplan.sandbox import bwrap
+
 CLONE_NEWNET = 0x40000000
+IDLE = 0
+HEADER, BUFFER = 24, 256 * 1024  # the child's shared heartbeat and line buffer
+SHARED = HEADER + BUFFER
+ROLE_BIT = 1 << 23  # heartbeat: (sequence << 24) | (role << 23) | index
 
 
 @dataclass(frozen=True)
@@ -24,8 +42,11 @@ class Limits:
     cpu_seconds: int = 650
     memory_mb: int = 2048  # address space
     file_mb: int = 64  # largest file the child may write
+    scratch_mb: int = 256  # the whole scratch folder (a tmpfs)
+    processes: int = 16  # RLIMIT_NPROC for the job's own user id (threads count)
     output_bytes: int = 65536  # printed text kept for the report; the rest is counted
-    network_namespace: bool = True  # also cut the network off at the kernel when allowed
+    network_namespace: bool = True  # process sandbox only: also cut the network off
+    answer_mb: int = 1024  # most answer data the parent accepts from one job
 
 
 @dataclass
@@ -49,101 +70,361 @@ class Outcome:
         return self.category is None
 
 
-def _clean_env(scratch: str) -> dict[str, str]:
-    """No secrets: only what Python needs to start."""
-    return {"PATH": "/usr/bin:/bin", "HOME": scratch, "TMPDIR": scratch, "LANG": "C.UTF-8",
-            "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0"}
+class StreamError(Exception):
+    """The job's answer stream stopped: see the subclasses."""
 
 
-def _limit(limits: Limits):
-    def preexec() -> None:
+class Stalled(StreamError):
+    """A call of untrusted code ran past its limit; the job was killed."""
+
+    def __init__(self, code: int, seconds: float) -> None:
+        super().__init__(f"a call ran for {seconds:.1f} s")
+        self.code, self.seconds = code, seconds
+
+    @property
+    def role(self) -> str:
+        return "goal" if self.code & ROLE_BIT else "succ"
+
+    @property
+    def index(self) -> int:
+        return self.code & (ROLE_BIT - 1)
+
+
+class Ended(StreamError):
+    """The stream ended without the expected line. ``kind``: ``exit`` (the
+    process ended; ``code`` is the heartbeat at that moment, non-zero when it
+    died inside a call), ``timeout`` (the job's wall clock, killed),
+    ``too_large`` (more answer data than allowed, killed), ``malformed``."""
+
+    def __init__(self, kind: str, detail: str, code: int = 0,
+                 returncode: int | None = None) -> None:
+        super().__init__(detail)
+        self.kind, self.detail, self.code, self.returncode = kind, detail, code, returncode
+
+    @property
+    def role(self) -> str:
+        return "goal" if self.code & ROLE_BIT else "succ"
+
+
+def _memfd(name: str, data: bytes) -> int:
+    fd = os.memfd_create(name, 0)
+    _write_all(fd, data)
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _loads(data: bytes) -> Any:
+    return json.loads(data.decode("utf-8", "replace"))
+
+
+class _Bad(str):
+    """A line that is not JSON (kept so that the reader sees it in order)."""
+
+
+class Job:
+    """One sandboxed child running ``target(payload)`` ("module:function",
+    trusted code); its lines are read with :meth:`next`."""
+
+    def __init__(self, target: str, payload: Any, limits: Limits = Limits(),
+                 call_limit: float | None = None) -> None:
+        self.limits, self.call_limit = limits, call_limit
+        self.mode = bwrap.mode()
+        self.start = time.perf_counter()
+        self.deadline = self.start + limits.wall_seconds
+        self.killed: str | None = None
+        self.received = 0
+        self._buf = b""
+        self._lines: deque[bytes] = deque()
+        self._eof = False
+        self._stalled: Stalled | None = None
+        self._seen_code, self._seen_at = 0, 0.0
+        job = json.dumps({"target": target, "payload": payload,
+                          "output_bytes": limits.output_bytes}).encode()
+        fds: list[int] = []
+        try:
+            job_fd = _memfd("veriplan-job", job)
+            fds.append(job_fd)
+            beat_fd = _memfd("veriplan-shared", bytes(SHARED))
+            fds.append(beat_fd)
+            self.beat = mmap.mmap(beat_fd, SHARED)
+            read_fd, write_fd = os.pipe()
+            fds.append(write_fd)
+            self.fd = read_fd
+            with contextlib.suppress(OSError):
+                fcntl.fcntl(write_fd, fcntl.F_SETPIPE_SZ, 1 << 20)
+            self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 - closed in close()
+            self.scratch: str | None = None
+            child = [str(write_fd), str(beat_fd), str(job_fd)]
+            if self.mode == "bwrap":
+                program = bwrap.seccomp_program()
+                seccomp_fd = _memfd("veriplan-seccomp", program) if program else None
+                if seccomp_fd is not None:
+                    fds.append(seccomp_fd)
+                self.uid = bwrap.job_uid()
+                cmd = bwrap.command(self.uid, limits.scratch_mb, seccomp_fd,
+                                    [*child, bwrap.SCRATCH])
+                self.seccomp = program is not None
+            else:
+                self.scratch = tempfile.mkdtemp(prefix="veriplan-sandbox-")
+                self.uid, self.seccomp = -1, False
+                cmd = [sys.executable, "-I", "-B", "-c", bwrap.BOOT,
+                       os.path.dirname(bwrap.package_dir()), "-1", *child, self.scratch]
+            self.proc = subprocess.Popen(
+                cmd, stdin=subprocess.DEVNULL, stdout=self.stderr, stderr=self.stderr,
+                pass_fds=tuple(fds), close_fds=True, preexec_fn=self._preexec,
+                cwd=self.scratch or "/", env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
+        finally:
+            for fd in fds:
+                os.close(fd)
+
+    def _preexec(self) -> None:
         os.setsid()
-        mb = 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 5))
-        resource.setrlimit(resource.RLIMIT_AS, (limits.memory_mb * mb,) * 2)
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_mb * mb,) * 2)
+        lim, mb = self.limits, 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_CPU, (lim.cpu_seconds, lim.cpu_seconds + 5))
+        resource.setrlimit(resource.RLIMIT_AS, (lim.memory_mb * mb,) * 2)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (lim.file_mb * mb,) * 2)
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        resource.setrlimit(resource.RLIMIT_NPROC, (64, 64))  # not enforced for root
-        if limits.network_namespace:
+        if self.mode == "bwrap":
+            # counted for the job's own user id (the child switches to it)
+            resource.setrlimit(resource.RLIMIT_NPROC, (lim.processes, lim.processes))
+        else:
+            resource.setrlimit(resource.RLIMIT_NPROC, (64, 64))  # not enforced for root
+            if lim.network_namespace:
+                try:
+                    import ctypes
+
+                    ctypes.CDLL(None, use_errno=True).unshare(CLONE_NEWNET)
+                except Exception:  # noqa: BLE001 - the audit hook still refuses sockets
+                    pass
+
+    @property
+    def network_isolated(self) -> bool:
+        """Known from how the job was started, not from anything the child says."""
+        return self.mode == "bwrap"
+
+    def heartbeat(self) -> int:
+        return struct.unpack_from("<Q", self.beat, 0)[0]
+
+    def next(self) -> Any:
+        """The next line, parsed; raises :class:`Stalled` (after killing the
+        job) when a call runs past ``call_limit``, :class:`Ended` otherwise."""
+        while not self._lines:
+            self._fill()
+        return self._lines.popleft()
+
+    def _parse(self, lines: list[bytes]) -> None:
+        """All complete lines at once (one parse), else line by line."""
+        try:
+            self._lines.extend(_loads(b"[" + b",".join(lines) + b"]"))
+            return
+        except ValueError:
+            pass
+        for line in lines:
             try:
-                import ctypes
+                self._lines.append(_loads(line))
+            except ValueError:
+                self._lines.append(_Bad(repr(line[:200])))
+                return
 
-                ctypes.CDLL(None, use_errno=True).unshare(CLONE_NEWNET)
-            except Exception:  # noqa: BLE001 - the audit hook still refuses sockets
-                pass
-    return preexec
+    def _fill(self) -> None:
+        if self._stalled is not None:
+            raise self._stalled
+        if self._eof:
+            code = self.heartbeat()
+            rc = self.wait()
+            if self.killed:
+                raise Ended(self.killed, self._kill_detail(), code, rc)
+            raise Ended("exit", self._exit_detail(rc), code, rc)
+        now = time.perf_counter()
+        if now > self.deadline:
+            self.kill("timeout")
+            return
+        poll = 0.25 if self.call_limit is None else min(0.25, max(self.call_limit / 8, 0.01))
+        ready, _, _ = select.select([self.fd], [], [], min(poll, self.deadline - now))
+        if ready:
+            data = os.read(self.fd, 1 << 20)
+            if not data:
+                self._end()
+                return
+            self.received += len(data)
+            if self.received > self.limits.answer_mb * 1024 * 1024:
+                self.kill("too_large")
+                return
+            parts = (self._buf + data).split(b"\n")
+            self._buf = parts.pop()
+            if parts:
+                self._parse([p for p in parts if p])
+            return
+        if self.call_limit is None:
+            return
+        code = self.heartbeat()
+        if code == IDLE:
+            self._seen_code = 0
+        elif code != self._seen_code:
+            self._seen_code, self._seen_at = code, time.perf_counter()
+        elif time.perf_counter() - self._seen_at > self.call_limit:
+            seconds = time.perf_counter() - self._seen_at
+            self.kill("stalled")
+            self._stalled = Stalled(code, seconds)  # after the lines written before it
 
+    def _end(self) -> None:
+        """At the end of the pipe: the lines still in the shared buffer (a
+        child killed or ended inside a call), then what is left."""
+        if self._eof:
+            return
+        self._eof = True
+        base, size = struct.unpack_from("<QQ", self.beat, 8)
+        if self.received >= base and size <= BUFFER:
+            start = min(self.received - base, size)
+            tail = bytes(self.beat[HEADER + start:HEADER + size])
+            parts = (self._buf + tail).split(b"\n")
+            self._buf = b""
+            lines = [p for p in parts if p]
+            if lines:
+                self._parse(lines)
 
-def _own_netns() -> str:
-    try:
-        return os.readlink("/proc/self/ns/net")
-    except OSError:
-        return ""
+    def kill(self, why: str) -> None:
+        """Kill the whole sandbox (bubblewrap's PID namespace takes every
+        process the job started with it)."""
+        if self.killed is None:
+            self.killed = why
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):
+            self.proc.kill()
+        self.proc.wait()
+        if why == "stalled":  # keep every line written before the call
+            self._drain()
+        else:
+            self._eof = True
+            self._lines.clear()
+
+    def _drain(self) -> None:
+        while True:
+            try:
+                data = os.read(self.fd, 1 << 20)
+            except OSError:
+                data = b""
+            if not data:
+                break
+            self.received += len(data)
+            parts = (self._buf + data).split(b"\n")
+            self._buf = parts.pop()
+            if parts:
+                self._parse([p for p in parts if p])
+        self._end()
+
+    def wait(self) -> int:
+        """The child's status, a signal as a negative number (bubblewrap
+        reports the sandboxed process's death by signal N as 128 + N)."""
+        rc = self.proc.wait()
+        if self.mode == "bwrap" and 128 < rc < 128 + 65:
+            rc = 128 - rc
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.proc.pid, signal.SIGKILL)  # anything left in its group
+        return rc
+
+    def _kill_detail(self) -> str:
+        if self.killed == "timeout":
+            return (f"the job ran past {self.limits.wall_seconds:g} s of wall-clock time "
+                    "and was killed")
+        if self.killed == "too_large":
+            return f"the job answered more than {self.limits.answer_mb} MB and was killed"
+        return "the job was killed"
+
+    def _exit_detail(self, rc: int) -> str:
+        if rc < 0:
+            with contextlib.suppress(ValueError):
+                return f"the job died of signal {-rc} ({signal.Signals(-rc).name})"
+        tail = self.stderr_tail()
+        return f"the job exited with code {rc} without a complete answer" + (
+            f": {tail}" if tail else "")
+
+    def stderr_tail(self, size: int = 600) -> str:
+        try:
+            self.stderr.seek(0, os.SEEK_END)
+            end = self.stderr.tell()
+            self.stderr.seek(max(0, end - size))
+            return self.stderr.read().decode("utf-8", "replace").strip()
+        except (OSError, ValueError):
+            return ""
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.kill("closed")
+        else:
+            self.wait()
+        with contextlib.suppress(OSError):
+            os.close(self.fd)
+        with contextlib.suppress(ValueError, BufferError):
+            self.beat.close()
+        self.stderr.close()
+        if self.scratch:
+            import shutil
+
+            shutil.rmtree(self.scratch, ignore_errors=True)
+
+    def __enter__(self) -> Job:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def run_job(target: str, payload: Any, limits: Limits = Limits()) -> Outcome:
     """Run ``target(payload)`` ("module:function", trusted code) in a fresh
-    sandboxed child; never raises for anything the child does."""
-    scratch = tempfile.mkdtemp(prefix="veriplan-sandbox-")
+    sandboxed child; never raises for anything the child does (it raises
+    :class:`~veriplan.sandbox.bwrap.SandboxUnavailableError` when there is no
+    sandbox to run it in)."""
     start = time.perf_counter()
-    try:
-        with open(os.path.join(scratch, "job.json"), "w") as f:
-            json.dump({"target": target, "payload": payload,
-                       "output_bytes": limits.output_bytes}, f)
-        with open(os.path.join(scratch, "stdio.txt"), "wb") as out:
-            proc = subprocess.Popen(
-                [sys.executable, "-I", "-m", "veriplan.sandbox.child", scratch],
-                cwd=scratch, env=_clean_env(scratch), stdin=subprocess.DEVNULL, stdout=out,
-                stderr=subprocess.STDOUT, preexec_fn=_limit(limits), close_fds=True)
-            try:
-                code = proc.wait(timeout=limits.wall_seconds)
-            except subprocess.TimeoutExpired:
-                _kill(proc)
-                return Outcome("timeout", detail=f"the job ran past {limits.wall_seconds:g} s "
-                               "of wall-clock time and was killed",
-                               seconds=time.perf_counter() - start)
-            _kill(proc)  # anything the job left behind in its process group
-        return _collect(scratch, code, limits, time.perf_counter() - start)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-
-
-def _kill(proc: subprocess.Popen) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
-
-
-def _collect(scratch: str, code: int, limits: Limits, seconds: float) -> Outcome:
-    path = os.path.join(scratch, "result.json")
-    if not os.path.isfile(path):
-        if code == -signal.SIGXCPU or code == -signal.SIGKILL:
-            return Outcome("cpu_limit", detail=f"the job used more than {limits.cpu_seconds} s "
-                           "of CPU time", seconds=seconds, returncode=code)
-        if code < 0:
-            return Outcome("crash", detail=f"the job died of signal {-code} "
-                           f"({signal.Signals(-code).name})", seconds=seconds, returncode=code)
-        tail = _tail(os.path.join(scratch, "stdio.txt"))
-        kind = "memory" if "MemoryError" in tail else "no_result"
-        return Outcome(kind, detail=f"the job exited with code {code} without a result"
-                       + (f": {tail}" if tail else ""), seconds=seconds, returncode=code)
-    if os.path.getsize(path) > limits.file_mb * 1024 * 1024:
-        return Outcome("no_result", detail="the result is too large", seconds=seconds)
-    with open(path) as f:
-        data = json.load(f)
-    isolated = bool(data.get("netns")) and data.get("netns") != _own_netns()
-    common = {"seconds": seconds, "stdout": data.get("stdout", ""),
-              "stdout_size": data.get("stdout_size", 0), "network_isolated": isolated,
-              "returncode": code}
+    with Job(target, payload, limits) as job:
+        data: Any = None
+        try:
+            while True:
+                line = job.next()
+                if isinstance(line, list) and len(line) == 2 and line[0] == "D":
+                    data = line[1]
+                    break
+        except Ended as e:
+            seconds = time.perf_counter() - start
+            return _ended(e, job, limits, seconds)
+        rc = job.wait()
+        seconds = time.perf_counter() - start
+    common = {"seconds": seconds, "network_isolated": job.network_isolated, "returncode": rc,
+              "extra": {"sandbox": job.mode, "seccomp": job.seccomp}}
+    if not isinstance(data, dict):
+        return Outcome("no_result", detail="the job's answer is malformed", **common)
+    common |= {"stdout": str(data.get("stdout", ""))[: limits.output_bytes],
+               "stdout_size": _int(data.get("stdout_size"))}
     if "escaped" in data:
-        return Outcome(data["escaped"], detail=data.get("detail", ""), **common)
+        kind = str(data["escaped"])
+        if kind not in ("exit", "memory", "exception", "unserializable"):
+            kind = "no_result"
+        return Outcome(kind, detail=str(data.get("detail", ""))[:4000], **common)
     return Outcome(None, result=data.get("returned"), **common)
 
 
-def _tail(path: str, size: int = 600) -> str:
-    try:
-        with open(path, "rb") as f:
-            f.seek(max(0, os.path.getsize(path) - size))
-            return f.read().decode("utf-8", "replace").strip()
-    except OSError:
-        return ""
+def _int(x: Any) -> int:
+    return x if isinstance(x, int) and not isinstance(x, bool) else 0
+
+
+def _ended(e: Ended, job: Job, limits: Limits, seconds: float) -> Outcome:
+    common = {"seconds": seconds, "returncode": e.returncode,
+              "network_isolated": job.network_isolated,
+              "extra": {"sandbox": job.mode, "seccomp": job.seccomp}}
+    if e.kind == "timeout":
+        return Outcome("timeout", detail=e.detail, **common)
+    rc = e.returncode
+    if rc in (-signal.SIGXCPU, -signal.SIGKILL) and not job.killed:
+        return Outcome("cpu_limit", detail=f"the job used more than {limits.cpu_seconds} s "
+                       "of CPU time", **common)
+    if rc is not None and rc < 0:
+        return Outcome("crash", detail=e.detail, **common)
+    kind = "memory" if "MemoryError" in job.stderr_tail() else "no_result"
+    return Outcome(kind, detail=e.detail, **common)

@@ -42,4 +42,5 @@ def test_bench_autotos_is_resumable(tmp_path, data_dir, capsys):
     assert main(args) == 0
     assert "0 unit(s) run, 2 already in the store" in capsys.readouterr().out
     assert main(["report", str(tmp_path)]) == 0
-    assert "| autotos | scripted:scripted | autotos_24game |" in capsys.readouterr().out
+    assert "| autotos | search_components | scripted:scripted | autotos_24game |" in \
+        capsys.readouterr().out

@@ -35,6 +35,11 @@ def read_records(path: Path, *, lines: bool) -> list:
     return json.loads(text)
 
 
+def identity(s: Any) -> Any:
+    """The default ``decode``/``encode``: states are JSON as they are."""
+    return s
+
+
 @dataclass
 class Instance:
     id: str
@@ -90,8 +95,8 @@ class SearchDomain:
     check_all: Callable[[State, list], tuple[State, str] | None] | None = None
     # States travel as JSON; a domain whose functions take another form (PrOntoQA:
     # sets of facts) converts on the way in (decode) and out (encode).
-    decode: Callable[[Any], State] = lambda s: s
-    encode: Callable[[State], Any] = lambda s: s
+    decode: Callable[[Any], State] = identity
+    encode: Callable[[State], Any] = identity
     # A second search when the first finds no goal (PrOntoQA: the negated target).
     alternative: Callable[[Instance], Instance | None] = lambda inst: None
     # The names of the extra arguments (after the state) of succ and goal, as the

@@ -1,13 +1,31 @@
-"""The checks of AutoToS Steps 2-4 and the final evaluation, run inside the
-sandbox child (``job`` is the sandbox target). Model-written code is compiled
-and called only here. Every call of a generated function is timed (1 s by
-default). In Step 3's search the successor function's input is also compared
-before and after, each generated transition meets the domain's partial
-soundness check (or, for the paper's "w/o val", a check that always passes),
-and a state the search stops at must really be a goal. The final evaluation
-searches with the per-transition checks off, as the authors' does. The first
-failure comes back with its category and evidence: the state, and every other
-argument of the failing call by name.
+"""The sandbox side of AutoToS's checks: it runs the model's functions and
+reports what they returned, as JSON lines; it judges nothing. ``job`` is the
+sandbox target. Everything here runs in the same process as model-written
+code, so the model can patch or replace any of it: the verdicts (goal unit
+tests, soundness, completeness, the searched solutions) are computed by
+:mod:`veriplan.methods.autotos.judge` in veriplan's own process from these
+lines, and a line that is missing or does not fit is an error category there.
+
+Lines (each a JSON array):
+
+* ``["I", k]``: instance ``k`` of the payload starts.
+* ``["V", value]``: one call's result (goal tests: the goal test's answer;
+  completeness: the successor function's states).
+* ``["X", goals, successors]``: one expansion of the search: the goal test's
+  answers for the previous expansion's successors (``null`` where the state was
+  seen before; for the first expansion, the initial state's answer), then the
+  successors of the state the search expands next (the parent replays the
+  search to know which one).
+* ``["E", goals, "found" | "exhausted"]``: the search stopped.
+* ``["R", path, calls]``: a search's result without its trace (the evaluation
+  with the per-transition checks off: the path is validated in the parent).
+* ``["F", goals, failure]``: a call failed (an exception, the input state
+  changed, a value that is not a state, the search's time ran out); the
+  failure's ``role`` says which function, ``goals`` the answers before it.
+
+Every call of a generated function writes its code on the heartbeat first
+(:class:`veriplan.sandbox.child.Channel`), so the parent times each call from
+outside and kills the sandbox when one overruns, C loops included.
 """
 
 from __future__ import annotations
@@ -16,179 +34,45 @@ import builtins
 import gc
 import json
 import pickle
-import signal
-import threading
 import time
 import traceback
 from collections import deque
 from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import Any
 
 from veriplan.domains.autotos import get_domain
-from veriplan.domains.autotos.base import Instance, SearchDomain
+from veriplan.domains.autotos.base import Instance, SearchDomain, identity
 
-# The paper's ten error categories (section 6.1)
+SUCC, GOAL = 0, 1 << 23  # heartbeat role bits
+# The paper's ten error categories (section 6.1); veriplan adds malformed_answer
+# (the sandbox's answer was missing or did not fit: see judge.py)
 CATEGORIES = ("succ_soundness", "input_changed", "succ_completeness", "goal_soundness",
               "succ_exception", "goal_exception", "search_timeout", "succ_too_slow",
               "goal_too_slow", "parse_error")
 
 
-class CallTimeout(BaseException):
-    """Raised into a generated function that ran past its time limit."""
-
-
 class Failure(Exception):
-    def __init__(self, category: str, message: str, **evidence: Any) -> None:
+    def __init__(self, category: str, message: str, role: str, **evidence: Any) -> None:
         super().__init__(message)
-        self.category, self.message, self.evidence = category, message, evidence
+        self.category, self.message, self.role, self.evidence = category, message, role, evidence
 
-
-class Watchdog:
-    """Times calls of generated functions without a system call per call: the
-    caller marks a call's start; a thread checks every 1/20 of the limit and
-    interrupts the main thread (SIGALRM) when a call overruns. The handler
-    raises only while a call is running, so a late signal is harmless."""
-
-    def __init__(self, limit: float) -> None:
-        self.limit = limit
-        self.started = 0.0  # 0: no call running
-        self.main = threading.main_thread().ident
-        signal.signal(signal.SIGALRM, self._handler)
-        threading.Thread(target=self._watch, daemon=True).start()
-
-    def _handler(self, signum, frame) -> None:  # noqa: ARG002
-        if self.started:
-            self.started = 0.0
-            raise CallTimeout
-
-    def _watch(self) -> None:
-        period = max(self.limit / 20, 0.005)
-        clock = time.perf_counter
-        while True:
-            time.sleep(period)
-            started = self.started
-            if started and clock() - started > self.limit:
-                signal.pthread_kill(self.main, signal.SIGALRM)
-
-
-_WATCHDOGS: dict[float, Watchdog] = {}
-
-
-def watchdog(limit: float) -> Watchdog:
-    if limit not in _WATCHDOGS:
-        _WATCHDOGS[limit] = Watchdog(limit)
-    return _WATCHDOGS[limit]
-
-
-def load_function(code: str, name: str, role: str) -> Callable:
-    """The function ``name`` defined by ``code`` (else the last function it
-    defines); problems are failures of the role's exception category."""
-    namespace: dict[str, Any] = {"__builtins__": builtins, "__name__": "generated"}
-    try:
-        compiled = compile(code, f"<generated {role}>", "exec")
-    except SyntaxError as e:
-        raise Failure("parse_error", f"the {role} code does not parse: {e}",
-                      function=role) from None
-    try:
-        exec(compiled, namespace)
-    except BaseException as e:  # noqa: BLE001 - the model's code failed while defining
-        raise Failure(f"{role}_exception", f"defining the {role} function raised "
-                      f"{_exc(e)}") from None
-    if callable(namespace.get(name)):
-        return namespace[name]
-    funcs = [v for k, v in namespace.items() if callable(v) and getattr(v, "__module__", "")
-             == "generated" and not k.startswith("__")]
-    if not funcs:
-        raise Failure("parse_error", f"the {role} code defines no function", function=role)
-    return funcs[-1]
+    def data(self) -> dict:
+        return {"category": self.category, "message": self.message, "role": self.role,
+                "evidence": {k: jsonable_or_repr(v) for k, v in self.evidence.items()}}
 
 
 def _exc(e: BaseException) -> str:
     return "".join(traceback.format_exception_only(type(e), e)).strip()[-600:]
 
 
-def jsonable(x: Any) -> Any:
-    """A JSON form of a state (tuples become lists), or a readable failure."""
-    try:
-        return json.loads(json.dumps(x))
-    except (TypeError, ValueError):
-        raise Failure("succ_soundness", f"the successor function returned {x!r}, which is "
-                      "not a state (lists, dicts, strings and numbers only)") from None
-
-
-class Checked:
-    """The generated functions with the harness's checks around every call:
-    the time limit always; the input-mutation check (``mutation``) and the
-    partial soundness check (``partial``) when asked for."""
-
-    def __init__(self, domain: SearchDomain, succ: Callable | None, goal: Callable | None,
-                 instance: Instance, call_limit: float, *, mutation: bool,
-                 partial: bool) -> None:
-        self.d, self.succ, self.goal, self.inst = domain, succ, goal, instance
-        self.limit, self.mutation, self.partial = call_limit, mutation, partial
-        self.succ_args = domain.succ_args(instance) if succ is not None else ()
-        self.goal_args = domain.goal_args(instance) if goal is not None else ()
-        self.calls = 0
-        self.dog = watchdog(call_limit)
-
-    def args(self, role: str) -> dict:
-        """The arguments after the state of a ``role`` call, by name."""
-        if role == "succ":
-            return dict(zip(self.d.succ_params, self.succ_args))
-        return dict(zip(self.d.goal_params, self.goal_args))
-
-    def _call(self, fn: Callable, args: tuple, role: str) -> Any:
-        self.calls += 1
-        dog = self.dog
-        dog.started = time.perf_counter()
-        try:
-            return fn(*args)
-        except Failure:
-            raise
-        except BaseException as e:  # noqa: BLE001 - a timeout, or anything the code raises
-            self.failed_call(e, args[0], role)
-        finally:
-            dog.started = 0.0
-
-    def failed_call(self, e: BaseException, state: Any, role: str) -> NoReturn:
-        if isinstance(e, CallTimeout):
-            raise Failure(f"{role}_too_slow", f"the {role} function took longer than "
-                          f"{self.limit:g} s", state=jsonable_or_repr(state),
-                          args=self.args(role)) from None
-        raise Failure(f"{role}_exception", f"the {role} function raised {_exc(e)}",
-                      state=jsonable_or_repr(state), args=self.args(role)) from None
-
-    def successors(self, state: Any) -> list:
-        before = pickle.dumps(state) if self.mutation else None
-        out = self._call(self.succ, (state, *self.succ_args), "succ")
-        if self.mutation and pickle.dumps(state) != before:
-            raise Failure("input_changed", "the successor function changed its input state",
-                          before=pickle.loads(before), after=jsonable_or_repr(state),
-                          args=self.args("succ"))
-        try:
-            out = list(out)
-        except TypeError:
-            raise Failure("succ_soundness", "the successor function must return a list of "
-                          f"states, not {type(out).__name__}", state=state,
-                          args=self.args("succ")) from None
-        if self.partial:
-            bad = self.d.first_unsound(state, out)
-            if bad is not None:
-                raise Failure("succ_soundness", bad.message, state=state,
-                              successor=jsonable_or_repr(bad.successor),
-                              args=self.args("succ"),
-                              check="partial" if bad.partial else "state")
-        return out
-
-    def is_goal(self, state: Any) -> bool:
-        return bool(self._call(self.goal, (state, *self.goal_args), "goal"))
-
-
 def jsonable_or_repr(x: Any) -> Any:
     try:
         return json.loads(json.dumps(x, default=_sets))
-    except (TypeError, ValueError):
-        return repr(x)[:500]
+    except (TypeError, ValueError, RecursionError):
+        try:
+            return repr(x)[:500]
+        except Exception:  # noqa: BLE001 - a value whose repr fails
+            return f"<{type(x).__name__}>"
 
 
 def _sets(x: Any) -> Any:
@@ -197,155 +81,226 @@ def _sets(x: Any) -> Any:
     raise TypeError(type(x).__name__)
 
 
-def search(fns: Checked, deadline: float) -> list | None:
-    """BFS (goal test on generation) or DFS; the state path, or None. The goal
-    test's timed call is inlined: it runs once per generated state."""
-    d = fns.d
-    init = fns.inst.init
-    if fns.is_goal(init):
-        return [jsonable(d.encode(init))]
-    key = d.key
+def load_function(code: str, name: str, role: str, channel: Any) -> Callable:
+    """The function ``name`` defined by ``code`` (else the last function it
+    defines). Running the definition is a timed call of the role."""
+    namespace: dict[str, Any] = {"__builtins__": builtins, "__name__": "generated"}
+    try:
+        compiled = compile(code, f"<generated {role}>", "exec")
+    except SyntaxError as e:
+        raise Failure("parse_error", f"the {role} code does not parse: {e}", role) from None
+    channel.beat[0] = channel.code(GOAL if role == "goal" else SUCC)
+    try:
+        exec(compiled, namespace)
+    except BaseException as e:  # noqa: BLE001 - the model's code failed while defining
+        raise Failure(f"{role}_exception", f"defining the {role} function raised "
+                      f"{_exc(e)}", role) from None
+    finally:
+        channel.beat[0] = 0
+    if callable(namespace.get(name)):
+        return namespace[name]
+    funcs = [v for k, v in namespace.items() if callable(v) and getattr(v, "__module__", "")
+             == "generated" and not k.startswith("__")]
+    if not funcs:
+        raise Failure("parse_error", f"the {role} code defines no function", role)
+    return funcs[-1]
+
+
+def _call_failure(role: str, e: BaseException, state: Any) -> Failure:
+    return Failure(f"{role}_exception", f"the {role} function raised {_exc(e)}", role,
+                   state=state)
+
+
+def job(payload: dict) -> None:
+    """The sandbox target. ``mode``: goal_tests, completeness, search (``trace``:
+    every expansion, for the checks; else only the path)."""
+    from veriplan.sandbox.child import CHANNEL as ch
+
+    domain = get_domain(payload["domain"])
+    # The search tree holds millions of small acyclic objects; a garbage-collector
+    # pass over them can take longer than the call limit and would be blamed on
+    # the generated function. The address-space limit bounds memory instead.
+    gc.disable()
+    mode = payload["mode"]
+    try:
+        succ = load_function(payload["succ_code"], "succ", "succ", ch) \
+            if mode != "goal_tests" else None
+        goal = load_function(payload["goal_code"], "goal", "goal", ch) \
+            if mode != "completeness" else None
+    except Failure as f:
+        ch.send(["F", [], f.data()])
+        return
+    instances = [Instance(i["id"], domain.decode(i["init"]), i.get("meta", {}))
+                 for i in payload["instances"]]
+    for k, inst in enumerate(instances):
+        ch.send(["I", k])
+        try:
+            if mode == "goal_tests":
+                args = domain.goal_args(inst)
+                ch.beat[0] = ch.code(GOAL)
+                try:
+                    value = bool(goal(inst.init, *args))
+                except BaseException as e:  # noqa: BLE001 - the model's error
+                    raise _call_failure("goal", e, inst.init) from None
+                ch.send(["V", value])
+            elif mode == "completeness":
+                args = domain.succ_args(inst)
+                ch.beat[0] = ch.code(SUCC)
+                try:
+                    out = list(succ(inst.init, *args))
+                except BaseException as e:  # noqa: BLE001 - the model's error
+                    raise _call_failure("succ", e, inst.init) from None
+                ch.beat[0] = 0
+                ch.send_text('["V",' + _states(domain, out, inst.init) + "]")
+            elif search(domain, inst, succ, goal, ch, payload) == "exhausted":
+                other = domain.alternative(inst)  # PrOntoQA: the negated target
+                if other is not None:
+                    ch.send(["A", k])
+                    search(domain, other, succ, goal, ch, payload)
+        except Failure as f:
+            ch.send(["F", [], f.data()])
+        except MemoryError:
+            ch.send(["F", [], {"category": "succ_exception", "role": "succ", "evidence": {},
+                               "message": "the search ran out of memory (MemoryError)"}])
+
+
+def _states(domain: SearchDomain, out: list, parent: Any) -> str:
+    """The successors as JSON text, or a failure: they must be states."""
+    encode = domain.encode
+    try:
+        return json.dumps([encode(c) for c in out], separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError):
+        bad = next((c for c in out if not _is_json(encode, c)), out)
+        raise Failure("succ_soundness", f"the successor function returned "
+                      f"{jsonable_or_repr(bad)!r}, which is not a state (lists, dicts, "
+                      "strings and numbers only)", "succ", state=parent) from None
+    except Exception:  # noqa: BLE001 - the domain cannot even read it
+        raise Failure("succ_soundness", "the successor function returned a value that is "
+                      "not a state of this domain", "succ", state=parent) from None
+
+
+def _is_json(encode: Callable, x: Any) -> bool:
+    try:
+        json.dumps(encode(x))
+    except Exception:  # noqa: BLE001
+        return False
+    return True
+
+
+def search(d: SearchDomain, inst: Instance, succ: Callable, goal: Callable, ch: Any,
+           payload: dict) -> str:
+    """BFS (goal test on generation) or DFS over the model's functions. With
+    ``trace`` every expansion goes to the parent, which replays the search and
+    checks it; without, only the path (or None) and the number of calls.
+    Returns ``found``, ``exhausted`` or ``failed`` (the failure is sent)."""
+    trace = payload["trace"]
+    mutation = payload.get("mutation", False)
+    deadline = time.perf_counter() + payload["search_limit"]
+    sargs, gargs = d.succ_args(inst), d.goal_args(inst)
+    key, encode, beat, send_text = d.key, d.encode, ch.beat, ch.send_text
+    dumps = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
+    plain = encode is identity
+    clock = time.perf_counter
+    init = inst.init
+    beat[0] = ch.code(GOAL)
+    try:
+        reached = bool(goal(init, *gargs))
+    except BaseException as e:  # noqa: BLE001 - timeout or the model's error
+        beat[0] = 0
+        raise _call_failure("goal", e, init) from None
+    beat[0] = 0
+    calls = 1
+    goals: list = [reached]
     seen: dict = {key(init): None}  # state key -> (parent key, state)
+    if reached:
+        return _found(ch, trace, goals, [init], d, calls)
     frontier: deque = deque([init])
     pop = frontier.popleft if d.algorithm == "bfs" else frontier.pop
     push = frontier.append
-    goal, gargs, dog, clock = fns.goal, fns.goal_args, fns.dog, time.perf_counter
-    calls = 0
-    try:
-        while frontier:
-            if clock() > deadline:
-                raise Failure("search_timeout", "the search ran out of time")
-            s = pop()
-            ks = key(s)
-            for child in fns.successors(s):
-                try:
-                    kc = key(child)
-                except Exception:  # noqa: BLE001 - not a state of this domain
-                    raise Failure("succ_soundness", "the successor function returned "
-                                  f"{jsonable_or_repr(child)!r}, which is not a state",
-                                  state=s, args=fns.args("succ")) from None
-                if kc in seen:
-                    continue
-                seen[kc] = (ks, child)
-                calls += 1
-                dog.started = clock()
-                try:
-                    reached = goal(child, *gargs) if gargs else goal(child)
-                except BaseException as e:  # noqa: BLE001 - timeout or the model's error
-                    fns.failed_call(e, child, "goal")
-                finally:
-                    dog.started = 0.0
-                if reached:
-                    path = []
-                    while seen[kc] is not None:
-                        kc, state = seen[kc]
-                        path.append(state)
-                    path.append(init)
-                    return [jsonable(d.encode(x)) for x in reversed(path)]
-                push(child)
-        return None
-    finally:
-        fns.calls += calls
-
-
-def job(payload: dict) -> dict:
-    """The sandbox target. ``mode``: goal_tests, soundness, completeness or
-    evaluate. Returns {"failure": {category, message, evidence} | None, ...}."""
-    domain = get_domain(payload["domain"])
-    # The search tree holds millions of small acyclic objects; a garbage-collector
-    # pass over them can take longer than the 1 s call limit and would be blamed on
-    # the generated function. The address-space limit bounds memory instead.
-    gc.disable()
-    try:
-        succ = load_function(payload["succ_code"], "succ", "succ") \
-            if payload.get("succ_code") and payload["mode"] != "goal_tests" else None
-        goal = load_function(payload["goal_code"], "goal", "goal")
-        return _MODES[payload["mode"]](domain, succ, goal, payload)
-    except Failure as f:
-        return {"failure": {"category": f.category, "message": f.message,
-                            "evidence": {k: jsonable_or_repr(v) for k, v in f.evidence.items()}}}
-
-
-def _instances(payload: dict, key: str, domain: SearchDomain) -> list[Instance]:
-    return [Instance(i["id"], domain.decode(i["init"]), i.get("meta", {}))
-            for i in payload[key]]
-
-
-def _goal_tests(domain, succ, goal, payload) -> dict:
-    """Step 2: the goal unit tests, goal and non-goal states."""
-    for inst in _instances(payload, "instances", domain):
-        fns = Checked(domain, succ, goal, inst, payload["call_limit"], mutation=False,
-                      partial=False)
-        expected = inst.meta["expected"]
-        if fns.is_goal(inst.init) != expected:
-            word = "a goal state" if not expected else "not a goal state"
-            raise Failure("goal_soundness", f"the goal test reported "
-                          f"{jsonable_or_repr(inst.init)} as {word}", state=inst.init,
-                          expected=expected, args=fns.args("goal"))
-    return {"failure": None}
-
-
-def _soundness(domain, succ, goal, payload) -> dict:
-    """Step 3: search the example instances with every check on; the partial
-    soundness check is the domain's, or one that always passes (``partial``
-    false: the paper's "w/o val")."""
-    solved = 0
-    for inst in _instances(payload, "instances", domain):
-        fns = Checked(domain, succ, goal, inst, payload["call_limit"], mutation=True,
-                      partial=payload.get("partial", True))
-        path = search(fns, time.perf_counter() + payload["search_limit"])
-        if path is not None:
-            if not domain.true_goal(inst, path[-1]):
-                raise Failure("goal_soundness", f"the goal test accepted {path[-1]}, which is "
-                              "not a goal state", state=path[-1], expected=False,
-                              args=fns.args("goal"))
-            solved += 1
-    return {"failure": None, "solved": solved}
-
-
-def _completeness(domain, succ, goal, payload) -> dict:
-    """Step 4: the known successors of the unit-test states must all come out."""
-    for item in payload["pairs"]:
-        state = domain.decode(item["state"])
-        inst = Instance("unit", state, item.get("meta", {}))
-        fns = Checked(domain, succ, None, inst, payload["call_limit"], mutation=False,
-                      partial=False)
-        got = {domain.same(c) for c in fns.successors(state)}
-        missing = [s for s in item["successors"] if domain.same(domain.decode(s)) not in got]
-        if missing:
-            raise Failure("succ_completeness", "the successor function missed successors",
-                          state=item["state"], missing=missing, args=fns.args("succ"))
-    return {"failure": None}
-
-
-def _evaluate(domain, succ, goal, payload) -> dict:
-    """Solve each instance; a failure (an exception, a timeout, or with
-    ``checks`` a check) ends that instance only. The loop evaluates with the
-    per-transition checks off; the reference run turns them on."""
-    out = []
-    checks = payload.get("checks", False)
-    for inst in _instances(payload, "instances", domain):
-        fns = Checked(domain, succ, goal, inst, payload["call_limit"], mutation=checks,
-                      partial=checks)
-        start = time.perf_counter()
+    while frontier:
+        if clock() > deadline:
+            ch.send(["F", goals, {"category": "search_timeout", "role": "succ", "evidence": {},
+                                  "message": "the search ran out of time"}])
+            return "failed"
+        s = pop()
+        ks = key(s)
+        before = pickle.dumps(s) if mutation else None
+        beat[0] = ch.code(SUCC)
+        calls += 1
         try:
-            path = search(fns, start + payload["search_limit"])
-            other = domain.alternative(inst) if path is None else None
-            if other is not None:
-                second = Checked(domain, succ, goal, other, payload["call_limit"],
-                                 mutation=checks, partial=checks)
-                path = search(second, start + payload["search_limit"])
-                fns.calls += second.calls
-            out.append({"id": inst.id, "path": path, "failure": None, "calls": fns.calls,
-                        "seconds": time.perf_counter() - start})
-        except Failure as f:
-            out.append({"id": inst.id, "path": None, "calls": fns.calls,
-                        "seconds": time.perf_counter() - start,
-                        "failure": {"category": f.category, "message": f.message,
-                                    "evidence": {k: jsonable_or_repr(v)
-                                                 for k, v in f.evidence.items()}}})
-    return {"failure": None, "results": out}
+            out = list(succ(s, *sargs))
+        except BaseException as e:  # noqa: BLE001 - the model's error
+            beat[0] = 0
+            ch.send(["F", goals, _call_failure("succ", e, s).data()])
+            return "failed"
+        beat[0] = 0
+        if mutation and pickle.dumps(s) != before:
+            ch.send(["F", goals, Failure(
+                "input_changed", "the successor function changed its input state", "succ",
+                before=pickle.loads(before), after=s).data()])
+            return "failed"
+        if trace:
+            try:
+                text = dumps(["X", goals, out if plain else [encode(c) for c in out]])
+            except Exception:  # noqa: BLE001 - not JSON: find the culprit
+                try:
+                    _states(d, out, s)
+                    raise Failure("succ_soundness", "the successor function returned "
+                                  "values that are not states", "succ", state=s) from None
+                except Failure as f:
+                    ch.send(["F", goals, f.data()])
+                    return "failed"
+            send_text(text)
+        goals = []
+        base = ch.code(GOAL)
+        for j, child in enumerate(out):
+            try:
+                kc = key(child)
+            except Exception:  # noqa: BLE001 - not a state of this domain
+                ch.send(["F", goals, Failure(
+                    "succ_soundness", f"the successor function returned "
+                    f"{jsonable_or_repr(child)!r}, which is not a state", "succ",
+                    state=s).data()])
+                return "failed"
+            if kc in seen:
+                goals.append(None)
+                continue
+            seen[kc] = (ks, child)
+            beat[0] = base + j
+            calls += 1
+            try:
+                reached = (goal(child, *gargs) if gargs else goal(child)) and True or False
+            except BaseException as e:  # noqa: BLE001 - the model's error
+                beat[0] = 0
+                ch.send(["F", goals, _call_failure("goal", e, child).data()])
+                return "failed"
+            goals.append(reached)
+            if reached:
+                beat[0] = 0
+                path = []
+                while seen[kc] is not None:
+                    kc, state = seen[kc]
+                    path.append(state)
+                path.append(init)
+                return _found(ch, trace, goals, path[::-1], d, calls)
+            push(child)
+        beat[0] = 0
+    if trace:
+        ch.send(["E", goals, "exhausted"])
+    else:
+        ch.send(["R", None, calls])
+    return "exhausted"
 
 
-_MODES = {"goal_tests": _goal_tests, "soundness": _soundness, "completeness": _completeness,
-          "evaluate": _evaluate}
+def _found(ch: Any, trace: bool, goals: list, path: list, d: SearchDomain, calls: int) -> str:
+    if trace:
+        ch.send(["E", goals, "found"])
+        return "found"
+    try:
+        ch.send(["R", [d.encode(x) for x in path], calls])
+        return "found"
+    except (TypeError, ValueError):
+        ch.send(["F", goals, {"category": "succ_soundness", "role": "succ", "evidence": {},
+                              "message": "the path found is made of values that are not "
+                                         "states (lists, dicts, strings and numbers only)"}])
+        return "failed"

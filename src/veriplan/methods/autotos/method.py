@@ -23,13 +23,12 @@ from veriplan.domains.autotos import DomainData, SearchDomain, get_domain
 from veriplan.errors import BadRequestError
 from veriplan.llm.client import LLM
 from veriplan.llm.types import LLMRequest, Message
+from veriplan.methods.autotos import judge
 from veriplan.methods.autotos.config import Config
 from veriplan.methods.autotos.problem import AutoToSProblem, AutoToSResult
 from veriplan.methods.records import Entry, Event, Observer, quiet
 from veriplan.methods.result import Run
-from veriplan.sandbox import Limits, run_job
-
-TARGET = "veriplan.methods.autotos.harness:job"
+from veriplan.sandbox.secrets import scrub
 
 
 @cache
@@ -82,31 +81,27 @@ def _payload_instances(instances) -> list[dict]:
     return [{"id": i.id, "init": i.init, "meta": i.meta} for i in instances]
 
 
-def _limits(config: Config, n_searches: int) -> Limits:
-    wall = config.search_limit * max(1, n_searches) + 60
-    return Limits(wall_seconds=wall, cpu_seconds=int(wall) + 5)
-
-
 def check(domain: SearchDomain, mode: str, succ: str | None, goal: str, config: Config,
           **payload: Any) -> dict:
-    """One sandboxed check; returns {"failure": ... or None, ...}. A job that the
-    sandbox had to stop (a fork bomb, a memory bomb, ...) is a failure too."""
-    n = len(payload.get("instances", [])) or 1
-    out = run_job(TARGET, {"domain": domain.name, "mode": mode, "succ_code": succ,
-                           "goal_code": goal, "call_limit": config.call_limit,
-                           "search_limit": config.search_limit, **payload},
-                  _limits(config, n))
-    if out.ok:
-        return out.result
-    if out.category in ("exception", "unserializable"):
-        # the harness catches everything generated code raises, so this is ours
-        raise RuntimeError(f"the AutoToS harness failed in the sandbox: {out.detail}")
-    role = "succ" if mode != "goal_tests" else "goal"
-    category = "search_timeout" if out.category in ("timeout", "cpu_limit") else \
-        f"{role}_exception"
-    return {"failure": {"category": category, "message": f"the sandbox stopped the code "
-                        f"({out.category}): {out.detail}", "evidence": {}},
-            "sandbox": out.category}
+    """One check of the model's functions; returns {"failure": ... or None, ...}.
+    The functions run in the sandbox, which only reports their answers; the
+    verdict is computed here (:mod:`veriplan.methods.autotos.judge`). Whatever
+    the code does in the sandbox ends as a failure category, never an error of
+    veriplan; the values of configured secrets never appear in what comes back."""
+    limit, search = config.call_limit, config.search_limit
+    if mode == "goal_tests":
+        out = judge.goal_tests(domain, goal, payload["instances"], limit)
+    elif mode == "completeness":
+        out = judge.completeness(domain, succ or "", payload["pairs"], limit)
+    elif mode == "soundness":
+        out = judge.soundness(domain, succ or "", goal, payload["instances"], limit, search,
+                              payload.get("partial", True))
+    elif mode == "evaluate":
+        out = judge.evaluate(domain, succ or "", goal, payload["instances"], limit, search,
+                             payload.get("checks", False))
+    else:
+        raise ValueError(f"unknown AutoToS check {mode!r}")
+    return scrub(out)
 
 
 def evaluate(domain: SearchDomain, data: DomainData, succ: str, goal: str, config: Config,

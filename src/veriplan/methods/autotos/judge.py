@@ -1,0 +1,458 @@
+"""AutoToS's verdicts, computed in veriplan's own process from the plain JSON
+the sandbox returns (:mod:`veriplan.methods.autotos.harness` runs the model's
+functions and only reports their answers).
+
+* Goal unit tests: the sandbox gets the states (never the expected answers)
+  and returns the goal test's booleans; they are compared here.
+* Completeness: the sandbox gets the states (never the known successors) and
+  returns the successor function's states; missing ones are found here.
+* Soundness and the evaluation with checks: the sandbox streams every
+  expansion of its search; this module replays the same BFS/DFS from those
+  answers (its own duplicate detection and frontier), runs the partial
+  soundness check on every transition and the true goal check on the state
+  the search stops at, and builds the path from its own search tree.
+* The evaluation without checks: the sandbox returns each path, which the
+  caller validates independently of the model's code.
+
+A call that overruns its limit is seen from outside on the sandbox's
+heartbeat: the sandbox is killed (C loops included) and the call is
+``succ_too_slow`` / ``goal_too_slow``; the evaluation restarts a sandbox for
+the instances left. The sandbox may report its own failures (an exception, a
+changed input, a value that is not a state, its search time running out): a
+failure claimed only hurts the code that claims it. Anything else that does
+not fit — a missing, malformed or inconsistent answer, a process that ended
+between calls — is ``malformed_answer``. Nothing the sandbox says can make a
+check pass that the model's functions, as they answered, do not pass.
+"""
+
+from __future__ import annotations
+
+import gc
+import signal
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from veriplan.domains.autotos.base import Instance, SearchDomain, identity
+from veriplan.sandbox import Ended, Job, Limits, Stalled
+
+TARGET = "veriplan.methods.autotos.harness:job"
+MALFORMED = "malformed_answer"
+# Failures the sandbox may report about its own functions
+CLAIMS = ("succ_exception", "goal_exception", "input_changed", "succ_soundness",
+          "search_timeout", "parse_error")
+_HIDDEN_META = ("expected", "optimal")  # answers the sandbox must not see
+
+
+class Failed(Exception):
+    """A verdict against the model's functions; ``dead``: the sandbox was
+    killed or ended, so a new one is needed for anything after."""
+
+    def __init__(self, category: str, message: str, role: str = "succ", *, dead: bool = False,
+                 **evidence: Any) -> None:
+        super().__init__(message)
+        self.category, self.message, self.role, self.dead = category, message, role, dead
+        self.evidence = evidence
+
+    def data(self) -> dict:
+        from veriplan.methods.autotos.harness import jsonable_or_repr
+
+        evidence = {k: jsonable_or_repr(v) for k, v in self.evidence.items()}
+        if self.category in (MALFORMED, "parse_error"):
+            evidence.setdefault("function", self.role)
+        return {"category": self.category, "message": self.message, "evidence": evidence}
+
+
+def _malformed(detail: str, role: str = "succ", dead: bool = False) -> Failed:
+    return Failed(MALFORMED, "the sandbox's answer was missing or malformed (did the code "
+                  f"change the harness or end its process?): {detail}", role, dead=dead)
+
+
+class Session:
+    """One sandbox job of the harness, read line by line."""
+
+    def __init__(self, domain: SearchDomain, mode: str, succ: str | None, goal: str | None,
+                 call_limit: float, search_limit: float, instances: list[dict],
+                 limits: Limits, **extra: Any) -> None:
+        self.d, self.limit, self.mode = domain, call_limit, mode
+        payload = {"domain": domain.name, "mode": mode, "succ_code": succ, "goal_code": goal,
+                   "search_limit": search_limit, "instances": [_public(i) for i in instances],
+                   **extra}
+        self.job = Job(TARGET, payload, limits, call_limit=call_limit)
+        self.loaded = False
+
+    def close(self) -> None:
+        self.job.close()
+
+    def line(self, where: Callable[[str, int], dict]) -> list:
+        """The next line (a non-empty JSON array). ``where(role, index)`` gives
+        the evidence for a call that overran or ended the process."""
+        try:
+            line = self.job.next()
+        except Stalled as e:
+            what = "took longer than" if self.loaded else "took longer to define than"
+            raise Failed(f"{e.role}_too_slow", f"the {e.role} function {what} "
+                         f"{self.limit:g} s (stopped from outside)", e.role, dead=True,
+                         **_safe(where, e.role, e.index)) from None
+        except Ended as e:
+            raise self._ended(e, where) from None
+        if not isinstance(line, list) or not line or not isinstance(line[0], str):
+            raise _malformed(f"a line that is not a tagged list: {str(line)[:200]}")
+        return line
+
+    def _ended(self, e: Ended, where: Callable[[str, int], dict]) -> Failed:
+        rc = e.returncode
+        if e.kind == "timeout" or (e.kind == "exit" and rc in (-signal.SIGXCPU,
+                                                               -signal.SIGKILL)):
+            return Failed("search_timeout", f"the sandbox's time ran out: {e.detail}",
+                          dead=True)
+        if e.kind == "too_large":
+            return Failed("succ_exception", f"the successor function's answers outgrew what "
+                          f"veriplan accepts: {e.detail}", dead=True)
+        if e.kind == "exit" and e.code:
+            return Failed(f"{e.role}_exception", f"the {e.role} function ended the sandbox's "
+                          f"process ({e.detail})", e.role, dead=True,
+                          **_safe(where, e.role, e.code & ((1 << 23) - 1)))
+        return _malformed(e.detail, dead=True)
+
+    def claim(self, failure: Any, **evidence: Any) -> Failed:
+        """A failure the sandbox reports about its own functions."""
+        if not isinstance(failure, dict) or failure.get("category") not in CLAIMS:
+            return _malformed(f"an unknown failure {str(failure)[:300]}")
+        role = "goal" if str(failure["category"]).startswith("goal") else "succ"
+        if failure.get("role") in ("succ", "goal"):
+            role = failure["role"]
+        told = failure.get("evidence") if isinstance(failure.get("evidence"), dict) else {}
+        return Failed(failure["category"], str(failure.get("message", ""))[:3000], role,
+                      **(told | evidence))
+
+    def instance(self, k: int, alternative: bool = False) -> None:
+        """Read up to instance ``k``'s start (skipping what is left of an
+        instance judged early). A failure before the first instance is the
+        code failing to load."""
+        tag = "A" if alternative else "I"
+        while True:
+            line = self.line(lambda role, i: {})
+            if line[0] == tag and line[1:] == [k]:
+                self.loaded = True
+                return
+            if line[0] == "F" and not self.loaded and len(line) == 3:
+                raise self.claim(line[2])
+            if line[0] == "D":
+                raise _malformed("the sandbox ended before instance "
+                                 f"{k}: {str(line[1:])[:300]}", dead=True)
+
+
+def _safe(where: Callable[[str, int], dict], role: str, index: int) -> dict:
+    try:
+        return where(role, index)
+    except Exception:  # noqa: BLE001 - evidence is a courtesy
+        return {}
+
+
+def _public(inst: dict) -> dict:
+    meta = {k: v for k, v in (inst.get("meta") or {}).items() if k not in _HIDDEN_META}
+    return {"id": inst.get("id", ""), "init": inst["init"], "meta": meta}
+
+
+@contextmanager
+def _no_gc() -> Iterator[None]:
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _limits(search_limit: float, n: int) -> Limits:
+    wall = search_limit * max(1, n) + 60
+    return Limits(wall_seconds=wall, cpu_seconds=int(wall) + 5)
+
+
+def _instance(d: SearchDomain, item: dict) -> Instance:
+    return Instance(item.get("id", ""), d.decode(item["init"]), item.get("meta", {}))
+
+
+# --- the checks ------------------------------------------------------------------------
+
+def goal_tests(d: SearchDomain, goal: str, units: list[dict], call_limit: float) -> dict:
+    """Step 2: the goal test on known goal and non-goal states."""
+    s = Session(d, "goal_tests", None, goal, call_limit, 1.0, units, _limits(call_limit, 1))
+    try:
+        for k, unit in enumerate(units):
+            inst = _instance(d, unit)
+            args = dict(zip(d.goal_params, d.goal_args(inst)))
+            s.instance(k)
+            line = s.line(lambda role, i, x=inst.init, a=args: {"state": x, "args": a})
+            if line[0] == "F" and len(line) == 3:
+                raise s.claim(line[2], state=inst.init, args=args)
+            if line[0] != "V" or len(line) != 2 or not isinstance(line[1], bool):
+                raise _malformed(f"expected the goal test's answer, got {str(line)[:200]}",
+                                 "goal")
+            expected = bool(unit["meta"]["expected"])
+            if line[1] != expected:
+                word = "a goal state" if not expected else "not a goal state"
+                from veriplan.methods.autotos.harness import jsonable_or_repr
+
+                raise Failed("goal_soundness", f"the goal test reported "
+                             f"{jsonable_or_repr(inst.init)} as {word}", "goal",
+                             state=inst.init, expected=expected, args=args)
+        return {"failure": None}
+    except Failed as f:
+        return {"failure": f.data()}
+    finally:
+        s.close()
+
+
+def completeness(d: SearchDomain, succ: str, pairs: list[dict], call_limit: float) -> dict:
+    """Step 4: the known successors of the unit-test states must all come out."""
+    items = [{"id": str(i), "init": p["state"], "meta": p.get("meta", {})}
+             for i, p in enumerate(pairs)]
+    s = Session(d, "completeness", succ, None, call_limit, 1.0, items,
+                _limits(call_limit, len(items)))
+    try:
+        for k, item in enumerate(pairs):
+            inst = _instance(d, items[k])
+            args = dict(zip(d.succ_params, d.succ_args(inst)))
+            s.instance(k)
+            line = s.line(lambda role, i, x=item["state"], a=args: {"state": x, "args": a})
+            if line[0] == "F" and len(line) == 3:
+                raise s.claim(line[2], state=item["state"], args=args)
+            if line[0] != "V" or len(line) != 2 or not isinstance(line[1], list):
+                raise _malformed(f"expected the successor function's states, got "
+                                 f"{str(line)[:200]}")
+            try:
+                got = {d.same(d.decode(c)) for c in line[1]}
+            except Exception:  # noqa: BLE001 - a value that is not a state
+                raise Failed("succ_soundness", "the successor function returned a value "
+                             "that is not a state of this domain", state=item["state"],
+                             args=args) from None
+            missing = [x for x in item["successors"] if d.same(d.decode(x)) not in got]
+            if missing:
+                raise Failed("succ_completeness", "the successor function missed successors",
+                             state=item["state"], missing=missing, args=args)
+        return {"failure": None}
+    except Failed as f:
+        return {"failure": f.data()}
+    finally:
+        s.close()
+
+
+def soundness(d: SearchDomain, succ: str, goal: str, instances: list[dict], call_limit: float,
+              search_limit: float, partial: bool) -> dict:
+    """Step 3: search the example instances with every check on; the partial
+    soundness check is the domain's, or none (``partial`` false: the paper's
+    "w/o val")."""
+    s = Session(d, "search", succ, goal, call_limit, search_limit, instances,
+                _limits(search_limit, len(instances)), trace=True, mutation=True)
+    solved = 0
+    try:
+        with _no_gc():
+            for k, item in enumerate(instances):
+                inst = _instance(d, item)
+                s.instance(k)
+                path, _ = replay(s, d, inst, partial)
+                if path is not None:
+                    if not d.true_goal(inst, path[-1]):
+                        raise Failed("goal_soundness", f"the goal test accepted {path[-1]}, "
+                                     "which is not a goal state", "goal", state=path[-1],
+                                     expected=False,
+                                     args=dict(zip(d.goal_params, d.goal_args(inst))))
+                    solved += 1
+        return {"failure": None, "solved": solved}
+    except Failed as f:
+        return {"failure": f.data()}
+    finally:
+        s.close()
+
+
+def evaluate(d: SearchDomain, succ: str, goal: str, instances: list[dict], call_limit: float,
+             search_limit: float, checks: bool) -> dict:
+    """Solve each instance; a failure ends that instance only (a sandbox
+    killed for an overrunning call is restarted for the instances left).
+    With ``checks`` the search is replayed here with every check on; without,
+    the sandbox's paths come back (the caller validates them)."""
+    results: list[dict | None] = [None] * len(instances)
+    todo = list(range(len(instances)))
+    with _no_gc():
+        while todo:
+            batch = [instances[k] for k in todo]
+            s = Session(d, "search", succ, goal, call_limit, search_limit, batch,
+                        _limits(search_limit, len(batch)), trace=checks, mutation=checks)
+            done = 0
+            try:
+                for local, k in enumerate(todo):
+                    start = time.perf_counter()
+                    inst = _instance(d, instances[k])
+                    try:
+                        s.instance(local)
+                        path, calls = (replay(s, d, inst, True) if checks
+                                       else _result(s, d, inst))
+                        if path is None:
+                            other = d.alternative(inst)
+                            if other is not None:
+                                s.instance(local, alternative=True)
+                                path, more = (replay(s, d, other, True) if checks
+                                              else _result(s, d, other))
+                                calls += more
+                        results[k] = {"id": inst.id, "path": path, "failure": None,
+                                      "calls": calls, "seconds": time.perf_counter() - start}
+                    except Failed as f:
+                        if not s.loaded and not f.dead:  # the code does not load at all
+                            return {"failure": f.data()}
+                        results[k] = {"id": inst.id, "path": None, "calls": 0,
+                                      "seconds": time.perf_counter() - start,
+                                      "failure": f.data()}
+                        if f.dead:
+                            done = local + 1
+                            break
+                    done = local + 1
+            finally:
+                s.close()
+            todo = todo[done:]
+    return {"failure": None, "results": results}
+
+
+def _result(s: Session, d: SearchDomain, inst: Instance) -> tuple[list | None, int]:
+    """A search's result without its trace (the path is validated later)."""
+    args = {"state": inst.init}
+    line = s.line(lambda role, i: args)
+    if line[0] == "F" and len(line) == 3:
+        raise s.claim(line[2])
+    if line[0] != "R" or len(line) != 3 or not (line[1] is None or isinstance(line[1], list)):
+        raise _malformed(f"expected a search result, got {str(line)[:200]}")
+    calls = line[2] if isinstance(line[2], int) and not isinstance(line[2], bool) else 0
+    return line[1], calls
+
+
+def replay(s: Session, d: SearchDomain, inst: Instance, partial: bool
+           ) -> tuple[list | None, int]:
+    """The search, replayed from the sandbox's answers with every check on;
+    (the path as JSON states, or None; the number of calls)."""
+    try:
+        return _replay(s, d, inst, partial)
+    except Failed:
+        raise
+    except Exception as e:  # noqa: BLE001 - answers of the wrong shape
+        raise _malformed(f"{type(e).__name__}: {str(e)[:200]}") from None
+
+
+def _replay(s: Session, d: SearchDomain, inst: Instance, partial: bool
+            ) -> tuple[list | None, int]:
+    key, decode, encode = d.key, d.decode, d.encode
+    sargs = dict(zip(d.succ_params, d.succ_args(inst)))
+    gargs = dict(zip(d.goal_params, d.goal_args(inst)))
+    init = inst.init
+    kinit = key(init)
+    seen: dict = {kinit: (None, init)}  # state key -> (parent key, state)
+    bfs = d.algorithm == "bfs"
+    frontier: deque = deque()  # keys
+    children: list = [init]  # the states whose goal answers come next ...
+    keys: list = [kinit]
+    fresh: list[int] = [0]  # ... and the positions of those not seen before
+    calls = 0
+
+    def upcoming() -> Any:
+        """The state the next successor call is on (goal answers not yet in
+        are taken as false: the sandbox went on searching)."""
+        waiting = [keys[p] for p in fresh if keys[p] not in frontier]
+        order = list(frontier) + waiting
+        return seen[order[0] if bfs else order[-1]][1]
+
+    def where(role: str, index: int) -> dict:
+        if role == "goal":
+            return {"state": children[index], "args": gargs}
+        return {"state": upcoming(), "args": sargs}
+
+    def path_to(k: Any) -> list:
+        """The states from the one with key ``k`` back to the initial state."""
+        out = []
+        while k is not None:
+            k, state = seen[k]
+            out.append(state)
+        return out
+
+    while True:
+        line = s.line(where)
+        tag = line[0]
+        if tag not in ("X", "E", "F") or len(line) != 3 or not isinstance(line[1], list):
+            raise _malformed(f"expected a search step, got {str(line)[:200]}")
+        goals = line[1]
+        if len(goals) >= len(children) and fresh:
+            answers = [goals[p] for p in fresh]
+            quiet = answers.count(False) == len(answers)  # no goal among the new states
+        else:
+            quiet = not fresh
+        if quiet:
+            calls += len(fresh)
+            frontier.extend([keys[p] for p in fresh])
+        else:
+            for p in fresh:
+                if p >= len(goals):
+                    if tag == "F" and isinstance(line[2], dict):
+                        if line[2].get("role") == "goal":
+                            raise s.claim(line[2], state=children[p], args=gargs)
+                        raise s.claim(line[2])
+                    raise _malformed("the goal test's answer for a new state is missing",
+                                     "goal")
+                reached = goals[p]
+                if reached is None:
+                    raise _malformed("the sandbox skipped the goal test of a state the "
+                                     "search had not seen (or the successor function "
+                                     "returned states that change when written as JSON)",
+                                     "goal")
+                if not isinstance(reached, bool):
+                    raise _malformed(f"a goal answer that is not a boolean: {reached!r:.100}",
+                                     "goal")
+                calls += 1
+                if reached:
+                    return [encode(x) for x in reversed(path_to(keys[p]))], calls
+                frontier.append(keys[p])
+        if tag == "F":
+            raise s.claim(line[2], state=seen[frontier[0] if bfs else frontier[-1]][1]
+                          if frontier else None, args=sargs)
+        if tag == "E":
+            if line[2] == "exhausted" and not frontier:
+                return None, calls
+            raise _malformed(f"the search stopped ({str(line[2])[:40]}) where the replay "
+                             "had not")
+        if not frontier:
+            raise _malformed("an expansion after the search had run out of states")
+        k = frontier.popleft() if bfs else frontier.pop()
+        state = seen[k][1]
+        calls += 1
+        if not isinstance(line[2], list):
+            raise _malformed("the successors are not a list")
+        children = line[2] if decode is identity else [decode(c) for c in line[2]]
+        if partial:
+            bad = d.first_unsound(state, children)
+            if bad is not None:
+                raise Failed("succ_soundness", bad.message, state=state,
+                             successor=bad.successor, args=sargs,
+                             check="partial" if bad.partial else "state")
+        try:
+            keys = list(map(key, children))
+        except Exception:  # noqa: BLE001 - not a state of this domain
+            from veriplan.methods.autotos.harness import jsonable_or_repr
+
+            bad = next(c for c in children if not _keyable(key, c))
+            raise Failed("succ_soundness", "the successor function returned "
+                         f"{jsonable_or_repr(bad)!r}, which is not a state", state=state,
+                         args=sargs) from None
+        fresh = []
+        for p, kc in enumerate(keys):
+            if kc not in seen:
+                seen[kc] = (k, children[p])
+                fresh.append(p)
+
+
+def _keyable(key: Callable, x: Any) -> bool:
+    try:
+        key(x)
+    except Exception:  # noqa: BLE001
+        return False
+    return True
