@@ -162,3 +162,20 @@ def test_text_that_is_not_utf8_is_a_located_error(tmp_path):
     with pytest.raises(TaskFileError) as e:
         read_howto(p)
     assert e.value.line == 2
+
+
+def test_the_artefact_is_the_object_of_the_goals_verb():
+    from veriplan.domains.hidden.howto import artefact
+
+    assert artefact("Build a Birdhouse") == "birdhouse"
+    assert artefact("Clean Windows Without Streaks") == "windows"
+    assert artefact("Make a toy car from a wooden table") == "toy car"
+    assert artefact("Hang a Picture Frame") == "picture frame"
+
+
+def test_a_task_carries_its_product_and_what_it_is_made_with():
+    from veriplan.domains.hidden.howto import howto_tasks
+
+    t = next(t for t in howto_tasks().tasks if t.id == "howto-h001-v0")
+    assert t.product == "birdhouse" and "cedar board" in t.made_with
+    assert t.decide(["Paint the birdhouse."]).findings[0].kind is FindingKind.NOT_PRODUCED

@@ -213,3 +213,11 @@ def test_text_that_is_not_utf8_is_a_located_error(tmp_path):
     with pytest.raises(TaskFileError, match="r.csv:3: not UTF-8") as e:
         read_recipes(p)
     assert e.value.line == 3
+
+
+def test_a_recipe_task_makes_its_dish_from_its_ingredients():
+    t = next(t for t in recipes_tasks().tasks if t.id == "recipe-0-v0")
+    assert t.product == "buttermilk pancakes"
+    assert set(t.made_with) <= set(t.resources) and "buttermilk" in t.made_with
+    assert t.decide(["Serve the pancakes."]).findings[0].kind is FindingKind.NOT_PRODUCED
+    assert t.decide(list(t.reference)).valid
