@@ -81,8 +81,9 @@ def judgement(metrics: Mapping[str, Any], *, record: str = "record") -> Judgemen
         raise RecordError(f"{record}: field metrics.judgement is missing: the unit was "
                           "judged before hidden-task verdicts were typed (issue 30), by a "
                           "decider that passed any plan naming no missing item; its "
-                          "'verified' is not read. Re-judge the stored plans "
-                          "(python benchmarks/sqbcp_rejudge.py RUN_DIR) or re-run the unit")
+                          "'verified' is not read. Re-judge the stored plans (python "
+                          "benchmarks/sweeps/sqbcp_rejudge.py RUN_DIR --write) or re-run "
+                          "the unit")
     try:
         return Judgement.from_dict(raw)
     except (KeyError, ValueError) as exc:
