@@ -108,11 +108,18 @@ def rejudge_baseline(rec: UnitRecord, task: HiddenTask) -> dict[str, Any]:
     verified = bool(plan) and j["verdict"] == Verdict.VALID.value
     failure = None if verified else ("no_plan" if not plan else "violation" if j["violated"]
                                      else "unknown" if j["unknown"] else "wrong")
+    verdict = "no plan read" if not plan else (
+        "valid on the true task" if verified else
+        f"{j['verdict']} on the true task: " + "; ".join(j["violations"]))
     res["metrics"] = {**res.get("metrics", {}), **j}
     res.update(verified=verified, failure=failure, solved_by="llm" if verified else None,
-               last_diagnosis="" if verified else (
-                   "no plan read" if not plan else
-                   f"{j['verdict']} on the true task: " + "; ".join(j["violations"])))
+               last_diagnosis="" if verified else verdict)
+    # the transcript's judged call says what the decider says now (as the method's
+    # _finish writes it), so `veriplan trace` shows the new verdict
+    for e in reversed(res.get("transcript") or []):
+        if e.get("call") is not None and e.get("ok") is not None and e.get("plan") == plan:
+            e["ok"], e["verdict"] = verified, verdict
+            break
     return res
 
 
