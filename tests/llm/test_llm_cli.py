@@ -47,7 +47,8 @@ def test_solve_json_from_a_cassette(tmp_path, capsys):
     assert out["plan"][0] == "(unstack c a)" and out["tokens"] > 0 and "seconds" in out
     assert main([*args[:-1]]) == 0
     text = capsys.readouterr().out
-    assert "verified plan, model-solved" in text and "attempt 2" in text
+    assert "plan verified on your PDDL domain and problem" in text and "attempt 2" in text
+    assert "(model-solved)" in text
 
 
 def test_solve_budget_exhausted_exit_1(tmp_path, capsys):
@@ -82,4 +83,4 @@ def test_solve_defaults_to_closed_loop(tmp_path, capsys):
                  "--cassette", str(tape), "--model", "scripted", "--no-cache"])
     out = capsys.readouterr().out
     assert code == 0 and "not valid [first_step_constraint]" in out
-    assert "verified plan, model-solved" in out
+    assert "plan verified on your PDDL domain and problem" in out and "(model-solved)" in out
