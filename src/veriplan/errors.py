@@ -62,6 +62,30 @@ class UnsupportedRequirementError(PDDLParseError):
     """A PDDL construct outside veriplan's subset (names the requirement)."""
 
 
+class InputFileError(SourceError):
+    """A file veriplan cannot or will not read as input, named but never quoted.
+
+    ``reason`` says why: ``missing`` (cannot be opened: absent, a directory,
+    permission denied), ``not-a-file`` (a device, pipe or socket where a regular
+    file is needed), ``too-large`` (over the size limit), ``outside`` (outside the
+    base directory a confined batch may read), ``not-text`` (not UTF-8 text)."""
+
+    def __init__(self, message: str, *, file: str | None = None, reason: str = "missing",
+                 line: int | None = None, col: int | None = None) -> None:
+        self.reason = reason
+        super().__init__(message, file=file, line=line, col=col)
+
+
+class PDDLInputFileError(InputFileError, PDDLParseError):
+    """An :class:`InputFileError` on a PDDL file (also a :class:`PDDLParseError`,
+    which callers of the PDDL readers catch)."""
+
+    def __init__(self, message: str, *, file: str | None = None, reason: str = "missing",
+                 line: int | None = None, col: int | None = None) -> None:
+        self.requirement = None
+        InputFileError.__init__(self, message, file=file, reason=reason, line=line, col=col)
+
+
 class PDDLSemanticError(VeriplanError):
     """A well-formed PDDL task that cannot be turned into a model
     (for example a problem naming an object its domain does not know)."""

@@ -282,24 +282,41 @@ def test_records_are_the_json_of_their_verdicts(problems):
         it = item(ident, plans[i % len(plans)], problem=str(problems[i % 2]))
         text = json.dumps(it, ensure_ascii=i % 3 == 0, separators=(",", ":") if i % 2 else None)
         lines.append(["", "  ", "\ufeff"][i % 3] * (i % 5 == 4) + text + ["\n", "", " \n"][i % 3])
-    lines += ["{\"id\": 1} x\n", "[1, 2]\n", "\n", "{oops\n", "\"text\"\n", "NaN\n"]
+    lines += ["{\"id\": 1} x\n", "[1, 2]\n", "\n", "{oops\n", "\"text\"\n", "NaN\n",
+              '{"id": Infinity}\n', '{"id": 1e999}\n']
     got = list(batch_lines(lines))
     expected = []
     for n, text in enumerate(lines, 1):
         if not text.strip():
             continue
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError as exc:
-            err = batch.ItemError("json", f"input line {n} is not JSON: {exc.msg} at column "
-                                          f"{exc.colno}", line=n, col=exc.colno)
-            v = BatchVerdict(n, None, error=err)
-        else:
-            [v] = validate_many([value])
-            v = BatchVerdict(n, v.id, v.result, v.error)
+        try:  # strict JSON; a byte-order mark is skipped on any line
+            value = json.loads(text.lstrip("\ufeff"), parse_constant=_no_constant,
+                               parse_float=_finite)
+        except ValueError:
+            expected.append((None, "json", n))
+            continue
+        [v] = validate_many([value])
+        v = BatchVerdict(n, v.id, v.result, v.error)
         expected.append((v.valid, json.dumps(v.to_dict(), ensure_ascii=False)))
-    assert got == expected
+    assert len(got) == len(expected)
+    for (valid, text), want in zip(got, expected):
+        if len(want) == 3:  # a line that is not JSON: its record says where
+            record = json.loads(text)
+            assert (valid, record["error"]["kind"], record["line"]) == want
+            assert record["error"]["line"] == want[2]
+        else:
+            assert (valid, text) == want
     assert {v for v, _t in got} == {True, False, None}
+
+
+def _no_constant(name: str) -> None:
+    raise ValueError(name)
+
+
+def _finite(text: str) -> float:
+    if float(text) in (float("inf"), float("-inf")):
+        raise ValueError(text)
+    return float(text)
 
 
 class _Writes:

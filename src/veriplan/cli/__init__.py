@@ -10,7 +10,7 @@ from typing import Any
 
 from veriplan import __version__
 from veriplan.cli import core
-from veriplan.cli.core import EXIT_BUG, EXIT_USAGE
+from veriplan.cli.core import EXIT_BUG, EXIT_PIPE, EXIT_USAGE
 from veriplan.errors import PDDLLenientWarning, VeriplanError
 
 # The modules that add commands besides core's. They are imported when the whole
@@ -50,6 +50,15 @@ def _task_args(p: argparse.ArgumentParser, positional: bool) -> None:
                         "'object' type, stray commas) with a warning instead of an error")
 
 
+def _size(text: str) -> int:
+    from veriplan.pddl.inputs import parse_size
+
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _parser(only_validate: bool = False) -> argparse.ArgumentParser:
     """The whole command line; ``only_validate``: the validate command alone (the
     other commands' options import much of veriplan, which a run of
@@ -64,17 +73,23 @@ def _parser(only_validate: bool = False) -> argparse.ArgumentParser:
     v = sub.add_parser(
         "validate", help="check a plan against a PDDL task (or many: --batch)",
         usage="veriplan validate --domain D --problem P --plan FILE [options]\n"
-              "       veriplan validate --batch FILE.jsonl [--workers N] [--base-dir DIR]",
+              "       veriplan validate --batch FILE.jsonl [--workers N] [--base-dir DIR "
+              "[--confine]]",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="--batch reads JSON Lines, one plan a line:\n"
                "  {\"id\": ..., \"domain\": PATH, \"problem\": PATH, \"plan\": TEXT}\n"
                "(or \"plan_file\": PATH; optional \"format\": \"planbench\" with "
                "\"planbench_config\": PATH),\nand prints one JSON record per line, in "
                "order (blank lines are skipped; each record\nnames its input \"line\").\n\n"
+               "A batch file names the files veriplan reads: from someone else, run it with\n"
+               "--base-dir DIR --confine (paths may not leave DIR, through symlinks or '..').\n"
+               "Files (and --batch lines) over --max-bytes (default 64M) and devices are\n"
+               "refused.\n\n"
                "exit codes: 0 valid (--batch: every line judged and valid), 1 not valid\n"
-               "(--batch: every line judged, some not valid), 2 usage or parse error,\n"
-               "3 internal error (a bug), 4 (--batch) some lines could not be judged (their\n"
-               "records carry an \"error\"), or the output was closed before the end.\n")
+               "(--batch: every line judged, some not valid), 2 usage, parse or input error\n"
+               "(a file that cannot be read), 3 internal error (a bug), 4 (--batch) some\n"
+               "lines could not be judged (their records carry an \"error\"), or the output\n"
+               "was closed before the end.\n")
     v.set_defaults(usage_error=v.error)  # _validate checks which options go together
     v.add_argument("--domain", help="PDDL domain file")
     v.add_argument("--problem", help="PDDL problem file")
@@ -89,6 +104,13 @@ def _parser(only_validate: bool = False) -> argparse.ArgumentParser:
     v.add_argument("--base-dir", metavar="DIR",
                    help="--batch: read relative paths relative to DIR (default: the "
                         "current directory)")
+    v.add_argument("--confine", action="store_true",
+                   help="--batch: refuse every path that leads outside --base-dir (or the "
+                        "current directory), also through symlinks or '..': for a batch "
+                        "file you did not write")
+    v.add_argument("--max-bytes", type=_size, default=None, metavar="SIZE",
+                   help="refuse files (and --batch lines) larger than SIZE: bytes, or with "
+                        "K, M or G (default 64M)")
     v.add_argument("--format", choices=["pddl", "planbench"], default="pddl",
                    help="plan format: (action args) lines, or PlanBench natural language")
     v.add_argument("--planbench-config", help="PlanBench YAML config (for --format planbench)")
@@ -150,14 +172,20 @@ def main(argv: list[str] | None = None) -> int:
     only_validate = argv[:1] == ["validate"]
     args = _parser(only_validate=only_validate).parse_args(argv)
     commands = core.COMMANDS if only_validate else _commands()
+    if getattr(sys.stdout, "errors", None) == "strict":  # text no encoding holds: escaped
+        core._set_errors(sys.stdout, "backslashreplace")
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", PDDLLenientWarning)
             code = commands[args.command](args)
+            sys.stdout.flush()  # a closed pipe shows here, not at the interpreter's exit
         for w in caught:
             if issubclass(w.category, PDDLLenientWarning):
                 print(f"warning: {w.message}", file=sys.stderr)
         return code
+    except BrokenPipeError:  # the reader of our output went away (| head): end quietly
+        core.quiet_stdout()
+        return EXIT_PIPE
     except VeriplanError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -4,27 +4,38 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
 from veriplan.errors import VeriplanError
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_BUG = 0, 1, 2, 3
+EXIT_PIPE = 141  # the output was closed (| head): 128 + SIGPIPE, as a shell reports it
 
 
 def load_task_args(args: argparse.Namespace):
     from veriplan.pddl.task import load_task
 
-    return load_task(args.domain, args.problem, strict=not args.lenient)
+    return load_task(args.domain, args.problem, strict=not args.lenient,
+                     max_bytes=getattr(args, "max_bytes", None))
 
 
-def read_text(path: str, what: str) -> str:
+def read_text(path: str, what: str, max_bytes: int | None = None) -> str:
+    """A text file the user gave (``-``: standard input), within the size limit
+    (``--max-bytes``), UTF-8 (a byte-order mark dropped); a pipe is read, a device
+    refused. Raises an :class:`~veriplan.errors.InputFileError` that names the
+    file and never quotes it."""
+    from veriplan.pddl import inputs
+
     if path == "-":
-        return sys.stdin.read()
-    try:
-        return Path(path).read_text(encoding="utf-8", errors="replace")
-    except OSError as exc:
-        raise VeriplanError(f"cannot read {what} {path}: {exc.strerror}") from None
+        stream = getattr(sys.stdin, "buffer", None)
+        if stream is None:  # a text stream put in place of stdin (tests)
+            text = sys.stdin.read()
+            return text[1:] if text[:1] == inputs.BOM else text
+        data = inputs.read_stream(stream, what=what, max_bytes=max_bytes)
+        return inputs.decode(data, "<stdin>", what)
+    return inputs.read_text(path, what=what, max_bytes=max_bytes, pipes=True)
 
 
 EXIT_UNJUDGED = 4  # validate --batch: some lines could not be judged
@@ -36,8 +47,8 @@ def _validate(args: argparse.Namespace) -> int:
 
     if args.batch is not None:
         return _validate_batch(args)
-    given = [o for o, v in (("--workers", args.workers != 1), ("--base-dir", args.base_dir))
-             if v]
+    given = [o for o, v in (("--workers", args.workers != 1), ("--base-dir", args.base_dir),
+                            ("--confine", args.confine)) if v]
     if given:
         args.usage_error(f"{' and '.join(given)} go with --batch FILE.jsonl only")
     missing = [o for o, v in (("--domain", args.domain), ("--problem", args.problem),
@@ -48,9 +59,14 @@ def _validate(args: argparse.Namespace) -> int:
     if args.format == "planbench" and not args.planbench_config:
         raise VeriplanError("--format planbench needs --planbench-config "
                             "(e.g. configs/blocksworld.yaml of PlanBench)")
+    config = None
+    if args.planbench_config:
+        from veriplan.planio import PlanBenchConfig
+
+        config = PlanBenchConfig.from_yaml(args.planbench_config, max_bytes=args.max_bytes)
     task = load_task_args(args)
-    parsed = parse_plan(read_text(args.plan, "plan file"), task, format=args.format,
-                        config=args.planbench_config)
+    parsed = parse_plan(read_text(args.plan, "plan file", args.max_bytes), task,
+                        format=args.format, config=config)
     result = validate_plan(task, parsed, trace=args.trace)  # unread lines: not valid
     if args.json:
         print(json.dumps(result.to_dict(), indent=2))
@@ -69,7 +85,14 @@ def _validate_batch(args: argparse.Namespace) -> int:
     import warnings
 
     from veriplan.errors import PDDLLenientWarning
-    from veriplan.verify.batch import batch_lines
+    from veriplan.verify.batch import (
+        JSON_ESCAPE,
+        MAX_WORKERS,
+        batch_lines,
+        json_text,
+        read_lines,
+        worker_cap,
+    )
 
     clash = [o for o, v in (("--domain", args.domain), ("--problem", args.problem),
                             ("--plan", args.plan), ("--json", args.json),
@@ -81,23 +104,32 @@ def _validate_batch(args: argparse.Namespace) -> int:
                          f"drop {', '.join(clash)}")
     if args.workers < 1:
         args.usage_error(f"--workers must be at least 1, not {args.workers}")
+    cap = worker_cap()
+    if args.workers > cap:
+        print(f"note: --workers {args.workers} is more than veriplan starts here; using {cap} "
+              f"(four a CPU, at most {MAX_WORKERS}, within the open-file limit)",
+              file=sys.stderr)
+        args.workers = cap
+    if args.base_dir is not None and not os.path.isdir(args.base_dir):
+        raise VeriplanError(f"--base-dir {args.base_dir} is not a directory")
     if args.batch == "-":
         stream, total = sys.stdin, None
+        _set_errors(stream, "replace")  # bytes that are not UTF-8 cannot hide a line
     else:
-        try:
-            stream = open(args.batch, encoding="utf-8", errors="replace")  # noqa: SIM115
-        except OSError as exc:
-            raise VeriplanError(f"cannot read batch file {args.batch}: {exc.strerror}") from None
+        stream = _open_batch(args.batch)
         total = None
     counts = {True: 0, False: 0, None: 0}
     out = sys.stdout
+    restore: str | None = None
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", PDDLLenientWarning)
-            records = batch_lines(stream, base_dir=args.base_dir, strict=not args.lenient,
-                                  workers=args.workers)
+            lines = read_lines(stream, args.max_bytes) if hasattr(stream, "readline") else stream
+            records = batch_lines(lines, base_dir=args.base_dir, strict=not args.lenient,
+                                  workers=args.workers, confine=args.confine,
+                                  max_bytes=args.max_bytes)
             if sys.stderr.isatty():
-                if stream is not sys.stdin:
+                if stream is not sys.stdin and os.path.isfile(args.batch):
                     with open(args.batch, "rb") as f:
                         total = sum(1 for _ in f)
                 records = _progress(records, total)
@@ -105,34 +137,95 @@ def _validate_batch(args: argparse.Namespace) -> int:
             # each, even when the stream is unbuffered, as with PYTHONUNBUFFERED);
             # from standard input or to a terminal, each as it is judged.
             chunk = 1 if stream is sys.stdin or out.isatty() else 256
+            # A character the output cannot encode (a lone surrogate that came in as
+            # "\ud800") goes out as a JSON escape, so every record stays JSON.
+            restore = _set_errors(out, JSON_ESCAPE)
+            encoding = getattr(out, "encoding", None)
+
+            def write(lines: list[str]) -> None:
+                lines.append("")
+                text = "\n".join(lines)
+                try:
+                    out.write(text)
+                except UnicodeEncodeError:
+                    out.write(json_text(text, encoding))
+
             pending: list[str] = []
             try:
                 for valid, text in records:
                     counts[valid] += 1
                     pending.append(text)
                     if len(pending) >= chunk:
-                        pending.append("")
-                        out.write("\n".join(pending))
+                        write(pending)
                         pending = []
             finally:  # what was judged is written, also when the run stops early
                 if pending:
-                    pending.append("")
-                    out.write("\n".join(pending))
+                    write(pending)
             out.flush()
     except BrokenPipeError:  # the reader went away (| head): stop quietly
-        import os
-
-        os.dup2(os.open(os.devnull, os.O_WRONLY), out.fileno())
+        quiet_stdout()
         return EXIT_UNJUDGED
     finally:
         if stream is not sys.stdin:
             stream.close()
+        if restore is not None:
+            try:
+                _set_errors(out, restore)
+            except BrokenPipeError:
+                quiet_stdout()
     for message in dict.fromkeys(str(w.message) for w in caught
                                  if issubclass(w.category, PDDLLenientWarning)):
         warnings.warn(message, PDDLLenientWarning, stacklevel=1)
     if counts[None]:
         return EXIT_UNJUDGED
     return EXIT_FAIL if counts[False] else EXIT_OK
+
+
+def _set_errors(stream, errors: str | None) -> str | None:
+    """Set a text stream's encoding error handler; the one it had (None if it
+    cannot be set)."""
+    old = getattr(stream, "errors", None)
+    reconfigure = getattr(stream, "reconfigure", None)
+    if reconfigure is None or errors is None:
+        return None
+    try:
+        reconfigure(errors=errors)
+    except (ValueError, OSError, TypeError, AttributeError):
+        return None
+    return old
+
+
+def _open_batch(path: str):
+    """The batch file as a text stream: a regular file or a pipe (``<(...)``); a
+    directory or device (``/dev/zero`` never ends) is refused."""
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise VeriplanError(f"cannot read batch file {path}: {exc.strerror}") from None
+    except ValueError:
+        raise VeriplanError(f"cannot read batch file {path!r}: the path holds a NUL byte") \
+            from None
+    mode = os.fstat(fd).st_mode
+    if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
+        os.close(fd)
+        kind = "a directory" if stat.S_ISDIR(mode) else "a device or socket"
+        raise VeriplanError(f"cannot read batch file {path}: it is {kind}, not a file")
+    os.set_blocking(fd, True)
+    return open(fd, encoding="utf-8", errors="replace")  # noqa: SIM115
+
+
+def quiet_stdout() -> None:
+    """After the reader of standard output went away (``| head``): send what is
+    left to /dev/null, so that neither this command nor the interpreter's exit
+    writes there again (which would raise BrokenPipeError once more)."""
+    try:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, sys.stdout.fileno())
+        os.close(fd)
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def _progress(records, total: int | None):

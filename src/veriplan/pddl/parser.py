@@ -11,12 +11,16 @@ each as a :class:`PDDLLenientWarning` with its location.
 
 from __future__ import annotations
 
-import os
 import warnings
 from pathlib import Path
 
 from veriplan.core.atom import Atom, Literal
-from veriplan.errors import PDDLLenientWarning, PDDLParseError, UnsupportedRequirementError
+from veriplan.errors import (
+    PDDLInputFileError,
+    PDDLLenientWarning,
+    PDDLParseError,
+    UnsupportedRequirementError,
+)
 from veriplan.pddl import ast
 from veriplan.pddl.ast import (
     OBJECT,
@@ -38,6 +42,8 @@ from veriplan.pddl.ast import (
     Problem,
     When,
 )
+from veriplan.pddl.inputs import BOM, read_text
+from veriplan.pddl.names import is_name
 from veriplan.pddl.sexpr import SList, Source, Sym, offset_of, read, read_fast
 
 SUPPORTED_REQUIREMENTS = frozenset({
@@ -59,8 +65,8 @@ TOTAL_COST = "total-cost"
 
 
 def parse_domain(text: str, *, file: str = "<text>", strict: bool = True) -> Domain:
-    """Parse a PDDL domain text."""
-    src = Source(text, file)
+    """Parse a PDDL domain text (a leading byte-order mark is skipped)."""
+    src = Source(_no_bom(text), file)
     try:
         return _Parser(src, strict, located=False).domain()
     except _NeedLocation:
@@ -70,45 +76,37 @@ def parse_domain(text: str, *, file: str = "<text>", strict: bool = True) -> Dom
 def parse_problem(
     text: str, domain: Domain, *, file: str = "<text>", strict: bool = True
 ) -> Problem:
-    """Parse a PDDL problem text of ``domain``; names, arities and types are checked."""
-    src = Source(text, file)
+    """Parse a PDDL problem text of ``domain``; names, arities and types are checked
+    (a leading byte-order mark is skipped)."""
+    src = Source(_no_bom(text), file)
     try:
         return _Parser(src, strict, domain, located=False).problem()
     except _NeedLocation:
         return _Parser(src, strict, domain, located=True).problem()
 
 
-def read_domain(path: str | Path, *, strict: bool = True) -> Domain:
-    return parse_domain(_read_text(path), file=str(path), strict=strict)
+def _no_bom(text: str) -> str:
+    return text[1:] if text[:1] == BOM else text
 
 
-def read_problem(path: str | Path, domain: Domain, *, strict: bool = True) -> Problem:
-    return parse_problem(_read_text(path), domain, file=str(path), strict=strict)
+def read_domain(path: str | Path, *, strict: bool = True,
+                max_bytes: int | None = None) -> Domain:
+    """Read and parse a domain file (at most ``max_bytes``, default
+    :data:`veriplan.pddl.inputs.DEFAULT_MAX_BYTES`)."""
+    return parse_domain(_read_text(path, max_bytes), file=str(path), strict=strict)
 
 
-def _read_text(path: str | Path) -> str:
-    try:
-        data = _read_bytes(path)
-    except OSError as exc:
-        raise PDDLParseError(f"cannot read PDDL file: {exc.strerror}", file=str(path)) from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        src = Source(data.decode("utf-8", errors="replace"), str(path))
-        raise src.error("file is not UTF-8 text (is it a binary file?)", exc.start) from None
+def read_problem(path: str | Path, domain: Domain, *, strict: bool = True,
+                 max_bytes: int | None = None) -> Problem:
+    """Read and parse a problem file of ``domain`` (at most ``max_bytes``)."""
+    return parse_problem(_read_text(path, max_bytes), domain, file=str(path), strict=strict)
 
 
-def _read_bytes(path: str | Path) -> bytes:
-    """The file's bytes, with plain system calls (half the time of ``open``'s
-    buffered file object for a small file; problems are read once per plan)."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
-    try:
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-    finally:
-        os.close(fd)
-    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+def _read_text(path: str | Path, max_bytes: int | None = None) -> str:
+    """A PDDL file's text: a regular file of at most ``max_bytes``, UTF-8, its
+    byte-order mark dropped; else :class:`PDDLInputFileError` naming the file
+    (never quoting it)."""
+    return read_text(path, what="PDDL file", max_bytes=max_bytes, error=PDDLInputFileError)
 
 
 class _NeedLocation(Exception):
@@ -162,9 +160,11 @@ class _Parser:
     def sym(self, node: object, what: str) -> Sym:
         if not isinstance(node, str):
             raise self.fail(f"expected {what}, found a list", node)
-        if node.endswith(",") and len(node) > 1:
-            self.lenient(f"stray comma after {node[:-1]!r}", node)
-            return Sym(node[:-1], node.offset)
+        if "," in node:
+            if node.endswith(",") and len(node) > 1 and "," not in node[:-1]:
+                self.lenient(f"stray comma after {node[:-1]!r}", node)
+                return Sym(node[:-1], node.offset)
+            raise self.fail(f"{what} {node!r} holds a comma, which no name may hold", node)
         return node
 
     def lst(self, node: object, what: str) -> SList:
@@ -281,6 +281,9 @@ class _Parser:
                       tuple(sorted(self.undeclared)))
 
     def declare(self, table: dict[str, str], name: Sym, t: str, what: str) -> None:
+        if not is_name(name):
+            raise self.fail(f"{what} {name!r} is not a name (a name does not start with '?')",
+                            name)
         if name in table:
             raise self.fail(f"{what} {name} is declared twice", name)
         table[str(name)] = t

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import threading
 import time
 import warnings
@@ -41,6 +42,7 @@ from veriplan.pddl.ast import (
     Problem,
     When,
 )
+from veriplan.pddl.inputs import DEFAULT_MAX_BYTES
 from veriplan.pddl.parser import _read_text, parse_domain, read_domain, read_problem
 
 
@@ -355,15 +357,16 @@ def _subst(atom: Atom, sub: dict[str, str]) -> Atom:
 
 
 def load_task(domain_path: str | Path, problem_path: str | Path, *,
-              strict: bool = True) -> Task:
+              strict: bool = True, max_bytes: int | None = None) -> Task:
     """Read a domain and a problem file into a :class:`Task`.
 
     The parsed domain is cached by file identity (see :func:`cached_domain`),
     so tasks loaded from one unchanged domain file share its domain object and
     with it the fact index and the STRIPS operators instantiated so far; the
-    problem file is read every time."""
-    domain = cached_domain(domain_path, strict=strict)
-    return Task(domain, read_problem(problem_path, domain, strict=strict))
+    problem file is read every time. Each file may hold at most ``max_bytes``
+    (default :data:`veriplan.pddl.inputs.DEFAULT_MAX_BYTES`)."""
+    domain = cached_domain(domain_path, strict=strict, max_bytes=max_bytes)
+    return Task(domain, read_problem(problem_path, domain, strict=strict, max_bytes=max_bytes))
 
 
 class _DomainCache:
@@ -390,12 +393,15 @@ class _DomainCache:
         # key -> [domain, source text while the entry is racy, else None]
         self._entries: OrderedDict[tuple, list] = OrderedDict()
 
-    def get(self, path: str | Path, strict: bool) -> Domain:
+    def get(self, path: str | Path, strict: bool, max_bytes: int | None = None) -> Domain:
         now = time.time_ns()
         try:
             st = os.stat(path)
         except (OSError, TypeError, ValueError):
             return read_domain(path, strict=strict)  # raises the located read error
+        limit = DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
+        if st.st_size > limit or not stat.S_ISREG(st.st_mode):
+            return read_domain(path, strict=strict, max_bytes=limit)  # raises the read error
         key = (os.fspath(path), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, strict)
         racy = now - st.st_mtime_ns < self.RACY_NS
         with self._lock:
@@ -433,14 +439,17 @@ class _DomainCache:
 _DOMAINS = _DomainCache()
 
 
-def cached_domain(path: str | Path, *, strict: bool = True) -> Domain:
+def cached_domain(path: str | Path, *, strict: bool = True,
+                  max_bytes: int | None = None) -> Domain:
     """The parsed domain file at ``path``, from the cache when the file is
     unchanged (same path, inode, size and mtime; a file written in the last
     two seconds is also compared by content) and read with the same
     strictness, else read and cached (64 domains at most). A domain read
     leniently emits its lenient warnings (``PDDLLenientWarning``) on every
-    call, cached or not, as reading the file again would."""
-    return _DOMAINS.get(path, strict)
+    call, cached or not, as reading the file again would. A file over
+    ``max_bytes`` (default :data:`veriplan.pddl.inputs.DEFAULT_MAX_BYTES`) or
+    not a regular file is refused (:class:`~veriplan.errors.PDDLInputFileError`)."""
+    return _DOMAINS.get(path, strict, max_bytes)
 
 
 def clear_domain_cache() -> None:

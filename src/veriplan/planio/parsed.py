@@ -121,6 +121,12 @@ class AnswerLines:
         return self.raw[n - 1].strip()
 
 
+# The IPC/VAL timed form of a step: "0.000: (unstack c a) [1]" (a time with a decimal
+# point, or any time with a duration after the step).
+_TIMED = re.compile(r"^(\d+\.\d*|\.\d+|\d+(?=\s*:\s*\(.*\)\s*\[))\s*:\s*(\(.*\))"
+                    r"\s*(?:\[\s*(?:\d+(?:\.\d*)?|\.\d+)\s*\])?$")
+
+
 def split_answer(text: str) -> AnswerLines:
     """Split an answer into its plan lines: up to the first end marker
     (``[PLAN END]`` in any dress), after the last start marker before it (text
@@ -128,8 +134,13 @@ def split_answer(text: str) -> AnswerLines:
     lines, numbering, bullets, ``Action:`` labels, markdown emphasis and
     trailing line-break backslashes removed.
 
-    Text whose only line breaks are escaped (``\\n`` written out) is unescaped.
+    Text whose only line breaks are escaped (``\\n`` written out) is unescaped; a
+    leading byte-order mark is skipped. Steps in the IPC/VAL timed form
+    (``0.000: (unstack c a) [1]``) lose time and duration, and when every step
+    has a time they are taken in order of time (a stable sort).
     """
+    if text[:1] == "\ufeff":
+        text = text[1:]
     if "\n" not in text.strip() and "\\n" in text:
         text = text.replace("\\r\\n", "\n").replace("\\n", "\n")
     items: list[tuple[int, str, int]] = []
@@ -140,6 +151,7 @@ def split_answer(text: str) -> AnswerLines:
     # In the common case (PDDL steps, nothing else) no line needs cleaning.
     plain = ";" not in text and "[" not in text and "plan" not in text.lower()
     after = 0
+    times: dict[int, float] = {}  # line number -> time, for steps in the timed form
     for n, raw in enumerate(raw_lines, 1):
         line = raw.strip()
         if not line:
@@ -152,6 +164,14 @@ def split_answer(text: str) -> AnswerLines:
             continue
         if line[0] == ";":
             continue  # a comment line
+        if line[0] in "0123456789." and ":" in line:
+            timed = _TIMED.match(line.split(";", 1)[0].rstrip())
+            if timed is not None:
+                times[n] = float(timed.group(1))
+                items.append((n, _INNER_NUMBER.sub("(", timed.group(2), count=1), LINE))
+                if pending is not None:
+                    start, pending = pending, None
+                continue
         if ";" in line:
             head = line.split(";", 1)[0].rstrip()
             if head.endswith(")") and _clean(head)[0].startswith("("):
@@ -187,6 +207,12 @@ def split_answer(text: str) -> AnswerLines:
         items.append((n, line, LINE))
     else:
         after = -1
+    if times:
+        at = [i for i, (_m, _t, k) in enumerate(items) if k == LINE]
+        if all(items[i][0] in times for i in at):
+            ordered = sorted((items[i] for i in at), key=lambda x: times[x[0]])
+            for i, x in zip(at, ordered):
+                items[i] = x
     if start is not None:
         # A plan heading with lines after it: what came before it is context.
         items[:start] = [(m, "context before the plan heading", PROSE) if k == LINE else

@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable, Container, Iterable, Mapping
 
 from veriplan.core.plan import Step, _new, _set_args, _set_line, _set_name
+from veriplan.pddl.names import NAME
 from veriplan.planio.parsed import (
     LINE,
     Collector,
@@ -20,9 +21,14 @@ from veriplan.planio.parsed import (
     split_answer,
 )
 
-_NAME = r"[a-z_][a-z0-9_\-]*"
-_ONE = re.compile(rf"\(\s*({_NAME}(?:\s+[a-z0-9_][a-z0-9_\-]*)*)\s*\)")
+# In the PDDL form, "(action arg ...)", a name is any name the PDDL reader accepts
+# (veriplan.pddl.names: one rule for both readers). Bare words and the call form
+# "stack(a, b)" stand in prose too, so there a word is plain ASCII, or a name of
+# the task's actions and objects (Vocabulary.words).
+_ONE = re.compile(rf"\(\s*({NAME}(?:\s+{NAME})*)\s*\)")
 _GROUP = re.compile(r"\(\s*([^()]*?)\s*\)")
+_GROUP_WORDS = re.compile(rf"^{NAME}(?:[\s,]+{NAME})*$")
+_NAME = r"[a-z_][a-z0-9_\-]*"
 _WORDS = re.compile(rf"^{_NAME}(?:[\s,]+[a-z0-9_][a-z0-9_\-]*)*$")
 _CALL = re.compile(rf"({_NAME})\s*\(\s*([^()]*?)\s*\)")
 _CALL_START = re.compile(rf"^{_NAME}\s*\(")
@@ -151,7 +157,7 @@ class Vocabulary:
         with ``arity``, each action must have its number of arguments."""
         low = line.lower().rstrip(".,!\\ ")
         one = _ONE.fullmatch(low)
-        if one is not None:
+        if one is not None and not _GROUP_NUMBER.match(one.group(1)):
             groups = [one.group(1)]
         elif low.startswith("("):
             groups = _GROUP.findall(low)
@@ -159,15 +165,15 @@ class Vocabulary:
             if len(groups) > 1 and groups[0].isdigit():
                 del groups[0]  # "(1) (feast d b)"
             groups = [_GROUP_NUMBER.sub("", g, count=1) for g in groups]
-            if not groups or rest or any(not _WORDS.match(g) for g in groups):
+            if not groups or rest or any(not _GROUP_WORDS.match(g) for g in groups):
                 return _NO_FORM
         elif _CALL_START.match(low):
             calls = _CALL.findall(low)
             rest = _CALL.sub("", low).strip(" ,.;")
             groups = [f"{name} {args}" for name, args in calls]
-            if not calls or rest or any(not _WORDS.match(g) for g in groups):
+            if not calls or rest or any(not self.words(g) for g in groups):
                 return _NO_FORM
-        elif _WORDS.match(low):
+        elif self.words(low):
             groups = [low]
         else:
             return _NO_FORM
@@ -202,8 +208,21 @@ class Vocabulary:
         if not bare_words:
             return False
         bare = low.rstrip(".,!\\ ")
-        return bool(_WORDS.match(bare)) and len(bare.replace(",", " ").split()) <= (
+        return self.words(bare) and len(bare.replace(",", " ").split()) <= (
             self.max_args + 1)
+
+    def words(self, text: str) -> bool:
+        """Whether ``text`` (lower case) is a list of words, as an action with its
+        arguments is outside parentheses: plain ASCII words, or names of the
+        task's actions and objects (any name the PDDL reader accepts)."""
+        if _WORDS.match(text):
+            return True
+        if self.actions is None and self.objects is None:
+            return False
+        words = text.replace(",", " ").split()
+        return bool(words) and all((self.actions is not None and w in self.actions)
+                                   or (self.objects is not None and w in self.objects)
+                                   for w in words)
 
     def names_objects(self, words: list[str]) -> bool:
         """Whether ``words`` (after a first word) are a list of objects."""
@@ -258,6 +277,7 @@ _CLEAN = re.compile(
     r"(?:[ \t]*+(?:\([ \t]*+[a-z_][a-z0-9_\-]*+(?:[ \t]++[a-z0-9_][a-z0-9_\-]*+)*+[ \t]*+\)"
     r"[ \t]*+)?(?:\r?\n|\Z))*+")
 _INSIDE = re.compile(r"\(([^()]*)\)")
+_SEEN = 4096
 # "plan" as a word of its own (not in "airplane"), as a plan marker has it.
 _PLAN_WORD = re.compile(r"(?<![a-z0-9])plan(?![a-z0-9])")
 
@@ -272,38 +292,46 @@ def read_clean(text: str, arity: Mapping[str, int] | None,
     (``objects``; None: any), or None for any other text, which the full
     reader (:func:`read_with`) then reads. Where it returns a plan, the full
     reader returns an equal one (the same steps, with the same line numbers)."""
-    low = text.lower()
+    low = text if text.islower() or not text else text.lower()
     if _CLEAN.fullmatch(low) is None:
         return None
     if "plan" in low and ("__" in low or (_PLAN_WORD.search(low) is not None and any(
             marker(line.strip()) for line in low.splitlines() if "plan" in line))):
         return None  # the full reader takes the line for a plan marker, or drops "__"
-    groups = _INSIDE.findall(low)
-    n = len(groups)
+    n = low.count("(")
     if n == low.count("\n") + (not low.endswith("\n")):
         numbers: Iterable[int] = range(1, n + 1)  # no blank line
     else:
         numbers = [k for k, line in enumerate(low.splitlines(), 1) if "(" in line]
-    # make_step inlined: a call a step is a tenth of this reader's time.
+    # make_step inlined: a call a step is a tenth of this reader's time. A step's
+    # text seen before shares its name and arguments (memory: a long plan repeats
+    # itself), up to _SEEN distinct texts.
     new, set_name, set_args, set_line = _new, _set_name, _set_args, _set_line
     steps = []
     append = steps.append
-    for k, group in zip(numbers, groups):
-        words = group.split()
-        name = words[0]
-        if arity is not None:
-            if arity.get(name) != len(words) - 1:
-                return None
-        elif actions is not None and name not in actions:
-            return None
-        args = tuple(words[1:])
-        if objects is not None:
-            for a in args:
-                if a not in objects:
+    seen: dict[str, tuple[str, tuple[str, ...]]] = {}
+    for k, m in zip(numbers, _INSIDE.finditer(low)):
+        group = m.group(1)
+        hit = seen.get(group)
+        if hit is None:
+            words = group.split()
+            name = words[0]
+            if arity is not None:
+                if arity.get(name) != len(words) - 1:
                     return None
+            elif actions is not None and name not in actions:
+                return None
+            args = tuple(words[1:])
+            if objects is not None:
+                for a in args:
+                    if a not in objects:
+                        return None
+            if len(seen) >= _SEEN:
+                seen.clear()
+            hit = seen[group] = (name, args)
         step = new(Step)
-        set_name(step, name)
-        set_args(step, args)
+        set_name(step, hit[0])
+        set_args(step, hit[1])
         set_line(step, k)
         append(step)
     return ParsedPlan(tuple(steps))

@@ -13,8 +13,9 @@ from pathlib import Path
 import yaml
 
 from veriplan.core.plan import Step
-from veriplan.errors import ConfigError, VeriplanError
+from veriplan.errors import ConfigError, InputFileError, VeriplanError
 from veriplan.pddl.ast import And, Atom, Formula
+from veriplan.pddl.inputs import read_text
 from veriplan.planio.parsed import LINE, Collector, ParsedPlan, UnreadLine, split_answer
 from veriplan.planio.pddl_plan import Vocabulary
 
@@ -34,14 +35,28 @@ class PlanBenchConfig:
     file: str = "<config>"
 
     @classmethod
-    def from_yaml(cls, path: str | Path) -> PlanBenchConfig:
+    def from_yaml(cls, path: str | Path, *, max_bytes: int | None = None) -> PlanBenchConfig:
+        """Read a config file (a regular file of at most ``max_bytes``, default
+        :data:`veriplan.pddl.inputs.DEFAULT_MAX_BYTES`, UTF-8); ConfigError names
+        the file and the fault, never quoting a file that is not YAML text."""
         try:
-            data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-        except OSError as exc:
-            raise ConfigError(f"cannot read PlanBench config {path}: {exc.strerror}") from None
+            text = read_text(path, what="PlanBench config", max_bytes=max_bytes)
+        except InputFileError as exc:
+            raise ConfigError(str(exc)) from None
+        return cls.from_text(text, file=str(path))
+
+    @classmethod
+    def from_text(cls, text: str, file: str = "<config>") -> PlanBenchConfig:
+        """A config from its YAML text (``file`` names it in errors)."""
+        try:
+            data = yaml.safe_load(text)
         except yaml.YAMLError as exc:
-            raise ConfigError(f"PlanBench config {path} is not valid YAML: {exc}") from None
-        return cls.from_dict(data, file=str(path))
+            mark = getattr(exc, "problem_mark", None)
+            where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+            raise ConfigError(f"PlanBench config {file} is not valid YAML{where}") from None
+        except RecursionError:
+            raise ConfigError(f"PlanBench config {file} is nested too deeply") from None
+        return cls.from_dict(data, file=file)
 
     @classmethod
     def from_dict(cls, data: object, file: str = "<config>") -> PlanBenchConfig:

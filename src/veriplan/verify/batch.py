@@ -10,17 +10,22 @@ prints. One item is a mapping::
 with ``"plan_file": PATH`` instead of ``"plan"`` if the plan is in a file, and
 optionally ``"format": "pddl"`` (the default) or ``"planbench"`` with
 ``"planbench_config": PATH``. Relative paths are read relative to ``base_dir``
-(default: the current directory).
+(default: the current directory); with ``confine=True`` every path must lead,
+through symlinks and ``..``, to a file inside it (an untrusted batch file). Every
+file is read within a size limit (``max_bytes``, default
+:data:`veriplan.pddl.inputs.DEFAULT_MAX_BYTES`), and only regular files are read.
 
 Parsed domains (:func:`veriplan.pddl.task.cached_domain`) and parsed problems
 (here, as whole tasks) are cached by file identity across items and calls, so a
 run over many plans of few problems parses each file once. An item that cannot be
-judged (a missing file, a PDDL error, a malformed item or JSON line) gets a
-verdict with an :class:`ItemError` and the iteration goes on.
+judged (a missing file, a PDDL error, a malformed item or JSON line, even a
+fault of veriplan's or a worker process that died) gets a verdict with an
+:class:`ItemError` and the iteration goes on: no line loses its record.
 """
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
 import stat
@@ -35,11 +40,14 @@ from typing import Any
 
 from veriplan.errors import (
     ConfigError,
+    InputFileError,
+    PDDLInputFileError,
     PDDLLenientWarning,
     PDDLSemanticError,
     SourceError,
     VeriplanError,
 )
+from veriplan.pddl import inputs
 from veriplan.pddl.ast import Domain
 from veriplan.pddl.parser import _read_text, parse_problem
 from veriplan.pddl.task import Task, cached_domain
@@ -47,7 +55,8 @@ from veriplan.planio import parse_plan
 from veriplan.verify.validator import ValidationResult, validate_plan
 
 #: The kinds of :class:`ItemError`.
-ERROR_KINDS = ("json", "item", "missing-file", "pddl", "config")
+ERROR_KINDS = ("json", "item", "missing-file", "pddl", "config", "too-large", "not-a-file",
+               "not-text", "refused", "internal")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +68,12 @@ class ItemError:
     object, a key missing or of the wrong type), ``missing-file`` (``file``
     cannot be read), ``pddl`` (a PDDL file is malformed or outside veriplan's
     subset: ``file``, ``line`` and ``col`` locate it when known), ``config`` (a
-    PlanBench config that cannot be used)."""
+    PlanBench config that cannot be used), ``too-large`` (a file, or the input
+    line, over the size limit), ``not-a-file`` (a device, pipe or socket),
+    ``not-text`` (a plan file that is not UTF-8 text), ``refused`` (a path
+    outside the base directory of a confined batch), ``internal`` (a fault of
+    veriplan's, or a worker process that died, on this line; the others go on).
+    Messages name files but never quote a file that is not PDDL."""
 
     kind: str
     message: str
@@ -142,10 +156,13 @@ class _FileCache:
         self._lock = threading.Lock()
         self._entries: OrderedDict[tuple, list] = OrderedDict()  # key -> [value, text|None]
 
-    def get(self, path: str, extra: tuple, build) -> Any:
-        """The value for ``path`` (``build(text)`` on a miss); OSError if unreadable."""
+    def get(self, path: str, extra: tuple, build, read=_read_text) -> Any:
+        """The value for ``path`` (``build(read(path))`` on a miss); OSError if
+        it cannot be looked at, ``read``'s error if it cannot be read."""
         now = time.time_ns()
         st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):  # not a regular file: read() says why
+            read(path)
         key = (path, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, *extra)
         racy = now - st.st_mtime_ns < RACY_NS
         with self._lock:
@@ -156,11 +173,11 @@ class _FileCache:
         if entry is not None:
             if source is None:
                 return value
-            if _read_text(path) == source:
+            if read(path) == source:
                 if not racy:
                     entry[1] = None
                 return value
-        text = _read_text(path)
+        text = read(path)
         value = build(text)
         with self._lock:
             self._entries[key] = [value, text if racy else None]
@@ -182,24 +199,30 @@ _CONFIGS = _FileCache(16)  # PlanBench config file -> PlanBenchConfig
 
 
 def cached_task(domain_path: str | Path, problem_path: str | Path, *,
-                strict: bool = True) -> Task:
+                strict: bool = True, max_bytes: int | None = None) -> Task:
     """The task of a domain and a problem file, both parsed once per file
     identity: the domain by :func:`veriplan.pddl.task.cached_domain`, the
     problem (with the task built on it) here, for the domain object it was
     parsed against (a changed domain file re-reads its problems). Up to 128
-    tasks are kept. Tasks are shared: treat them as read-only."""
-    domain = cached_domain(domain_path, strict=strict)
-    return _task(domain, os.fspath(problem_path), strict)
+    tasks are kept. Tasks are shared: treat them as read-only. Each file may
+    hold at most ``max_bytes`` (default
+    :data:`veriplan.pddl.inputs.DEFAULT_MAX_BYTES`)."""
+    domain = cached_domain(domain_path, strict=strict, max_bytes=max_bytes)
+    return _task(domain, os.fspath(problem_path), strict, max_bytes)
 
 
-def _task(domain: Domain, problem_path: str, strict: bool) -> Task:
+def _task(domain: Domain, problem_path: str, strict: bool,
+          max_bytes: int | None = None) -> Task:
     def build(text: str) -> tuple[Domain, Task]:
         return domain, Task(domain, parse_problem(text, domain, file=problem_path,
                                                   strict=strict))
 
-    held, task = _TASKS.get(problem_path, (id(domain), strict), build)
+    def read(path: str) -> str:
+        return _read_text(path, max_bytes)
+
+    held, task = _TASKS.get(problem_path, (id(domain), strict), build, read)
     if held is not domain:  # an id reused by a new domain object: build afresh
-        held, task = build(_read_text(problem_path))
+        held, task = build(read(problem_path))
     return task
 
 
@@ -216,14 +239,16 @@ class _Bad(Exception):
         self.error = error
 
 
-def _path(item: Mapping, key: str, base: str | None) -> str:
-    p = item.get(key)
-    if not isinstance(p, str) or not p:
-        raise _Bad(ItemError("item", f"'{key}' must be a file path (a non-empty string)"
-                             if key in item else f"the item has no '{key}' (a file path)"))
-    if base is not None and not os.path.isabs(p):
-        p = os.path.join(base, p)
-    return p
+_KIND = {"missing": "missing-file", "too-large": "too-large", "not-a-file": "not-a-file",
+         "outside": "refused", "not-text": "not-text"}
+
+
+def _file_error(exc: InputFileError) -> _Bad:
+    """The record of a file that cannot be read: named, never quoted."""
+    kind = _KIND.get(exc.reason, "missing-file")
+    if kind == "not-text" and isinstance(exc, PDDLInputFileError):
+        kind = "pddl"
+    return _Bad(ItemError(kind, str(exc), file=exc.file, line=exc.line, col=exc.col))
 
 
 def _missing(path: str, what: str, exc: OSError) -> _Bad:
@@ -231,25 +256,20 @@ def _missing(path: str, what: str, exc: OSError) -> _Bad:
                           file=path))
 
 
-def _readable(path: str, what: str) -> None:
-    """Raise a missing-file error when ``path`` cannot be read as a file (after a
-    read error, to tell a missing file from a malformed one)."""
-    try:
-        st = os.stat(path)
-    except OSError as exc:
-        raise _missing(path, what, exc) from None
-    if stat.S_ISDIR(st.st_mode):
-        raise _Bad(ItemError("missing-file", f"cannot read {what} {path}: it is a directory",
-                             file=path))
-    if not os.access(path, os.R_OK):
-        raise _Bad(ItemError("missing-file", f"cannot read {what} {path}: permission denied",
-                             file=path))
-
-
 def _pddl_error(exc: VeriplanError) -> _Bad:
+    if isinstance(exc, InputFileError):
+        return _file_error(exc)
     if isinstance(exc, SourceError):
         return _Bad(ItemError("pddl", str(exc), file=exc.file, line=exc.line, col=exc.col))
     return _Bad(ItemError("pddl", str(exc)))
+
+
+def _internal(exc: BaseException) -> ItemError:
+    """The record of a fault of veriplan's on one line (the run goes on)."""
+    text = str(exc)
+    text = f"{type(exc).__name__}: {text[:200]}" if text else type(exc).__name__
+    return ItemError("internal", f"internal error while judging this line ({text}); "
+                                 "this is a bug in veriplan, please report it")
 
 
 class _Judge:
@@ -257,9 +277,13 @@ class _Judge:
     domain and problem files share one look-up of their task (the file identity
     is checked when the run reaches the first of them)."""
 
-    def __init__(self, base: str | None, strict: bool) -> None:
+    def __init__(self, base: str | None, strict: bool, confine: bool = False,
+                 max_bytes: int | None = None) -> None:
         self.base = base
         self.strict = strict
+        self.confine = confine
+        self.max_bytes = inputs.DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
+        self._root = os.path.realpath(base if base is not None else os.curdir)
         self._last: tuple[str, str, Task] | None = None
         self._raw: tuple[object, object, Task] | None = None  # as the item gave the paths
 
@@ -269,6 +293,30 @@ class _Judge:
             return BatchVerdict(line, ident, result=self._judge(item))
         except _Bad as bad:
             return BatchVerdict(line, ident, error=bad.error)
+        except (Exception, RecursionError, MemoryError) as exc:  # noqa: BLE001
+            return BatchVerdict(line, ident, error=_internal(exc))
+
+    def _path(self, item: Mapping, key: str, what: str) -> str:
+        p = item.get(key)
+        if not isinstance(p, str) or not p:
+            raise _Bad(ItemError("item", f"'{key}' must be a file path (a non-empty string)"
+                                 if key in item else f"the item has no '{key}' (a file path)"))
+        try:
+            p = inputs.check_path(p, what)
+        except InputFileError as exc:
+            raise _Bad(ItemError("item", f"'{key}': {exc.message}", file=exc.file)) from None
+        base = self.base
+        if base is not None and not os.path.isabs(p):
+            p = os.path.join(base, p)
+        if self.confine:
+            full = os.path.realpath(p)
+            root = self._root
+            if full != root and not full.startswith(root.rstrip(os.sep) + os.sep):
+                raise _Bad(ItemError(
+                    "refused", f"{p}: the {what} is outside the base directory {root} "
+                               "(--confine: paths may not leave it, also through symlinks "
+                               "or '..')", file=p))
+        return p
 
     def _task(self, dpath: str, ppath: str) -> Task:
         last = self._last
@@ -276,16 +324,18 @@ class _Judge:
             return last[2]
         strict = self.strict
         try:
-            domain = cached_domain(dpath, strict=strict)
+            domain = cached_domain(dpath, strict=strict, max_bytes=self.max_bytes)
+        except InputFileError as exc:
+            raise _file_error(exc) from None
         except (SourceError, PDDLSemanticError) as exc:
-            _readable(dpath, "domain file")
             raise _pddl_error(exc) from None
         try:
-            task = _task(domain, ppath, strict)
+            task = _task(domain, ppath, strict, self.max_bytes)
         except OSError as exc:
             raise _missing(ppath, "problem file", exc) from None
+        except InputFileError as exc:
+            raise _file_error(exc) from None
         except (SourceError, PDDLSemanticError) as exc:
-            _readable(ppath, "problem file")
             raise _pddl_error(exc) from None
         self._last = (dpath, ppath, task)
         return task
@@ -295,18 +345,22 @@ class _Judge:
             # The common item: {"domain", "problem", "plan"} of the last item's problem.
             raw, plan_text = self._raw, item.get("plan")
             if (raw is not None and type(plan_text) is str and item.get("domain") == raw[0]
-                    and item.get("problem") == raw[1]):
+                    and item.get("problem") == raw[1] and "plan_file" not in item
+                    and len(plan_text) <= self.max_bytes):
                 task = raw[2]
                 return validate_plan(task, parse_plan(plan_text, task))
-        base = self.base
         if not isinstance(item, Mapping):
             raise _Bad(ItemError("item", f"an item must be a JSON object, not "
                                          f"{type(item).__name__}"))
-        dpath = _path(item, "domain", base)
-        ppath = _path(item, "problem", base)
+        dpath = self._path(item, "domain", "domain file")
+        ppath = self._path(item, "problem", "problem file")
         fmt = item.get("format", "pddl")
         if fmt not in ("pddl", "planbench"):
-            raise _Bad(ItemError("item", f"unknown format {fmt!r}: use 'pddl' or 'planbench'"))
+            shown = fmt if isinstance(fmt, str) and len(fmt) <= 40 else type(fmt).__name__
+            raise _Bad(ItemError("item", f"unknown format {shown!r}: use 'pddl' or "
+                                         "'planbench'"))
+        if "plan" in item and "plan_file" in item:
+            raise _Bad(ItemError("item", "the item has both 'plan' and 'plan_file': give one"))
         if "plan" in item:
             plan_text = item["plan"]
             if isinstance(plan_text, list) and all(isinstance(s, str) for s in plan_text):
@@ -314,13 +368,16 @@ class _Judge:
             if not isinstance(plan_text, str):
                 raise _Bad(ItemError("item", "'plan' must be the plan's text (a string, or a "
                                              "list of lines)"))
+            if len(plan_text) > self.max_bytes:
+                raise _Bad(ItemError("too-large", "'plan' is larger than the limit of "
+                                     f"{inputs.size_text(self.max_bytes)} (--max-bytes)"))
         elif "plan_file" in item:
-            plan_path = _path(item, "plan_file", base)
+            plan_path = self._path(item, "plan_file", "plan file")
             try:
-                with open(plan_path, encoding="utf-8", errors="replace") as f:
-                    plan_text = f.read()
-            except OSError as exc:
-                raise _missing(plan_path, "plan file", exc) from None
+                plan_text = inputs.read_text(plan_path, what="plan file",
+                                             max_bytes=self.max_bytes)
+            except InputFileError as exc:
+                raise _file_error(exc) from None
         else:
             raise _Bad(ItemError("item", "the item has neither 'plan' (text) nor 'plan_file'"))
         config = None
@@ -328,13 +385,19 @@ class _Judge:
             if "planbench_config" not in item:
                 raise _Bad(ItemError("item", "format 'planbench' needs 'planbench_config' "
                                              "(a PlanBench YAML config)"))
-            cpath = _path(item, "planbench_config", base)
+            cpath = self._path(item, "planbench_config", "PlanBench config")
             from veriplan.planio.planbench import PlanBenchConfig
 
+            def read(path: str) -> str:
+                return inputs.read_text(path, what="PlanBench config", max_bytes=self.max_bytes)
+
             try:
-                config = _CONFIGS.get(cpath, (), lambda _text: PlanBenchConfig.from_yaml(cpath))
+                config = _CONFIGS.get(cpath, (), lambda text: PlanBenchConfig.from_text(
+                    text, file=cpath), read)
             except OSError as exc:
                 raise _missing(cpath, "PlanBench config", exc) from None
+            except InputFileError as exc:
+                raise _file_error(exc) from None
             except (ConfigError, SourceError) as exc:
                 raise _Bad(ItemError("config", str(exc), file=cpath)) from None
         task = self._task(dpath, ppath)
@@ -344,7 +407,8 @@ class _Judge:
 
 
 def validate_many(items: Iterable[Mapping], *, base_dir: str | Path | None = None,
-                  strict: bool = True) -> Iterator[BatchVerdict]:
+                  strict: bool = True, confine: bool = False,
+                  max_bytes: int | None = None) -> Iterator[BatchVerdict]:
     """Judge each item (see the module docstring for its keys), in order.
 
     Yields one :class:`BatchVerdict` per item, lazily: ``verdict.line`` is the
@@ -352,12 +416,17 @@ def validate_many(items: Iterable[Mapping], *, base_dir: str | Path | None = Non
     :class:`~veriplan.verify.ValidationResult` (a plan with an unread line is
     not valid), or ``verdict.error`` an :class:`ItemError` for an item that
     could not be judged; the iteration goes on after it. Relative paths are
-    read relative to ``base_dir`` (default: the current directory).
+    read relative to ``base_dir`` (default: the current directory);
+    ``confine=True`` refuses paths that lead outside it (through symlinks and
+    ``..`` too). Files over ``max_bytes`` (default
+    :data:`veriplan.pddl.inputs.DEFAULT_MAX_BYTES`) and files that are not
+    regular files are refused.
     ``strict=False`` accepts known defects of published PDDL files with a
     :class:`~veriplan.errors.PDDLLenientWarning`. Domains and problems are
     parsed once per file identity (see :func:`cached_task`).
     """
-    judge = _Judge(os.fspath(base_dir) if base_dir is not None else None, strict)
+    judge = _Judge(os.fspath(base_dir) if base_dir is not None else None, strict, confine,
+                   max_bytes)
     for n, item in enumerate(items, 1):
         yield judge.verdict(n, item)
 
@@ -366,29 +435,57 @@ def validate_many(items: Iterable[Mapping], *, base_dir: str | Path | None = Non
 _BLANK = object()
 
 
-_SCAN = json.JSONDecoder().scan_once  # one JSON value at a position
+def _constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
 
 
-def _read_line(n: int, text: str) -> Any:
+def _finite(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"the number {text[:40]} is out of range")
+    return value
+
+
+# Strict JSON: NaN, Infinity and numbers out of a float's range are refused (a record
+# that repeated them would not be JSON).
+_DECODER = json.JSONDecoder(parse_constant=_constant, parse_float=_finite)
+_SCAN = _DECODER.scan_once  # one JSON value at a position
+
+
+class _TooLong(str):
+    """A line cut at the size limit (its rest was skipped)."""
+
+
+def _read_line(n: int, text: str, limit: int | None = None) -> Any:
     """The item on JSON line ``n``, or an ItemError; _BLANK for a blank line."""
+    if text.__class__ is _TooLong or (limit is not None and len(text) > limit):
+        return ItemError("too-large", f"input line {n} is longer than the limit of "
+                                      f"{inputs.size_text(limit or len(text))} "
+                                      "(--max-bytes)", line=n)
     try:  # the common line: a value from its first character to the line's end
         item, end = _SCAN(text, 0)
         if end == len(text) or text[end:] in ("\n", "\r\n"):
             return item
     except (StopIteration, ValueError, RecursionError):
-        pass  # json.loads says what is wrong, or reads what the scanner did not start on
-    if not text.strip():
+        pass  # the decoder says what is wrong, or reads what the scanner did not start on
+    body = text.rstrip("\r\n")
+    if not body.strip():
         return _BLANK
+    if body[:1] == inputs.BOM:  # a file's byte-order mark, or a concatenated file's
+        body = body[1:]
     try:
-        return json.loads(text)
+        return _DECODER.decode(body)
     except json.JSONDecodeError as exc:
+        end = " (the line ends there)" if exc.pos >= len(body) else ""
         return ItemError("json", f"input line {n} is not JSON: {exc.msg} at column "
-                                 f"{exc.colno}", line=n, col=exc.colno)
+                                 f"{exc.colno}{end}", line=n, col=exc.colno)
     except RecursionError:
         return ItemError("json", f"input line {n} is not JSON: nested too deeply", line=n)
+    except ValueError as exc:  # NaN, Infinity, 1e999, an integer of over 4300 digits
+        return ItemError("json", f"input line {n} is not JSON: {str(exc)[:120]}", line=n)
 
 
-_ENCODER = json.JSONEncoder(ensure_ascii=False)
+_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
 
 
 _STR = json.encoder.encode_basestring  # a str as JSON, as _ENCODER writes it
@@ -404,38 +501,60 @@ def _json(value: Any) -> str:
     return _ENCODER.encode(value)
 
 
+def _id_json(ident: Any) -> str:
+    """An item's id as JSON; null for one that cannot be written (nested deeper than
+    the encoder goes)."""
+    try:
+        return _json(ident)
+    except (ValueError, TypeError, RecursionError):
+        return "null"
+
+
+def _error_record(line: int, ident: Any, error: ItemError) -> str:
+    d = BatchVerdict(line, None, error=error).to_dict()
+    text = _ENCODER.encode(d)
+    return text.replace('"id": null', '"id": ' + _id_json(ident), 1)
+
+
 def _record(judge: _Judge, line: int, item: Any) -> tuple[bool | None, str]:
     """An item's verdict and its record's JSON text (that of
-    ``_ENCODER.encode(verdict.to_dict())``, written directly for a judged item)."""
+    ``_ENCODER.encode(verdict.to_dict())``, written directly for a judged item).
+    Never raises: a fault on this line becomes its record (error kind
+    ``internal``)."""
     if isinstance(item, ItemError):
-        return None, _ENCODER.encode(BatchVerdict(line, None, error=item).to_dict())
+        return None, _error_record(line, None, item)
     ident = item.get("id") if type(item) is dict or isinstance(item, Mapping) else None
     try:
         r = judge._judge(item)
+        enc = _STR
+        unread = ", ".join([f'{{"line": {_json(u.line)}, "text": {enc(u.text)}, '
+                            f'"reason": {enc(u.reason)}}}' for u in r.unread]
+                           ) if r.unread else ""
+        return r.valid, (
+            f'{{"line": {line}, "id": {_id_json(ident)}, '
+            f'"valid": {"true" if r.valid else "false"}, '
+            f'"steps": {len(r.plan)}, "unread": [{unread}], '
+            f'"failed_step": {_json(r.failed_step)}, "failed_action": {_json(r.action)}, '
+            f'"failure": {enc(str(r.error)) if r.error else "null"}, '
+            f'"detail": {enc(r.detail) if r.detail else "null"}, '
+            f'"unsatisfied": [{", ".join([enc(u.pddl()) for u in r.unsatisfied])}], '
+            f'"unmet_goals": [{", ".join([enc(g.pddl()) for g in r.unmet_goals])}], '
+            f'"error": null}}')
     except _Bad as bad:
-        return None, _ENCODER.encode(BatchVerdict(line, ident, error=bad.error).to_dict())
-    enc = _STR
-    unread = ", ".join([f'{{"line": {_json(u.line)}, "text": {enc(u.text)}, '
-                        f'"reason": {enc(u.reason)}}}' for u in r.unread]) if r.unread else ""
-    return r.valid, (
-        f'{{"line": {line}, "id": {_json(ident)}, "valid": {"true" if r.valid else "false"}, '
-        f'"steps": {len(r.plan)}, "unread": [{unread}], '
-        f'"failed_step": {_json(r.failed_step)}, "failed_action": {_json(r.action)}, '
-        f'"failure": {enc(str(r.error)) if r.error else "null"}, '
-        f'"detail": {enc(r.detail) if r.detail else "null"}, '
-        f'"unsatisfied": [{", ".join([enc(u.pddl()) for u in r.unsatisfied])}], '
-        f'"unmet_goals": [{", ".join([enc(g.pddl()) for g in r.unmet_goals])}], '
-        f'"error": null}}')
+        return None, _error_record(line, ident, bad.error)
+    except (Exception, RecursionError, MemoryError) as exc:  # noqa: BLE001
+        judge._last = judge._raw = None
+        return None, _error_record(line, ident, _internal(exc))
 
 
-def _work(base: str | None, strict: bool,
+def _work(base: str | None, strict: bool, confine: bool, max_bytes: int | None,
           chunk: list[tuple[int, Any]]
           ) -> tuple[list[tuple[int, tuple[bool | None, str]]], list[str]]:
     """In a worker process: each item's verdict and record text, and the
     lenient warnings raised."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", PDDLLenientWarning)
-        judge = _Judge(base, strict)
+        judge = _Judge(base, strict, confine, max_bytes)
         out = [(n, _record(judge, n, item)) for n, item in chunk]
     return out, list(dict.fromkeys(str(w.message) for w in caught
                                    if issubclass(w.category, PDDLLenientWarning)))
@@ -443,48 +562,123 @@ def _work(base: str | None, strict: bool,
 
 def _group_key(item: Any) -> tuple:
     if isinstance(item, Mapping):
-        return (str(item.get("domain")), str(item.get("problem")))
+        d, p = item.get("domain"), item.get("problem")
+        return (d if type(d) is str else "", p if type(p) is str else "")
     return ("", "")
 
 
+#: The most worker processes a batch starts, whatever it is asked for.
+MAX_WORKERS = 64
+
+
+def worker_cap() -> int:
+    """How many worker processes a batch starts at most here: four a CPU, at most
+    :data:`MAX_WORKERS`, and few enough for the open-file limit (a worker holds
+    about eight descriptors)."""
+    cap = min(MAX_WORKERS, 4 * (os.cpu_count() or 1))
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        if soft != resource.RLIM_INFINITY:
+            cap = min(cap, max(1, (soft - 64) // 8))
+    except (ImportError, OSError, ValueError):
+        pass
+    return max(1, cap)
+
+
+def read_lines(stream: Any, limit: int | None = None) -> Iterator[str]:
+    """The lines of a text stream, each at most ``limit`` characters (default
+    :data:`veriplan.pddl.inputs.DEFAULT_MAX_BYTES`): a longer line is cut there and
+    its rest skipped without being held, and comes out marked so that
+    :func:`batch_lines` gives it a ``too-large`` record."""
+    limit = inputs.DEFAULT_MAX_BYTES if limit is None else limit
+    readline = stream.readline
+    while True:
+        line = readline(limit + 1)
+        if not line:
+            return
+        if len(line) > limit and line[-1] != "\n":
+            while True:  # skip the rest of the line
+                rest = readline(1 << 20)
+                if not rest or rest[-1] == "\n":
+                    break
+            line = _TooLong("")
+        yield line
+
+
 def batch_lines(lines: Iterable[str], *, base_dir: str | Path | None = None,
-                strict: bool = True, workers: int = 1,
-                window: int = 2000) -> Iterator[tuple[bool | None, str]]:
+                strict: bool = True, workers: int = 1, window: int = 2000,
+                confine: bool = False,
+                max_bytes: int | None = None) -> Iterator[tuple[bool | None, str]]:
     """Judge the items of JSON Lines ``lines`` and yield, for each, its verdict
     (True valid, False not valid, None not judged) and its record's JSON text
     (:meth:`BatchVerdict.to_dict`, ``line`` = the input line number), in input
-    order; blank lines are skipped. A line that is not JSON gets a record with
-    error kind ``json``.
+    order; blank lines are skipped. A line that is not JSON (strict JSON: no
+    ``NaN`` or ``Infinity``) gets a record with error kind ``json``, a line over
+    ``max_bytes`` one with kind ``too-large``; whatever a line holds, every
+    other line gets its record. Records are strict JSON (see
+    :func:`json_text` for writing them to a stream that cannot encode every
+    character). ``base_dir``, ``confine`` and ``max_bytes``: see
+    :func:`validate_many`.
 
-    ``workers > 1`` judges in that many processes: the lines are read
-    ``window`` at a time, grouped by (domain, problem) and each problem sent to
-    the same process, whose caches then parse it once; the order is kept.
-    Lenient warnings of the workers are re-issued here, once each."""
+    ``workers > 1`` judges in that many processes (at most :func:`worker_cap`):
+    the lines are read ``window`` at a time, grouped by (domain, problem) and
+    each problem sent to the same process, whose caches then parse it once; the
+    order is kept. A worker that dies is replaced; the lines it held are judged
+    again in a fresh one, and a line on which a worker dies alone gets an
+    ``internal`` error record. Lenient warnings of the workers are re-issued
+    here, once each."""
     base = os.fspath(base_dir) if base_dir is not None else None
+    limit = inputs.DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
+    workers = min(workers, worker_cap())
     if workers <= 1:
-        judge = _Judge(base, strict)
+        judge = _Judge(base, strict, confine, limit)
         for n, text in enumerate(lines, 1):
-            item = _read_line(n, text)
+            item = _read_line(n, text, limit)
             if item is not _BLANK:
                 yield _record(judge, n, item)
         return
-    numbered = ((n, _read_line(n, t)) for n, t in enumerate(lines, 1))
+    numbered = ((n, _read_line(n, t, limit)) for n, t in enumerate(lines, 1))
     numbered = ((n, x) for n, x in numbered if x is not _BLANK)
-    yield from _pooled(numbered, base, strict, workers, window)
+    yield from _pooled(numbered, (base, strict, confine, limit), workers, window)
 
 
-def _pooled(numbered: Iterator[tuple[int, Any]], base: str | None, strict: bool,
-            workers: int, window: int) -> Iterator[tuple[bool | None, str]]:
+def _died(n: int) -> tuple[int, tuple[None, str]]:
+    return n, (None, _error_record(n, None, ItemError(
+        "internal", f"the worker process judging input line {n} died (killed, or out of "
+                    "memory); judged alone in a fresh process, it died again")))
+
+
+def _pooled(numbered: Iterator[tuple[int, Any]], setup: tuple, workers: int,
+            window: int) -> Iterator[tuple[bool | None, str]]:
     import multiprocessing
-    from concurrent.futures import Future, ProcessPoolExecutor
+    from concurrent.futures import ProcessPoolExecutor
 
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
     ctx = multiprocessing.get_context(method)
-    pools = [ProcessPoolExecutor(max_workers=1, mp_context=ctx) for _ in range(workers)]
+
+    def new_pool() -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(max_workers=1, mp_context=ctx)
+
+    pools = [new_pool() for _ in range(workers)]
     home: dict[tuple, int] = {}  # problem -> the worker that has it cached
     load = [0] * workers
+    local: list[_Judge] = []  # judges in this process, for a pool that cannot start
 
-    def submit(batch: list[tuple[int, Any]]) -> list[Future]:
+    def run_here(chunk: list[tuple[int, Any]]):
+        if not local:
+            local.append(_Judge(*setup))
+        return [(n, _record(local[0], n, item)) for n, item in chunk], []
+
+    def start(w: int, chunk: list[tuple[int, Any]]) -> tuple:
+        pool = pools[w]
+        try:
+            return w, pool, chunk, pool.submit(_work, *setup, chunk)
+        except (OSError, RuntimeError):  # cannot start a process (or the pool broke)
+            return w, pool, chunk, None
+
+    def submit(batch: list[tuple[int, Any]]) -> list[tuple]:
         groups: dict[tuple, list[tuple[int, Any]]] = {}
         for n, item in batch:
             groups.setdefault(_group_key(item), []).append((n, item))
@@ -496,8 +690,53 @@ def _pooled(numbered: Iterator[tuple[int, Any]], base: str | None, strict: bool,
             load[w] += len(group)
             chunks[w] += group  # a problem's items stay together
         # One task a worker a window: a task costs a round trip through the pool.
-        return [pools[w].submit(_work, base, strict, chunk)
-                for w, chunk in enumerate(chunks) if chunk]
+        return [start(w, chunk) for w, chunk in enumerate(chunks) if chunk]
+
+    def replace(w: int, pool: ProcessPoolExecutor) -> None:
+        if pools[w] is pool:
+            pool.shutdown(wait=False, cancel_futures=True)
+            pools[w] = new_pool()
+
+    def outcome(task: tuple):
+        """The chunk's records, and its warnings; a chunk whose worker died is
+        judged again, in halves, in a fresh process."""
+        w, pool, chunk, future = task
+        if future is None:
+            return run_here(chunk)
+        try:
+            return future.result()
+        except Exception:  # noqa: BLE001 (BrokenProcessPool, or the chunk would not pickle)
+            replace(w, pool)
+        if len(chunk) == 1:
+            again = start(w, chunk)
+            try:
+                return again[3].result() if again[3] is not None else run_here(chunk)
+            except Exception:  # noqa: BLE001
+                replace(w, again[1])
+                return [_died(chunk[0][0])], []
+        half = len(chunk) // 2
+        out: list = []
+        warned: list[str] = []
+        for part in (chunk[:half], chunk[half:]):
+            o, ws = outcome(start(w, part))
+            out += o
+            warned += ws
+        return out, warned
+
+    seen_warnings: set[str] = set()
+
+    def drain(tasks: list[tuple]) -> Iterator[tuple[bool | None, str]]:
+        done: list[tuple[int, tuple[bool | None, str]]] = []
+        for task in tasks:
+            out, warned = outcome(task)
+            done += out
+            for text in warned:
+                if text not in seen_warnings:
+                    seen_warnings.add(text)
+                    warnings.warn(text, PDDLLenientWarning, stacklevel=2)
+        done.sort(key=lambda x: x[0])
+        for _n, record in done:
+            yield record
 
     def windows() -> Iterator[list[tuple[int, Any]]]:
         batch: list[tuple[int, Any]] = []
@@ -509,30 +748,48 @@ def _pooled(numbered: Iterator[tuple[int, Any]], base: str | None, strict: bool,
         if batch:
             yield batch
 
-    seen_warnings: set[str] = set()
-
-    def drain(futures: list[Future]) -> Iterator[tuple[bool | None, str]]:
-        done: list[tuple[int, tuple[bool | None, str]]] = []
-        for f in futures:
-            out, warned = f.result()
-            done += out
-            for text in warned:
-                if text not in seen_warnings:
-                    seen_warnings.add(text)
-                    warnings.warn(text, PDDLLenientWarning, stacklevel=2)
-        done.sort(key=lambda x: x[0])
-        for _n, record in done:
-            yield record
-
     try:
-        pending: list[Future] | None = None
+        pending: list[tuple] | None = None
         for batch in windows():
-            futures = submit(batch)  # the next window runs while this one is written
+            tasks = submit(batch)  # the next window runs while this one is written
             if pending is not None:
                 yield from drain(pending)
-            pending = futures
+            pending = tasks
         if pending is not None:
             yield from drain(pending)
     finally:
         for p in pools:
             p.shutdown(wait=True, cancel_futures=True)
+
+
+# ----- writing records -----------------------------------------------------------------------
+def _json_escape(exc: UnicodeError) -> tuple[str, int]:
+    if not isinstance(exc, UnicodeEncodeError):
+        raise exc
+    out = []
+    for ch in exc.object[exc.start:exc.end]:
+        cp = ord(ch)
+        if cp > 0xFFFF:
+            cp -= 0x10000
+            out.append(f"\\u{0xD800 + (cp >> 10):04x}\\u{0xDC00 + (cp & 0x3FF):04x}")
+        else:
+            out.append(f"\\u{cp:04x}")
+    return "".join(out), exc.end
+
+
+#: The codec error handler that writes a character the output cannot encode (a lone
+#: surrogate from a JSON "\ud800"; any non-ASCII one on an ASCII stream) as a JSON
+#: escape; records only hold such characters inside strings, so they stay JSON.
+JSON_ESCAPE = "veriplan-json-escape"
+codecs.register_error(JSON_ESCAPE, _json_escape)
+
+
+def json_text(text: str, encoding: str | None) -> str:
+    """Record text that ``encoding`` can write: characters it cannot (lone
+    surrogates, or any beyond its range) as JSON escapes."""
+    enc = encoding or "utf-8"
+    try:
+        text.encode(enc)
+        return text
+    except UnicodeEncodeError:
+        return text.encode(enc, JSON_ESCAPE).decode(enc)

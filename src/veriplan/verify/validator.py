@@ -4,6 +4,7 @@ checked in the final state)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -14,7 +15,10 @@ from veriplan.core.facts import FactIndex, State
 from veriplan.core.operator import Operator
 from veriplan.core.plan import Step
 from veriplan.core.verdict import Finding, FindingKind, Judgement, Scope, Verdict
+from veriplan.pddl.ast import And
 from veriplan.pddl.task import Task
+from veriplan.pddl.writer import formula_to_pddl
+from veriplan.planio.parsed import ParsedPlan
 from veriplan.verify.consistency import (
     StepError,
     StepErrorKind,
@@ -24,7 +28,7 @@ from veriplan.verify.consistency import (
 )
 
 if TYPE_CHECKING:
-    from veriplan.planio.parsed import UnreadLine
+    from veriplan.planio.parsed import UnreadLine  # noqa: F401
 
 
 @dataclass(frozen=True)
@@ -202,7 +206,10 @@ def validate_plan(task: Task, plan: Sequence[Step | Operator | str] | Iterable,
     if unread not in ("fail", "ignore"):
         raise ValueError(f"unread={unread!r}: use 'fail' or 'ignore'")
     lines = getattr(plan, "unread", ()) if unread == "fail" and hasattr(plan, "steps") else ()
-    result = _validate(task, _to_steps(getattr(plan, "steps", plan)), trace)
+    given = getattr(plan, "steps", plan)
+    # A ParsedPlan's steps are a tuple of Steps already: no copy of a long plan.
+    steps = given if isinstance(plan, ParsedPlan) else _to_steps(given)
+    result = _validate(task, steps, trace)
     if not lines:
         return result
     return replace(result, valid=False, unread=tuple(lines),
@@ -229,10 +236,10 @@ def _validate(task: Task, steps: tuple[Step, ...], trace: bool) -> ValidationRes
             ok = state & pos == pos and not state & op.pre_neg
         if not ok:
             if FALSE in op.pre_rest:
+                never = _never_parts(task, step)
                 err = StepError(i, step, StepErrorKind.PRECONDITION,
                                 f"the precondition of {step.name} can never hold for these "
-                                "arguments (an equality test fails)",
-                                (FormulaText("(= ...)"),))
+                                f"arguments: {_join(never)} is false in every state", never)
                 return _fail(task, steps, err, cost, states, trace)
             unsat = tuple(false_parts(op.precondition, state, task.facts))
             noun = "precondition" if len(unsat) == 1 else "preconditions"
@@ -248,6 +255,31 @@ def _validate(task: Task, steps: tuple[Step, ...], trace: bool) -> ValidationRes
     return ValidationResult(
         valid=not unmet, plan=steps, unmet_goals=unmet, cost=cost,
         steps_executed=len(steps), trace=_trace(task, states) if trace else None)
+
+
+def _never_parts(task: Task, step: Step) -> tuple[ConditionPart, ...]:
+    """The parts of step's precondition (its top-level conjuncts, arguments put
+    in) that are false in every state: an equality that fails, an ``exists`` over
+    a type without objects, a literal and its negation; the whole precondition
+    when no part alone is."""
+    schema = task.schemas[step.name]
+    sub = {p.name: a for p, a in zip(schema.params, step.args)}
+    pre = schema.precondition
+    parts = pre.parts if isinstance(pre, And) else (pre,)
+    out = []
+    for part in parts:
+        ground = task._formula(part, sub, True)
+        if isinstance(ground, Disj) and not ground.parts:
+            out.append(FormulaText(_put(formula_to_pddl(part), sub)))
+    return tuple(out) or (FormulaText(_put(formula_to_pddl(pre), sub)),)
+
+
+_VARIABLE = re.compile(r"\?[^\s()]+")
+
+
+def _put(text: str, sub: dict[str, str]) -> str:
+    """PDDL text with the variables of ``sub`` replaced by their values."""
+    return _VARIABLE.sub(lambda m: sub.get(m.group(), m.group()), text)
 
 
 def _fail(task: Task, steps: tuple[Step, ...], err: StepError, cost: float,
