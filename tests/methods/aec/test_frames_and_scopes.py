@@ -146,3 +146,25 @@ def test_a_move_into_a_container_seen_closed_is_refuted(monkeypatch):
     assert "move apple to fridge" not in r.plan and r.metrics["commits"] == 0
     dropped = json.dumps(verifies(r)[0].data["dropped"])
     assert "open(fridge, kitchen)" in dropped
+
+
+def test_the_scienceworld_goal_form_refutes_only_a_focus_it_can_tell_is_wrong():
+    from veriplan.methods.aec.domain import FactState
+    from veriplan.methods.aec.envmodels import scienceworld_goal
+
+    boil = scienceworld_goal("Your task is to boil lead. For compounds without a boiling "
+                             "point, combusting the substance is also acceptable. First, focus "
+                             "on the substance. Then, take actions that will cause it to change "
+                             "its state of matter.")
+    assert boil.targets == ("lead",) and boil.named
+
+    def focus(thing):
+        return FactState([Fact("focus", (thing,))])
+
+    assert boil.check(focus("table")) is False
+    assert boil.check(focus("lead")) is None  # never valid: the state change is not modelled
+    # a gold path's own phrase: it may name the lead
+    assert boil.check(focus("substance in inventory")) is None
+    find = scienceworld_goal("Your task is to find a(n) animal. First, focus on the thing. "
+                             "Then, move it to the orange box in the living room.")
+    assert not find.named and find.check(focus("table")) is None

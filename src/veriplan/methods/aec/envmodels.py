@@ -330,13 +330,18 @@ _UNNAMED = re.compile(r"^(?:thing|seed|substance|animal|inclined plane|intermedi
                       r"\d+ life stages|life stages|plant|fruit)\b")
 
 
+_PHRASE = re.compile(r" (?:in|on) ")
+
+
 @dataclass(frozen=True)
 class ScienceWorldGoal:
     """The part of a ScienceWorld task a text states in the vocabulary: what the
     agent is to focus on (``targets``; ``named``: every focus the text asks for
     names its thing). ScienceWorld ends a task as failed when the agent
     focuses on anything else, so a plan whose steps focus on a thing that
-    shares no word with any target certainly fails (False). Whether a plan
+    shares no word with any target certainly fails (False); a parser phrase
+    ("focus on substance in inventory") may name any thing, and refutes
+    nothing. Whether a plan
     completes a task is never decided here (the state changes, measurements
     and placements the texts ask for are outside the vocabulary), so it is
     otherwise None: V's verdict stays unknown, never valid."""
@@ -350,7 +355,9 @@ class ScienceWorldGoal:
             words = {w for t in self.targets for w in t.split()}
             for (thing,), v in ((a, v) for a, v in facts.by_pred("focus").items()
                                 if len(a) == 1):
-                if v and not words.intersection(thing.lower().split()):
+                # "substance in inventory": the parser's phrase may name any thing there
+                if v and not _PHRASE.search(thing) and \
+                        not words.intersection(thing.lower().split()):
                     return False
         return None
 
