@@ -69,6 +69,7 @@ def _run(args: argparse.Namespace) -> int:
     from veriplan.domains.autotos import get_domain
     from veriplan.methods import get_method
     from veriplan.methods.autotos.method import record_dict, run_loop
+    from veriplan.sandbox.secrets import scrub
 
     root = data_dir(args.data_dir)
     config = get_method("autotos").make_config(method_options(args))
@@ -84,7 +85,7 @@ def _run(args: argparse.Namespace) -> int:
             path = out / f"{name}-{llm.name}-{llm.model}-seed{seed}.json".replace("/", "_")
             body = {"domain": name, "backend": llm.name, "model": llm.model, "seed": seed,
                     "config": vars(config) | {"seed": seed}, **record_dict(rec)}
-            path.write_text(json.dumps(body, indent=2))
+            path.write_text(json.dumps(scrub(body), indent=2))
             acc = {k: v.get("accuracy") for k, v in rec.accuracy.items()}
             print(f"{name} seed {seed}: {rec.status}, calls {rec.calls}, errors "
                   f"{rec.categories or 'none'}, feedback calls {rec.feedback}, accuracy "

@@ -397,7 +397,7 @@ def run_job(target: str, payload: Any, limits: Limits = Limits()) -> Outcome:
         rc = job.wait()
         seconds = time.perf_counter() - start
     common = {"seconds": seconds, "network_isolated": job.network_isolated, "returncode": rc,
-              "extra": {"sandbox": job.mode, "seccomp": job.seccomp}}
+              "extra": {"sandbox": job.mode, "seccomp": job.seccomp, "uid": job.uid}}
     if not isinstance(data, dict):
         return Outcome("no_result", detail="the job's answer is malformed", **common)
     common |= {"stdout": str(data.get("stdout", ""))[: limits.output_bytes],
@@ -417,7 +417,7 @@ def _int(x: Any) -> int:
 def _ended(e: Ended, job: Job, limits: Limits, seconds: float) -> Outcome:
     common = {"seconds": seconds, "returncode": e.returncode,
               "network_isolated": job.network_isolated,
-              "extra": {"sandbox": job.mode, "seccomp": job.seccomp}}
+              "extra": {"sandbox": job.mode, "seccomp": job.seccomp, "uid": job.uid}}
     if e.kind == "timeout":
         return Outcome("timeout", detail=e.detail, **common)
     rc = e.returncode

@@ -8,20 +8,22 @@ lines, and a line that is missing or does not fit is an error category there.
 
 Lines (each a JSON array):
 
-* ``["I", k]``: instance ``k`` of the payload starts.
+* ``["I", k]``: instance ``k`` of the payload starts (``["A", k]``: its
+  alternative, PrOntoQA's negated target, after a search that found nothing).
 * ``["V", value]``: one call's result (goal tests: the goal test's answer;
   completeness: the successor function's states).
-* ``["X", goals, successors]``: one expansion of the search: the goal test's
-  answers for the previous expansion's successors (``null`` where the state was
-  seen before; for the first expansion, the initial state's answer), then the
+* ``["X", n, successors]``: one expansion of the search: ``n`` goal tests
+  answered false since the previous line (the previous expansion's successors
+  not seen before; for the first expansion, the initial state), then the
   successors of the state the search expands next (the parent replays the
-  search to know which one).
-* ``["E", goals, "found" | "exhausted"]``: the search stopped.
+  search, with its own duplicate detection, to know which states those are).
+* ``["E", n, "found" | "exhausted"]``: the search stopped (``found``: the
+  ``n``-th answer was true).
 * ``["R", path, calls]``: a search's result without its trace (the evaluation
   with the per-transition checks off: the path is validated in the parent).
-* ``["F", goals, failure]``: a call failed (an exception, the input state
-  changed, a value that is not a state, the search's time ran out); the
-  failure's ``role`` says which function, ``goals`` the answers before it.
+* ``["F", n, failure]``: a call failed (an exception, the input state
+  changed, a value that is not a state, the search's time ran out) after
+  ``n`` false goal answers; the failure's ``role`` says which function.
 
 Every call of a generated function writes its code on the heartbeat first
 (:class:`veriplan.sandbox.child.Channel`), so the parent times each call from
@@ -128,7 +130,7 @@ def job(payload: dict) -> None:
         goal = load_function(payload["goal_code"], "goal", "goal", ch) \
             if mode != "completeness" else None
     except Failure as f:
-        ch.send(["F", [], f.data()])
+        ch.send(["F", 0, f.data()])
         return
     instances = [Instance(i["id"], domain.decode(i["init"]), i.get("meta", {}))
                  for i in payload["instances"]]
@@ -158,9 +160,9 @@ def job(payload: dict) -> None:
                     ch.send(["A", k])
                     search(domain, other, succ, goal, ch, payload)
         except Failure as f:
-            ch.send(["F", [], f.data()])
+            ch.send(["F", 0, f.data()])
         except MemoryError:
-            ch.send(["F", [], {"category": "succ_exception", "role": "succ", "evidence": {},
+            ch.send(["F", 0, {"category": "succ_exception", "role": "succ", "evidence": {},
                                "message": "the search ran out of memory (MemoryError)"}])
 
 
@@ -192,7 +194,9 @@ def search(d: SearchDomain, inst: Instance, succ: Callable, goal: Callable, ch: 
     """BFS (goal test on generation) or DFS over the model's functions. With
     ``trace`` every expansion goes to the parent, which replays the search and
     checks it; without, only the path (or None) and the number of calls.
-    Returns ``found``, ``exhausted`` or ``failed`` (the failure is sent)."""
+    Returns ``found``, ``exhausted`` or ``failed`` (the failure is sent).
+    ``tested`` in a line counts the goal answers since the previous line (all
+    false but, in ``["E", n, "found"]``, the last)."""
     trace = payload["trace"]
     mutation = payload.get("mutation", False)
     deadline = time.perf_counter() + payload["search_limit"]
@@ -209,98 +213,104 @@ def search(d: SearchDomain, inst: Instance, succ: Callable, goal: Callable, ch: 
         beat[0] = 0
         raise _call_failure("goal", e, init) from None
     beat[0] = 0
-    calls = 1
-    goals: list = [reached]
+    calls = tested = 1
     seen: dict = {key(init): None}  # state key -> (parent key, state)
     if reached:
-        return _found(ch, trace, goals, [init], d, calls)
+        return _found(ch, trace, tested, [init], d, calls)
     frontier: deque = deque([init])
     pop = frontier.popleft if d.algorithm == "bfs" else frontier.pop
     push = frontier.append
-    while frontier:
-        if clock() > deadline:
-            ch.send(["F", goals, {"category": "search_timeout", "role": "succ", "evidence": {},
-                                  "message": "the search ran out of time"}])
-            return "failed"
-        s = pop()
-        ks = key(s)
-        before = pickle.dumps(s) if mutation else None
-        beat[0] = ch.code(SUCC)
-        calls += 1
-        try:
-            out = list(succ(s, *sargs))
-        except BaseException as e:  # noqa: BLE001 - the model's error
-            beat[0] = 0
-            ch.send(["F", goals, _call_failure("succ", e, s).data()])
-            return "failed"
-        beat[0] = 0
-        if mutation and pickle.dumps(s) != before:
-            ch.send(["F", goals, Failure(
-                "input_changed", "the successor function changed its input state", "succ",
-                before=pickle.loads(before), after=s).data()])
-            return "failed"
-        if trace:
-            try:
-                text = dumps(["X", goals, out if plain else [encode(c) for c in out]])
-            except Exception:  # noqa: BLE001 - not JSON: find the culprit
-                try:
-                    _states(d, out, s)
-                    raise Failure("succ_soundness", "the successor function returned "
-                                  "values that are not states", "succ", state=s) from None
-                except Failure as f:
-                    ch.send(["F", goals, f.data()])
-                    return "failed"
-            send_text(text)
-        goals = []
-        base = ch.code(GOAL)
-        for j, child in enumerate(out):
-            try:
-                kc = key(child)
-            except Exception:  # noqa: BLE001 - not a state of this domain
-                ch.send(["F", goals, Failure(
-                    "succ_soundness", f"the successor function returned "
-                    f"{jsonable_or_repr(child)!r}, which is not a state", "succ",
-                    state=s).data()])
+    sequence = ch.sequence
+    try:
+        while frontier:
+            if clock() > deadline:
+                ch.send(["F", tested, {"category": "search_timeout", "role": "succ",
+                                       "evidence": {}, "message": "the search ran out of time"}])
                 return "failed"
-            if kc in seen:
-                goals.append(None)
-                continue
-            seen[kc] = (ks, child)
-            beat[0] = base + j
+            s = pop()
+            ks = key(s)
+            before = pickle.dumps(s) if mutation else None
+            sequence += 1
+            beat[0] = sequence << 24
             calls += 1
             try:
-                reached = (goal(child, *gargs) if gargs else goal(child)) and True or False
+                out = list(succ(s, *sargs))
             except BaseException as e:  # noqa: BLE001 - the model's error
                 beat[0] = 0
-                ch.send(["F", goals, _call_failure("goal", e, child).data()])
+                ch.send(["F", tested, _call_failure("succ", e, s).data()])
                 return "failed"
-            goals.append(reached)
-            if reached:
-                beat[0] = 0
-                path = []
-                while seen[kc] is not None:
-                    kc, state = seen[kc]
-                    path.append(state)
-                path.append(init)
-                return _found(ch, trace, goals, path[::-1], d, calls)
-            push(child)
-        beat[0] = 0
+            beat[0] = 0
+            if mutation and pickle.dumps(s) != before:
+                ch.send(["F", tested, Failure(
+                    "input_changed", "the successor function changed its input state", "succ",
+                    before=pickle.loads(before), after=s).data()])
+                return "failed"
+            if trace:
+                try:
+                    text = dumps(out if plain else [encode(c) for c in out])
+                except Exception:  # noqa: BLE001 - not JSON: find the culprit
+                    try:
+                        _states(d, out, s)
+                        raise Failure("succ_soundness", "the successor function returned "
+                                      "values that are not states", "succ", state=s) from None
+                    except Failure as f:
+                        ch.send(["F", tested, f.data()])
+                        return "failed"
+                send_text(f'["X",{tested},{text}]')
+            tested = 0
+            sequence += 1
+            base = (sequence << 24) | GOAL
+            for j, child in enumerate(out):
+                try:
+                    kc = key(child)
+                except Exception:  # noqa: BLE001 - not a state of this domain
+                    ch.send(["F", tested, Failure(
+                        "succ_soundness", f"the successor function returned "
+                        f"{jsonable_or_repr(child)!r}, which is not a state", "succ",
+                        state=s).data()])
+                    return "failed"
+                if kc in seen:
+                    continue
+                seen[kc] = (ks, child)
+                beat[0] = base + j
+                try:
+                    reached = goal(child, *gargs) if gargs else goal(child)
+                    reached = True if reached else False
+                except BaseException as e:  # noqa: BLE001 - the model's error
+                    beat[0] = 0
+                    ch.send(["F", tested, _call_failure("goal", e, child).data()])
+                    return "failed"
+                tested += 1
+                if reached:
+                    beat[0] = 0
+                    calls += tested
+                    path = []
+                    while seen[kc] is not None:
+                        kc, state = seen[kc]
+                        path.append(state)
+                    path.append(init)
+                    return _found(ch, trace, tested, path[::-1], d, calls)
+                push(child)
+            calls += tested
+            beat[0] = 0
+    finally:
+        ch.sequence = sequence
     if trace:
-        ch.send(["E", goals, "exhausted"])
+        ch.send(["E", tested, "exhausted"])
     else:
         ch.send(["R", None, calls])
     return "exhausted"
 
 
-def _found(ch: Any, trace: bool, goals: list, path: list, d: SearchDomain, calls: int) -> str:
+def _found(ch: Any, trace: bool, tested: int, path: list, d: SearchDomain, calls: int) -> str:
     if trace:
-        ch.send(["E", goals, "found"])
+        ch.send(["E", tested, "found"])
         return "found"
     try:
         ch.send(["R", [d.encode(x) for x in path], calls])
         return "found"
     except (TypeError, ValueError):
-        ch.send(["F", goals, {"category": "succ_soundness", "role": "succ", "evidence": {},
+        ch.send(["F", tested, {"category": "succ_soundness", "role": "succ", "evidence": {},
                               "message": "the path found is made of values that are not "
                                          "states (lists, dicts, strings and numbers only)"}])
         return "failed"
