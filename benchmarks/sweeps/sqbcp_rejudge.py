@@ -5,6 +5,8 @@ from the answers it holds, without running a model.
     python benchmarks/sweeps/sqbcp_rejudge.py RUN_DIR --write      # replace the units in place
     python benchmarks/sweeps/sqbcp_rejudge.py RUN_DIR --seed-cache # also put the stored answers
                                                                    # in the LLM cache
+    (a store already written holds no answers for the diverged units: seed the cache from
+    the store as it was, e.g. ``git show 3d9040c:results/sqbcp-qwen/runs.sqlite``)
 
 - Baselines (direct, CoT, ToT, ReAct, Self-Ask): the stored plan is judged again by the
   task's decider. Their prompts and answers do not depend on the decider, so this is
@@ -194,9 +196,8 @@ def main(argv: list[str] | None = None) -> int:
                 new, why, replay = replay_sqbcp(rec, task)
                 fresh_task(rec, datasets, args.data_dir)  # the caches emptied again
             if cache is not None:
-                for request, answer in replay.requests:
-                    model = request.model or rec.model
-                    cache.put(rec.backend, request.with_model(model),
+                for request, answer in replay.requests:  # keyed as the unit's model asks
+                    cache.put(rec.backend, request.with_model(rec.model),
                               LLMResponse(answer, backend=rec.backend, model=rec.model))
         else:
             new, why = rejudge_baseline(rec, task), ""
