@@ -322,3 +322,27 @@ def test_a_confined_batch_cannot_leave_its_base_dir(tmp_path):
     [record] = records(done.stdout)
     assert record["error"]["kind"] == "pddl" and record["error"]["file"] == str(secret)
     assert b"TOPSECRET" not in done.stdout + done.stderr
+
+
+# ----- a worker that dies ----------------------------------------------------------------------
+@pytest.mark.skipif(sys.platform == "win32", reason="forked workers inherit the patch")
+def test_a_worker_that_dies_is_replaced_and_its_line_gets_a_record(monkeypatch, tmp_path):
+    real = batch._Judge._judge
+
+    def judge(self, it):
+        if isinstance(it, dict) and it.get("id") == "die":
+            os._exit(9)  # as a worker killed mid-line (out of memory, a signal)
+        return real(self, it)
+
+    monkeypatch.setattr(batch._Judge, "_judge", judge)
+    other = tmp_path / "other.pddl"
+    other.write_text(Path(PROB).read_text())
+    lines = [json.dumps(item(i if i % 9 else "die", problem=[PROB, str(other)][i % 2]))
+             for i in range(40)]
+    out = [strict_json(t) for _v, t in batch_lines(lines, workers=2, window=16)]
+    assert [r["line"] for r in out] == list(range(1, 41))
+    died = [r for r in out if r["error"]]
+    assert [r["line"] for r in died] == [1, 10, 19, 28, 37]
+    assert all(r["error"]["kind"] == "internal" and "died" in r["error"]["message"]
+               for r in died)
+    assert all(r["valid"] is True for r in out if not r["error"])

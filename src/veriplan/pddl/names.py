@@ -14,12 +14,11 @@ import re
 
 #: One character of a name, as a regular expression.
 NAME_CHAR = r"[^\s(),;]"
-#: A name's characters (the ``?`` and ``-`` exceptions are checked by :func:`is_name`).
-NAME = NAME_CHAR + "+"
+#: A name, as a regular expression (the rule above, whole).
+NAME = rf"(?!\?)(?!-(?!{NAME_CHAR})){NAME_CHAR}+"
 _NAME = re.compile(NAME)
 
 
 def is_name(text: str) -> bool:
     """Whether ``text`` is a name by the rule above (in any case)."""
-    return (_NAME.fullmatch(text) is not None and not text.startswith("?")
-            and text != "-")
+    return _NAME.fullmatch(text) is not None

@@ -654,6 +654,7 @@ def _pooled(numbered: Iterator[tuple[int, Any]], setup: tuple, workers: int,
             window: int) -> Iterator[tuple[bool | None, str]]:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
 
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
     ctx = multiprocessing.get_context(method)
@@ -672,11 +673,15 @@ def _pooled(numbered: Iterator[tuple[int, Any]], setup: tuple, workers: int,
         return [(n, _record(local[0], n, item)) for n, item in chunk], []
 
     def start(w: int, chunk: list[tuple[int, Any]]) -> tuple:
-        pool = pools[w]
-        try:
-            return w, pool, chunk, pool.submit(_work, *setup, chunk)
-        except (OSError, RuntimeError):  # cannot start a process (or the pool broke)
-            return w, pool, chunk, None
+        for _ in range(2):
+            pool = pools[w]
+            try:
+                return w, pool, chunk, pool.submit(_work, *setup, chunk)
+            except BrokenProcessPool:  # its process died since: a fresh one
+                replace(w, pool)
+            except (OSError, RuntimeError):  # no process can start: judged here
+                break
+        return w, pools[w], chunk, None
 
     def submit(batch: list[tuple[int, Any]]) -> list[tuple]:
         groups: dict[tuple, list[tuple[int, Any]]] = {}
