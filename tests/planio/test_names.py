@@ -9,7 +9,6 @@ import random
 import pytest
 
 from veriplan.errors import PDDLParseError
-from veriplan.pddl.names import is_name
 from veriplan.pddl.parser import parse_domain, parse_problem
 from veriplan.pddl.task import Task
 from veriplan.planio import parse_plan
@@ -42,6 +41,8 @@ def task_of(name: str) -> Task:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_the_pddl_reader_and_the_plan_reader_agree_on_names(name):
+    from veriplan.pddl.names import is_name
+
     accepted = pddl_accepts(name)
     assert accepted == is_name(name), "the PDDL reader keeps the rule of veriplan.pddl.names"
     parsed = parse_plan(f"(visit {name})\n")
@@ -58,6 +59,8 @@ def test_the_pddl_reader_and_the_plan_reader_agree_on_names(name):
 
 
 def test_random_names_follow_the_rule():
+    from veriplan.pddl.names import is_name
+
     rng = random.Random(32)
     alphabet = "ab1.:-_?#'/é名Ω,;() \t"
     for _ in range(300):

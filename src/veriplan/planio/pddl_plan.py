@@ -8,7 +8,7 @@ encodings (``(unstack yellow red)``, ``(feast object c object b)``)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Container, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 
 from veriplan.core.plan import Step, _new, _set_args, _set_line, _set_name
 from veriplan.pddl.names import NAME
@@ -304,37 +304,45 @@ def read_clean(text: str, arity: Mapping[str, int] | None,
     else:
         numbers = [k for k, line in enumerate(low.splitlines(), 1) if "(" in line]
     # make_step inlined: a call a step is a tenth of this reader's time. A step's
-    # text seen before shares its name and arguments (memory: a long plan repeats
-    # itself), up to _SEEN distinct texts.
+    # text seen before shares its name and arguments, up to _SEEN distinct texts, and
+    # the steps go straight into their tuple (memory: a long plan repeats itself).
     new, set_name, set_args, set_line = _new, _set_name, _set_args, _set_line
-    steps = []
-    append = steps.append
     seen: dict[str, tuple[str, tuple[str, ...]]] = {}
-    for k, m in zip(numbers, _INSIDE.finditer(low)):
-        group = m.group(1)
-        hit = seen.get(group)
-        if hit is None:
-            words = group.split()
-            name = words[0]
-            if arity is not None:
-                if arity.get(name) != len(words) - 1:
-                    return None
-            elif actions is not None and name not in actions:
-                return None
-            args = tuple(words[1:])
-            if objects is not None:
-                for a in args:
-                    if a not in objects:
-                        return None
-            if len(seen) >= _SEEN:
-                seen.clear()
-            hit = seen[group] = (name, args)
-        step = new(Step)
-        set_name(step, hit[0])
-        set_args(step, hit[1])
-        set_line(step, k)
-        append(step)
-    return ParsedPlan(tuple(steps))
+
+    def steps() -> Iterator[Step]:
+        for k, m in zip(numbers, _INSIDE.finditer(low)):
+            group = m.group(1)
+            hit = seen.get(group)
+            if hit is None:
+                words = group.split()
+                name = words[0]
+                if arity is not None:
+                    if arity.get(name) != len(words) - 1:
+                        raise _NotClean
+                elif actions is not None and name not in actions:
+                    raise _NotClean
+                args = tuple(words[1:])
+                if objects is not None:
+                    for a in args:
+                        if a not in objects:
+                            raise _NotClean
+                if len(seen) >= _SEEN:
+                    seen.clear()
+                hit = seen[group] = (name, args)
+            step = new(Step)
+            set_name(step, hit[0])
+            set_args(step, hit[1])
+            set_line(step, k)
+            yield step
+
+    try:
+        return ParsedPlan(tuple(steps()))
+    except _NotClean:
+        return None
+
+
+class _NotClean(Exception):
+    """A step the fast path leaves to the full reader."""
 
 
 def read_with(text: str, vocab: Vocabulary, *, objects: Container[str] | None = None,
