@@ -107,3 +107,28 @@ def test_a_plan_made_on_a_renamed_task_is_stored_as_valid_on_the_dataset_files(
     code = main(["validate", "--domain", str(inst.domain_path), "--problem",
                  str(inst.problem_path), "--plan", str(tmp_path / "plan.txt")])
     assert code == 0, capsys.readouterr().out
+
+
+@pytest.mark.parametrize("metrics, dataset, scope", [
+    ({"action_space": "relaxed"}, "blocksworld_hard", Scope.PLAN_IN_METHOD_SPACE),
+    ({"action_space": "standard"}, "blocksworld_hard", Scope.PLAN_ON_TASK),
+    ({}, "blocksworld_3_obfuscated", Scope.PLAN_IN_METHOD_SPACE),
+    ({}, "blocksworld_3", Scope.PLAN_ON_TASK)])
+def test_an_old_plan_scope_migrates_to_what_it_was_checked_on(metrics, dataset, scope) -> None:
+    """Before scopes were typed, "plan" meant "valid on the task the method was
+    given": DRIP's tower-move space or a renamed copy are not the user's task."""
+    from veriplan.bench.store import stored_scope
+
+    result = json.dumps({"verified_scope": "plan", "metrics": metrics})
+    assert stored_scope("u", result, dataset=dataset) is scope
+
+
+def test_hidden_task_units_judged_before_typing_are_left_out_of_reports(tmp_path) -> None:
+    from veriplan.bench.report import write_report
+
+    _old_store(tmp_path, {"h1": "hidden-precondition task: no violation"})
+    out = write_report(tmp_path)
+    report = json.loads(out["json"].read_text())
+    assert report["groups"] == []
+    assert "unit h1" in report["left_out"][0] and "metrics.judgement" in report["left_out"][0]
+    assert "Left out (1 units" in out["markdown"].read_text()

@@ -92,6 +92,28 @@ def summarize(records: list[UnitRecord]) -> list[GroupSummary]:
     return out
 
 
+def judged_before_typing(records: list[UnitRecord]) -> tuple[list[UnitRecord], list[str]]:
+    """The units whose "verified" can be read, and why each other one is left
+    out: a hidden-task unit stored before hidden-task verdicts were typed was
+    judged by a decider that passed any plan naming no missing item, so its
+    "verified" is never counted (the message names the unit, the field and
+    how to re-judge it)."""
+    from veriplan.domains.hidden.metrics import judgement
+    from veriplan.errors import RecordError
+
+    kept, out = [], []
+    for r in records:
+        if r.scope is Scope.HIDDEN_TASK and r.status == "done":
+            try:
+                judgement(r.result_dict().get("metrics") or {},
+                          record=f"unit {r.id} ({r.method}, {r.instance})")
+            except RecordError as exc:
+                out.append(str(exc))
+                continue
+        kept.append(r)
+    return kept, out
+
+
 def model_solved(r: UnitRecord) -> bool:
     """A unit counts for the headline only when the model's own plan verified
     (not a search fallback's, not a test double's)."""
@@ -549,13 +571,16 @@ def write_report(directory: str | Path, *,
                  ) -> dict[str, Path]:
     out = Path(directory)
     store = RunStore(out, create=False)
-    records = list(store.records())
+    records, left_out = judged_before_typing(list(store.records()))
     summaries = summarize(records)
     arms = [compare_arms] if isinstance(compare_arms, tuple) else list(compare_arms or [])
     comparisons = [compare(records, a, b) for a, b in arms]
     analyses = analyse(records, summaries)
     plots = _plots(summaries, out) + _analysis_plots(analyses, out)
     md = markdown(summaries, comparisons, plots, store.path, analyses)
+    if left_out:
+        md += (f"\n## Left out ({len(left_out)} units whose verdict cannot be read)\n\n"
+               + "\n".join(f"- {why}" for why in left_out) + "\n")
     autotos_md, autotos = autotos_section(records)
     md += autotos_md
     from veriplan.bench import report_hidden
@@ -580,5 +605,5 @@ def write_report(directory: str | Path, *,
         "groups": [asdict(s) for s in summaries], "analyses": analyses,
         "comparison": comparisons[0] if comparisons else None,
         "comparisons": comparisons, "autotos": autotos, "hidden": hidden,
-        "published": published_json, "aec": aec}, indent=2))
+        "published": published_json, "aec": aec, "left_out": left_out}, indent=2))
     return paths

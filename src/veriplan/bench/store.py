@@ -73,15 +73,29 @@ class UnitRecord:
         return json.loads(self.result) if self.result else {}
 
 
-def stored_scope(unit: str, result: str | None, where: str = "") -> Scope | None:
+def stored_scope(unit: str, result: str | None, where: str = "", dataset: str = ""
+                 ) -> Scope | None:
     """The scope of a unit stored before the store had a scope column: read
     from its result (a current value, or free text of earlier versions,
-    migrated); a result without one is a RecordError naming the unit."""
+    migrated); a result without one is a RecordError naming the unit.
+
+    Free text ``"plan"`` meant "valid on the task the method was given", which
+    was not always the dataset's own: DRIP and its baselines checked plans in
+    the tower-move space (``metrics.action_space`` other than ``standard``) and
+    the obfuscated datasets gave methods a renamed task. Such units migrate to
+    :attr:`Scope.PLAN_IN_METHOD_SPACE`, never to a plan on the task."""
     if not result:
         return None
     data = json.loads(result)
-    raw = data.get("scope", data.get("verified_scope"))
-    return Scope.read(raw, record=f"unit {unit}{where}")
+    if "scope" in data:
+        return Scope.read(data["scope"], record=f"unit {unit}{where}")
+    scope = Scope.read(data.get("verified_scope"), record=f"unit {unit}{where}")
+    metrics = data.get("metrics") or {}
+    elsewhere = (metrics.get("action_space", "standard") != "standard"
+                 or dataset.endswith("_obfuscated"))
+    if scope is Scope.PLAN_ON_TASK and elsewhere:
+        return Scope.PLAN_IN_METHOD_SPACE
+    return scope
 
 
 _COLUMNS = [f for f in UnitRecord.__dataclass_fields__]
@@ -161,7 +175,8 @@ class RunStore:
             d["verified"] = bool(d["verified"])
             d["result"] = _unpack(d["result"])
             if d["scope"] is None:
-                d["scope"] = stored_scope(d["id"], d["result"], f" in {self.path}")
+                d["scope"] = stored_scope(d["id"], d["result"], f" in {self.path}",
+                                          d["dataset"])
             else:
                 d["scope"] = Scope.read(d["scope"], record=f"unit {d['id']} in {self.path}")
             yield UnitRecord(**d)
