@@ -60,7 +60,7 @@ def _ask(args: argparse.Namespace) -> int:
     m = result.metrics
     if m.get("accepted"):
         print("\nAccepted plan (every precondition resolved; hard checks and the pullback "
-              "check passed):")
+              "check passed; not verified: nothing but your answers grounds it):")
         for i, step in enumerate(result.plan, 1):
             print(f"  {i}. {step}")
         relied = [f"{r['precondition']} ({r['how']})" for r in m.get("relied_on", [])]

@@ -668,7 +668,8 @@ def finish(run: Run, search: _Search, req: Request, plan: list[str], accepted: b
                       failure=failure, metrics=metrics, transcript=search.log,
                       solved_by="llm" if verified else None,
                       last_diagnosis="" if verified else ("; ".join(violations) or stop),
-                      scope=Scope.HIDDEN_TASK)
+                      # a person's request has no true task: nothing grounded checks it
+                      scope=Scope.HIDDEN_TASK if req.task is not None else Scope.UNCHECKED)
 
 
 def facts_view(facts: Mapping[str, bool]) -> list[str]:
