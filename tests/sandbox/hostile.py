@@ -90,23 +90,28 @@ except Exception:
 # it runs when the model's code is loaded, before the check is dispatched.
 FORGE_CHECKS = """
 import sys
-h = sys.modules.get("veriplan.methods.autotos.harness")
-if h is not None:
+for name, h in list(sys.modules.items()):
+    if "autotos" not in name or not name.endswith("harness"):
+        continue
     table = getattr(h, "_MODES", None)
     if isinstance(table, dict):
         for k in list(table):
             table[k] = lambda *a, **kw: {"failure": None, "solved": 1, "results": []}
+    if hasattr(h, "search") and hasattr(h, "CATEGORIES"):  # claim every search found a goal
+        h.search = lambda d, inst, succ, goal, ch, payload: (ch.send(["E", 1, "found"]),
+                                                             "found")[1]
 """
 
 # Clear the table (module level too)
 CLEAR_TABLE = """
 import sys
-h = sys.modules.get("veriplan.methods.autotos.harness")
-if h is not None:
+for name, h in list(sys.modules.items()):
+    if "autotos" not in name or not name.endswith("harness"):
+        continue
     getattr(h, "_MODES", {}).clear()
-    for name in ("search", "load_function", "_states", "_found"):
-        if hasattr(h, name):
-            setattr(h, name, None)
+    for attr in ("search", "load_function", "_states", "_found"):
+        if hasattr(h, attr):
+            setattr(h, attr, None)
 """
 
 # A forged result in the scratch folder, then the process ends at once

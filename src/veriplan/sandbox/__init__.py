@@ -14,14 +14,32 @@ on; what the function returns (JSON) is the result. Anything that goes wrong is
 an :class:`Outcome` with a category, never an exception in veriplan.
 """
 
-from veriplan.sandbox.bwrap import SandboxUnavailableError, available, mode
-from veriplan.sandbox.runner import Ended, Job, Limits, Outcome, Stalled, StreamError, run_job
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+# Names load on first use: the sandbox child imports only veriplan.sandbox.child.
+_LAZY = {"SandboxUnavailableError": "veriplan.sandbox.bwrap",
+         "available": "veriplan.sandbox.bwrap", "mode": "veriplan.sandbox.bwrap",
+         "Ended": "veriplan.sandbox.runner", "Job": "veriplan.sandbox.runner",
+         "Limits": "veriplan.sandbox.runner", "Outcome": "veriplan.sandbox.runner",
+         "Stalled": "veriplan.sandbox.runner", "StreamError": "veriplan.sandbox.runner",
+         "run_job": "veriplan.sandbox.runner"}
 
 
-def run_code(code: str, limits: Limits = Limits()) -> Outcome:
-    """Run a snippet in the sandbox; its ``result`` variable comes back."""
-    return run_job("veriplan.sandbox.snippet:run", {"code": code}, limits)
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-__all__ = ["Ended", "Job", "Limits", "Outcome", "SandboxUnavailableError", "Stalled",
-           "StreamError", "available", "mode", "run_code", "run_job"]
+def run_code(code: str, limits: Any = None) -> Any:
+    """Run a snippet in the sandbox; its ``result`` variable comes back (an
+    :class:`Outcome`)."""
+    from veriplan.sandbox.runner import Limits, run_job
+
+    return run_job("veriplan.sandbox.snippet:run", {"code": code}, limits or Limits())
+
+
+__all__ = sorted([*_LAZY, "run_code"])

@@ -11,32 +11,59 @@ a ``module:attr`` naming the domain itself).
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 from veriplan.domains.autotos.base import DomainData, SearchDomain
-from veriplan.errors import ConfigError, DataError
-from veriplan.registry import Registry
 
-
-class UnknownDomainError(ConfigError, DataError):
-    """An AutoToS domain name that is not registered (names the choices)."""
+# the built-in domains' modules (the sandbox child imports one of them directly,
+# without the registry's entry-point scan)
+BUILTIN = {
+    "24game": "veriplan.domains.autotos.game24",
+    "blocksworld": "veriplan.domains.autotos.blocksworld",
+    "crossword": "veriplan.domains.autotos.crossword",
+    "sokoban": "veriplan.domains.autotos.sokoban",
+    "prontoqa": "veriplan.domains.autotos.prontoqa",
+}
 
 
 def _domain(name: str, obj: Any) -> SearchDomain:
     return obj if isinstance(obj, SearchDomain) else obj.DOMAIN
 
 
-DOMAINS: Registry[SearchDomain] = Registry("AutoToS domain", {
-    "24game": "veriplan.domains.autotos.game24",
-    "blocksworld": "veriplan.domains.autotos.blocksworld",
-    "crossword": "veriplan.domains.autotos.crossword",
-    "sokoban": "veriplan.domains.autotos.sokoban",
-    "prontoqa": "veriplan.domains.autotos.prontoqa",
-}, group="veriplan.autotos_domains", load=_domain, error=UnknownDomainError)
+def _registry() -> Any:
+    from veriplan.errors import ConfigError, DataError
+    from veriplan.registry import Registry
+
+    class UnknownDomainError(ConfigError, DataError):
+        """An AutoToS domain name that is not registered (names the choices)."""
+
+    return Registry("AutoToS domain", dict(BUILTIN), group="veriplan.autotos_domains",
+                    load=_domain, error=UnknownDomainError), UnknownDomainError
+
+
+_LAZY: dict[str, Any] = {}
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("DOMAINS", "UnknownDomainError"):
+        if not _LAZY:
+            _LAZY["DOMAINS"], _LAZY["UnknownDomainError"] = _registry()
+        return _LAZY[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def get_domain(name: str) -> SearchDomain:
-    return DOMAINS.get(name)
+    return __getattr__("DOMAINS").get(name)
 
 
-__all__ = ["DOMAINS", "DomainData", "SearchDomain", "UnknownDomainError", "get_domain"]
+def builtin_domain(name: str) -> SearchDomain:
+    """A built-in domain without the registry (the sandbox child's way); others
+    through :func:`get_domain`."""
+    if name in BUILTIN:
+        return _domain(name, importlib.import_module(BUILTIN[name]))
+    return get_domain(name)
+
+
+__all__ = ["BUILTIN", "DOMAINS", "DomainData", "SearchDomain", "UnknownDomainError",
+           "builtin_domain", "get_domain"]

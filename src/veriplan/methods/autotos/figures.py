@@ -18,7 +18,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from veriplan.methods.autotos.harness import CATEGORIES
+from veriplan.domains.autotos.harness import CATEGORIES
 
 POINTS = ("initial", "sound", "final")
 PHASES = ("goal", "soundness", "completeness")

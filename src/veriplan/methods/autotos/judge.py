@@ -1,5 +1,5 @@
 """AutoToS's verdicts, computed in veriplan's own process from the plain JSON
-the sandbox returns (:mod:`veriplan.methods.autotos.harness` runs the model's
+the sandbox returns (:mod:`veriplan.domains.autotos.harness` runs the model's
 functions and only reports their answers).
 
 * Goal unit tests: the sandbox gets the states (never the expected answers)
@@ -38,7 +38,7 @@ from typing import Any
 from veriplan.domains.autotos.base import Instance, SearchDomain, identity
 from veriplan.sandbox import Ended, Job, Limits, Stalled
 
-TARGET = "veriplan.methods.autotos.harness:job"
+TARGET = "veriplan.domains.autotos.harness:job"
 MALFORMED = "malformed_answer"
 # Failures the sandbox may report about its own functions
 CLAIMS = ("succ_exception", "goal_exception", "input_changed", "succ_soundness",
@@ -57,7 +57,7 @@ class Failed(Exception):
         self.evidence = evidence
 
     def data(self) -> dict:
-        from veriplan.methods.autotos.harness import jsonable_or_repr
+        from veriplan.domains.autotos.harness import jsonable_or_repr
 
         evidence = {k: jsonable_or_repr(v) for k, v in self.evidence.items()}
         if self.category in (MALFORMED, "parse_error"):
@@ -196,7 +196,7 @@ def goal_tests(d: SearchDomain, goal: str, units: list[dict], call_limit: float)
             expected = bool(unit["meta"]["expected"])
             if line[1] != expected:
                 word = "a goal state" if not expected else "not a goal state"
-                from veriplan.methods.autotos.harness import jsonable_or_repr
+                from veriplan.domains.autotos.harness import jsonable_or_repr
 
                 raise Failed("goal_soundness", f"the goal test reported "
                              f"{jsonable_or_repr(inst.init)} as {word}", "goal",
@@ -425,7 +425,7 @@ def _replay(s: Session, d: SearchDomain, inst: Instance, partial: bool
         try:
             keys = list(map(key, children))
         except Exception:  # noqa: BLE001 - not a state of this domain
-            from veriplan.methods.autotos.harness import jsonable_or_repr
+            from veriplan.domains.autotos.harness import jsonable_or_repr
 
             bad = next(c for c in children if not _keyable(key, c))
             raise Failed("succ_soundness", "the successor function returned "

@@ -42,7 +42,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from veriplan.domains.autotos import get_domain
+from veriplan.domains.autotos import builtin_domain
 from veriplan.domains.autotos.base import Instance, SearchDomain, identity
 
 SUCC, GOAL = 0, 1 << 23  # heartbeat role bits
@@ -118,7 +118,7 @@ def job(payload: dict) -> None:
     every expansion, for the checks; else only the path)."""
     from veriplan.sandbox.child import CHANNEL as ch
 
-    domain = get_domain(payload["domain"])
+    domain = builtin_domain(payload["domain"])
     # The search tree holds millions of small acyclic objects; a garbage-collector
     # pass over them can take longer than the call limit and would be blamed on
     # the generated function. The address-space limit bounds memory instead.
@@ -275,7 +275,7 @@ def search(d: SearchDomain, inst: Instance, succ: Callable, goal: Callable, ch: 
                 beat[0] = base + j
                 try:
                     reached = goal(child, *gargs) if gargs else goal(child)
-                    reached = True if reached else False
+                    reached = bool(reached)
                 except BaseException as e:  # noqa: BLE001 - the model's error
                     beat[0] = 0
                     ch.send(["F", tested, _call_failure("goal", e, child).data()])
