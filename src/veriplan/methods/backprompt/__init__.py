@@ -1,8 +1,9 @@
 """Generate, verify, back-prompt: PlanBench's back-prompting loop."""
 
+from veriplan.core.problems import ProblemKind
 from veriplan.methods.backprompt.config import BackpromptConfig
 from veriplan.methods.backprompt.config import BackpromptConfig as Config
 from veriplan.methods.backprompt.method import solve
 
-PROBLEM = "pddl"
+PROBLEM = ProblemKind.PDDL
 __all__ = ["BackpromptConfig", "Config", "solve"]

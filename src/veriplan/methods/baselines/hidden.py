@@ -16,8 +16,10 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 
+from veriplan.core.problems import ProblemKind
 from veriplan.core.verdict import Scope, Verdict
 from veriplan.domains.hidden.metrics import judge
+from veriplan.domains.hidden.task import HiddenTask
 from veriplan.llm.client import LLM
 from veriplan.llm.types import LLMRequest, Message
 from veriplan.methods.baselines import render
@@ -27,7 +29,7 @@ from veriplan.methods.settings import check
 from veriplan.methods.sqbcp.config import Config as SQConfig
 from veriplan.methods.sqbcp.method import SYSTEM as SQ_SYSTEM
 
-PROBLEM = "hidden"
+PROBLEM = ProblemKind.HIDDEN
 # SQ-BCP's system message without its sentence on the answer's form (JSON there; a
 # "Plan:" with numbered steps here): the same instruction about unstated facts.
 SYSTEM = " ".join(s for s in re.split(r"(?<=[.!?])\s+", SQ_SYSTEM) if "JSON" not in s)
@@ -147,7 +149,7 @@ def action_names(lines: Collection[str], pddl: Any = None) -> frozenset[str]:
 class _Setting:
     """The variant, the oracle and the prompt values every baseline shares."""
 
-    def __init__(self, task: Any, config: Config) -> None:
+    def __init__(self, task: HiddenTask, config: Config) -> None:
         from veriplan.domains.hidden import Oracle
         from veriplan.methods.sqbcp.method import request_for
 
@@ -203,21 +205,21 @@ def _finish(run: Run, s: _Setting, log: list[Entry], plan: list[str], emit: Obse
                       scope=Scope.HIDDEN_TASK)
 
 
-def direct(problem: Any, llm: LLM, config: Config = Config(), *,
+def direct(problem: HiddenTask, llm: LLM, config: Config = Config(), *,
            observer: Observer | None = None) -> SolveResult:
     run, s, log = Run("hidden-direct", llm), _Setting(problem, config), []
     text = _ask(run, log, "plan", render("hidden_direct.j2", **s.values), config)
     return _finish(run, s, log, s.steps(text), observer or quiet)
 
 
-def cot(problem: Any, llm: LLM, config: Config = Config(), *,
+def cot(problem: HiddenTask, llm: LLM, config: Config = Config(), *,
         observer: Observer | None = None) -> SolveResult:
     run, s, log = Run("hidden-cot", llm), _Setting(problem, config), []
     text = _ask(run, log, "plan", render("hidden_cot.j2", **s.values), config)
     return _finish(run, s, log, s.steps(text), observer or quiet)
 
 
-def tot(problem: Any, llm: LLM, config: Config = Config(), *,
+def tot(problem: HiddenTask, llm: LLM, config: Config = Config(), *,
         observer: Observer | None = None) -> SolveResult:
     """Branching: ``branches`` sampled chain-of-thought plans, then one vote."""
     run, s, log = Run("hidden-tot", llm), _Setting(problem, config), []
@@ -240,7 +242,7 @@ def tot(problem: Any, llm: LLM, config: Config = Config(), *,
                    {"branches": len(plans), "chosen": best + 1})
 
 
-def react(problem: Any, llm: LLM, config: Config = Config(), *,
+def react(problem: HiddenTask, llm: LLM, config: Config = Config(), *,
           observer: Observer | None = None) -> SolveResult:
     run, s, log = Run("hidden-react", llm), _Setting(problem, config), []
     emit = observer or quiet
@@ -271,7 +273,7 @@ def react(problem: Any, llm: LLM, config: Config = Config(), *,
     return _finish(run, s, log, plan, emit, {"turns": len(history)})
 
 
-def self_ask(problem: Any, llm: LLM, config: Config = Config(), *,
+def self_ask(problem: HiddenTask, llm: LLM, config: Config = Config(), *,
              observer: Observer | None = None) -> SolveResult:
     """Self-Ask: follow-up questions, each answered by the oracle, then a plan."""
     run, s, log = Run("self-ask", llm), _Setting(problem, config), []

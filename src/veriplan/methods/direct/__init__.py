@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from veriplan.core.problems import ProblemKind
 from veriplan.llm.client import LLM
 from veriplan.methods.backprompt import BackpromptConfig
 from veriplan.methods.backprompt.method import loop
@@ -13,7 +14,7 @@ from veriplan.methods.result import PlanningProblem, SolveResult
 from veriplan.methods.settings import check
 from veriplan.pddl.task import Task
 
-PROBLEM = "pddl"
+PROBLEM = ProblemKind.PDDL
 
 
 @dataclass(frozen=True)

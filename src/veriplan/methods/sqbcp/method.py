@@ -14,7 +14,7 @@ import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from veriplan.core.verdict import Scope, Verdict
 from veriplan.llm.client import LLM
@@ -53,6 +53,10 @@ from veriplan.methods.templates import renderer
 
 SYSTEM = ("You plan step by step for a person. Some facts the plan depends on are not "
           "stated; never assume them. Answer only with JSON in the requested form.")
+
+if TYPE_CHECKING:
+    from veriplan.domains.hidden import HiddenTask
+
 
 
 render = renderer(__package__)
@@ -557,7 +561,7 @@ def make_distance(config: Config) -> tuple[Distance, str]:
     return Distance(d_s, config.alpha_r, config.alpha_s, config.alpha_l, config.alpha_t), use
 
 
-def request_for(problem: Any, config: Config) -> Request:
+def request_for(problem: HiddenTask | Request, config: Config) -> Request:
     """A :class:`Request` from a hidden-precondition task (the k-reveal variant
     and a fresh oracle) or a request as it is."""
     if isinstance(problem, Request):
@@ -589,7 +593,7 @@ def request_for(problem: Any, config: Config) -> Request:
                    tuple(shown), problem.product)
 
 
-def solve(problem: Any, llm: LLM, config: Config = Config(), *,
+def solve(problem: HiddenTask | Request, llm: LLM, config: Config = Config(), *,
           observer: Observer | None = None) -> SolveResult:
     """SQ-BCP on a hidden-precondition task (or a person's :class:`Request`).
     ``verified`` means the method accepted a plan and, when the true task is
@@ -607,7 +611,7 @@ def solve(problem: Any, llm: LLM, config: Config = Config(), *,
     return finish(run, search, req, plan, chain is not None, stop, d_s, relied)
 
 
-def _ladder(problem: Any, llm: LLM, config: Config, observer: Observer | None
+def _ladder(problem: HiddenTask | Request, llm: LLM, config: Config, observer: Observer | None
             ) -> SolveResult:
     """A lower rung of the ablation ladder, with the same variant and oracle."""
     from veriplan.methods.baselines import hidden
