@@ -82,37 +82,43 @@ def job_uid() -> int:
 
 # --- the Python installation, read-only ------------------------------------------------
 
+# Extension modules whose libraries are not bound (GUI, terminal and NIS bindings):
+# each bind costs the sandbox's start about half a millisecond
+UNBOUND = ("_tkinter", "_curses", "_curses_panel", "readline", "nis", "_gdbm", "_dbm",
+           "ossaudiodev", "spwd", "_crypt")
+
+
 @cache
-def layout() -> tuple[str, tuple[str, ...], tuple[str, ...], str]:
-    """(interpreter, directories to bind, shared-library files to bind,
-    site-packages to hide), computed once per process."""
+def layout() -> tuple[str, tuple[str, ...], tuple[tuple[str, str], ...], str]:
+    """(interpreter, directories to bind, shared libraries as (name the loader
+    uses, real file), site-packages to hide), computed once per process."""
     exe = os.path.realpath(sys.executable)
     stdlib = os.path.realpath(sysconfig.get_paths()["stdlib"])
-    dirs = [stdlib]
     dynload = os.path.join(stdlib, "lib-dynload")
-    libs = _shared_libraries([exe, *glob.glob(os.path.join(dynload, "*.so"))])
-    return exe, tuple(dirs), tuple(sorted(libs)), os.path.join(stdlib, "site-packages")
+    modules = [f for f in glob.glob(os.path.join(dynload, "*.so"))
+               if os.path.basename(f).split(".")[0] not in UNBOUND]
+    libs = _shared_libraries([exe, *modules])
+    return exe, (stdlib,), tuple(sorted(libs)), os.path.join(stdlib, "site-packages")
 
 
 _LDD_LINE = re.compile(r"(?:=>\s*)?(/\S+)\s+\(0x")
 
 
-def _shared_libraries(files: list[str]) -> set[str]:
-    """The shared libraries ``files`` load (``ldd``), as the paths the loader
-    uses and as real paths."""
+def _shared_libraries(files: list[str]) -> set[tuple[str, str]]:
+    """The shared libraries ``files`` load (``ldd``): (the path the loader
+    uses, with directory links resolved; the real file)."""
     try:
         out = subprocess.run(["ldd", *files], capture_output=True, text=True, timeout=60,
                              check=False).stdout
     except (OSError, subprocess.SubprocessError):
         out = ""
-    found: set[str] = set()
+    found: set[tuple[str, str]] = set()
     for line in out.splitlines():
         m = _LDD_LINE.search(line)
         if m and os.path.exists(m.group(1)):
-            path = m.group(1)  # as the loader names it, with directory links resolved
-            found.add(os.path.join(os.path.realpath(os.path.dirname(path)),
-                                   os.path.basename(path)))
-            found.add(os.path.realpath(path))
+            path = m.group(1)
+            found.add((os.path.join(os.path.realpath(os.path.dirname(path)),
+                                    os.path.basename(path)), os.path.realpath(path)))
     return found
 
 
@@ -140,7 +146,9 @@ def _static_args() -> tuple[str, ...]:
     for target, dest in links:
         args += ["--symlink", target, dest]
     made: set[str] = set()
-    wanted = [exe, *dirs, *libs, os.path.join(SOURCE, "veriplan")]
+    reals = sorted({real for _, real in libs if not any(real.startswith(d + "/") for d in dirs)})
+    names = sorted({(name, real) for name, real in libs if name != real})
+    wanted = [exe, *dirs, *reals, *(n for n, _ in names), os.path.join(SOURCE, "veriplan")]
     for path in wanted:
         for d in _ancestors(path):
             if d in made or d in linked or any(d.startswith(x + "/") for x in linked):
@@ -152,9 +160,10 @@ def _static_args() -> tuple[str, ...]:
         args += ["--ro-bind", d, d]
     if os.path.isdir(site):
         args += ["--perms", "0555", "--tmpfs", site]  # nothing installed is visible
-    for lib in libs:
-        if not any(lib.startswith(d + "/") for d in dirs):
-            args += ["--ro-bind", os.path.realpath(lib), lib]
+    for real in reals:
+        args += ["--ro-bind", real, real]
+    for name, real in names:  # libc.so.6 -> libc-2.36.so and the like: links, not mounts
+        args += ["--symlink", real, name]
     args += ["--ro-bind", package_dir(), os.path.join(SOURCE, "veriplan")]
     args += ["--proc", "/proc", "--dev", "/dev"]
     return tuple(args)
