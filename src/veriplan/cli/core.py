@@ -50,7 +50,8 @@ def _validate(args: argparse.Namespace) -> int:
     given = [o for o, v in (("--workers", args.workers != 1), ("--base-dir", args.base_dir),
                             ("--confine", args.confine)) if v]
     if given:
-        args.usage_error(f"{' and '.join(given)} go with --batch FILE.jsonl only")
+        verb = "goes" if len(given) == 1 else "go"
+        args.usage_error(f"{' and '.join(given)} {verb} with --batch FILE.jsonl only")
     missing = [o for o, v in (("--domain", args.domain), ("--problem", args.problem),
                               ("--plan", args.plan)) if not v]
     if missing:

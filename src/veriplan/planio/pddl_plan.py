@@ -303,9 +303,42 @@ def read_clean(text: str, arity: Mapping[str, int] | None,
         numbers: Iterable[int] = range(1, n + 1)  # no blank line
     else:
         numbers = [k for k, line in enumerate(low.splitlines(), 1) if "(" in line]
-    # make_step inlined: a call a step is a tenth of this reader's time. A step's
-    # text seen before shares its name and arguments, up to _SEEN distinct texts, and
-    # the steps go straight into their tuple (memory: a long plan repeats itself).
+    # make_step inlined: a call a step is a tenth of this reader's time.
+    new, set_name, set_args, set_line = _new, _set_name, _set_args, _set_line
+    if len(low) > _LONG:
+        return _read_long(low, numbers, arity, actions, objects)
+    steps = []
+    append = steps.append
+    for k, group in zip(numbers, _INSIDE.findall(low)):
+        words = group.split()
+        name = words[0]
+        if arity is not None:
+            if arity.get(name) != len(words) - 1:
+                return None
+        elif actions is not None and name not in actions:
+            return None
+        args = tuple(words[1:])
+        if objects is not None:
+            for a in args:
+                if a not in objects:
+                    return None
+        step = new(Step)
+        set_name(step, name)
+        set_args(step, args)
+        set_line(step, k)
+        append(step)
+    return ParsedPlan(tuple(steps))
+
+
+_LONG = 1 << 16  # a plan text longer than this is read by _read_long
+
+
+def _read_long(low: str, numbers: Iterable[int], arity: Mapping[str, int] | None,
+               actions: Container[str] | None, objects: Container[str] | None
+               ) -> ParsedPlan | None:
+    """:func:`read_clean`'s loop for a long text, lean on memory: a step's text seen
+    before shares its name and arguments (up to _SEEN distinct texts), and the steps
+    go straight into their tuple (no list beside it)."""
     new, set_name, set_args, set_line = _new, _set_name, _set_args, _set_line
     seen: dict[str, tuple[str, tuple[str, ...]]] = {}
 
