@@ -105,7 +105,7 @@ def _validate_batch(args: argparse.Namespace) -> int:
                          f"drop {', '.join(clash)}")
     if args.workers < 1:
         args.usage_error(f"--workers must be at least 1, not {args.workers}")
-    cap = worker_cap()
+    cap = worker_cap() if args.workers > 1 else 1
     if args.workers > cap:
         print(f"note: --workers {args.workers} is more than veriplan starts here; using {cap} "
               f"(four a CPU, at most {MAX_WORKERS}, within the open-file limit)",

@@ -17,7 +17,6 @@ from veriplan.core.plan import Step
 from veriplan.core.verdict import Finding, FindingKind, Judgement, Scope, Verdict
 from veriplan.pddl.ast import And
 from veriplan.pddl.task import Task
-from veriplan.pddl.writer import formula_to_pddl
 from veriplan.planio.parsed import ParsedPlan
 from veriplan.verify.consistency import (
     StepError,
@@ -262,6 +261,8 @@ def _never_parts(task: Task, step: Step) -> tuple[ConditionPart, ...]:
     in) that are false in every state: an equality that fails, an ``exists`` over
     a type without objects, a literal and its negation; the whole precondition
     when no part alone is."""
+    from veriplan.pddl.writer import formula_to_pddl
+
     schema = task.schemas[step.name]
     sub = {p.name: a for p, a in zip(schema.params, step.args)}
     pre = schema.precondition
