@@ -136,3 +136,35 @@ def test_the_issues_depths_are_refused_not_crashed(tmp_path):
             code = main(["validate", "--domain", str(EXAMPLES / "blocks-domain.pddl"),
                          "--problem", str(problem), "--plan", str(plan)])
         assert code == 2
+
+
+def test_nested_quantifiers_are_refused_past_the_grounding_budget(monkeypatch, tmp_path):
+    """Quantifiers multiply: 40 nested over two objects would never end; past the
+    budget grounding stops with a PDDLSemanticError (exit 2, a 'pddl' record)."""
+    import veriplan.pddl.task as task_module
+    from veriplan.errors import PDDLSemanticError
+    from veriplan.verify.batch import batch_lines
+
+    monkeypatch.setattr(task_module, "GROUND_LIMIT", 10_000)
+    goal = "(p a)"
+    for i in range(40):
+        goal = f"(exists (?v{i}) (and (q ?v{i}) {goal}))"
+    pre = goal.replace("(p a)", "(p ?x)")
+    domain = parse_domain(DOMAIN.replace("PRE", "(p ?x)"))
+    with pytest.raises(PDDLSemanticError, match="more than 10,000 instances"):
+        Task(domain, parse_problem(PROBLEM.replace("GOAL", goal), domain))
+    domain = parse_domain(DOMAIN.replace("PRE", pre))
+    task = Task(domain, parse_problem(PROBLEM.replace("GOAL", "(p a)"), domain))
+    with pytest.raises(PDDLSemanticError, match="action go"):
+        validate_plan(task, ["(go a)"])
+    (tmp_path / "d.pddl").write_text(DOMAIN.replace("PRE", pre))
+    (tmp_path / "p.pddl").write_text(PROBLEM.replace("GOAL", "(p a)"))
+    item = {"domain": str(tmp_path / "d.pddl"), "problem": str(tmp_path / "p.pddl"),
+            "plan": "(go a)"}
+    first, second = batch_lines([json.dumps({"id": i, **item}) for i in (1, 2)])
+    for _valid, text in (first, second):
+        record = json.loads(text)
+        assert record["error"]["kind"] == "pddl" and "instances" in record["error"]["message"]
+    shallow = "(exists (?v) (and (q ?v) (p a)))"
+    ok = Task(domain, parse_problem(PROBLEM.replace("GOAL", shallow), domain))
+    assert ok.goal.holds(ok.init)

@@ -135,6 +135,8 @@ class Task:
 
     def _instantiate(self, schema: ActionSchema, args: tuple[str, ...]) -> Operator:
         sub = {p.name: a for p, a in zip(schema.params, args)}
+        self._left = GROUND_LIMIT
+        self._what = f"action {schema.name}"
         pre_cond = self._formula(schema.precondition, sub, True)
         if pre_cond is C.FALSE or (isinstance(pre_cond, C.Disj) and not pre_cond.parts):
             # Never applicable (e.g. (not (= ?x ?y)) with ?x = ?y): no effects to ground.
@@ -202,7 +204,7 @@ class Task:
                 inner = C.conj((cond, self._formula(e.condition, sub, True)))
                 yield from self._effects(e.effects, sub, inner)
             elif isinstance(e, ForallEffect):
-                for binding in self._bindings(e.params):
+                for binding in self._counted(e.params):
                     yield from self._effects(e.effects, {**sub, **binding}, cond)
 
     def _bindings(self, params: tuple[Param, ...]) -> Iterator[dict[str, str]]:
@@ -210,10 +212,31 @@ class Task:
         for values in product(*domains):
             yield {p.name: v for p, v in zip(params, values)}
 
+    def _counted(self, params: tuple[Param, ...]) -> Iterator[dict[str, str]]:
+        """:meth:`_bindings` of a quantifier, each counted against the grounding
+        budget (:data:`GROUND_LIMIT`): nested quantifiers multiply, and a few dozen
+        over two objects would take longer than the universe has."""
+        for b in self._bindings(params):
+            self._left -= 1
+            if self._left < 0:
+                raise PDDLSemanticError(
+                    f"the quantifiers of {self._what} ground to more than "
+                    f"{GROUND_LIMIT:,} instances (nested 'forall'/'exists' over "
+                    f"{len(self.objects)} objects); veriplan refuses to ground it")
+            yield b
+
+    def condition(self, f: Formula, sub: dict[str, str]) -> Condition:
+        """``f`` grounded under ``sub`` (within the grounding budget)."""
+        self._left = GROUND_LIMIT
+        self._what = "a condition"
+        return self._formula(f, sub, True)
+
     def _goal(self, f: Formula) -> Condition:
         """The ground goal; a conjunction of atoms (the common case) directly."""
         if f.__class__ is And and all(p.__class__ is Atom for p in f.parts):
             return C.Conj(pos=self.facts.state(f.parts)) if f.parts else C.TRUE
+        self._left = GROUND_LIMIT
+        self._what = f"the goal of problem {self.problem.name}"
         return self._formula(f, {}, True)
 
     def _formula(self, f: Formula, sub: dict[str, str], positive: bool) -> Condition:
@@ -234,7 +257,7 @@ class Task:
             return C.disj((lhs, rhs)) if positive else C.conj((lhs, rhs))
         if isinstance(f, Exists | Forall):
             parts = (self._formula(f.body, {**sub, **b}, positive)
-                     for b in self._bindings(f.params))
+                     for b in self._counted(f.params))
             return C.disj(parts) if isinstance(f, Exists) == positive else C.conj(parts)
         raise TypeError(f"not a formula: {f!r}")
 
@@ -262,7 +285,12 @@ class Task:
         return self._ground
 
     _ground: tuple[Operator, ...] | None = None
+    _left = 0  # the grounding budget left (see _counted)
+    _what = ""
 
+
+#: The most quantifier instances grounding one precondition, effect or goal may make.
+GROUND_LIMIT = 2_000_000
 
 Slot = int | str  # a parameter position, or a constant
 

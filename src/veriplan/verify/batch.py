@@ -293,6 +293,8 @@ class _Judge:
             return BatchVerdict(line, ident, result=self._judge(item))
         except _Bad as bad:
             return BatchVerdict(line, ident, error=bad.error)
+        except PDDLSemanticError as exc:  # a task that cannot be grounded
+            return BatchVerdict(line, ident, error=_pddl_error(exc).error)
         except (Exception, RecursionError, MemoryError) as exc:  # noqa: BLE001
             return BatchVerdict(line, ident, error=_internal(exc))
 
@@ -403,7 +405,11 @@ class _Judge:
         task = self._task(dpath, ppath)
         raw = (item["domain"], item["problem"])
         self._raw = (*raw, task) if all(type(r) is str for r in raw) else None
-        return validate_plan(task, parse_plan(plan_text, task, format=fmt, config=config))
+        parsed = parse_plan(plan_text, task, format=fmt, config=config)
+        try:
+            return validate_plan(task, parsed)
+        except PDDLSemanticError as exc:  # an action that cannot be grounded
+            raise _pddl_error(exc) from None
 
 
 def validate_many(items: Iterable[Mapping], *, base_dir: str | Path | None = None,
@@ -542,6 +548,8 @@ def _record(judge: _Judge, line: int, item: Any) -> tuple[bool | None, str]:
             f'"error": null}}')
     except _Bad as bad:
         return None, _error_record(line, ident, bad.error)
+    except PDDLSemanticError as exc:  # a task that cannot be grounded
+        return None, _error_record(line, ident, _pddl_error(exc).error)
     except (Exception, RecursionError, MemoryError) as exc:  # noqa: BLE001
         judge._last = judge._raw = None
         return None, _error_record(line, ident, _internal(exc))

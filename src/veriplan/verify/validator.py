@@ -269,7 +269,7 @@ def _never_parts(task: Task, step: Step) -> tuple[ConditionPart, ...]:
     parts = pre.parts if isinstance(pre, And) else (pre,)
     out = []
     for part in parts:
-        ground = task._formula(part, sub, True)
+        ground = task.condition(part, sub)
         if isinstance(ground, Disj) and not ground.parts:
             out.append(FormulaText(_put(formula_to_pddl(part), sub)))
     return tuple(out) or (FormulaText(_put(formula_to_pddl(pre), sub)),)
