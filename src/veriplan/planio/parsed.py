@@ -151,7 +151,8 @@ def split_answer(text: str) -> AnswerLines:
     # In the common case (PDDL steps, nothing else) no line needs cleaning.
     plain = ";" not in text and "[" not in text and "plan" not in text.lower()
     after = 0
-    times: dict[int, float] = {}  # line number -> time, for steps in the timed form
+    times: list[float] = []  # the times of steps in the timed form, in line order
+    unordered = False
     for n, raw in enumerate(raw_lines, 1):
         line = raw.strip()
         if not line:
@@ -167,7 +168,9 @@ def split_answer(text: str) -> AnswerLines:
         if line[0] in "0123456789." and ":" in line:
             timed = _TIMED.match(line.split(";", 1)[0].rstrip())
             if timed is not None:
-                times[n] = float(timed.group(1))
+                t = float(timed.group(1))
+                unordered = unordered or (bool(times) and t < times[-1])
+                times.append(t)
                 items.append((n, _INNER_NUMBER.sub("(", timed.group(2), count=1), LINE))
                 if pending is not None:
                     start, pending = pending, None
@@ -207,10 +210,11 @@ def split_answer(text: str) -> AnswerLines:
         items.append((n, line, LINE))
     else:
         after = -1
-    if times:
+    if unordered:
         at = [i for i, (_m, _t, k) in enumerate(items) if k == LINE]
-        if all(items[i][0] in times for i in at):
-            ordered = sorted((items[i] for i in at), key=lambda x: times[x[0]])
+        if len(at) == len(times):  # every step has a time: take them in order of time
+            order = sorted(range(len(at)), key=times.__getitem__)
+            ordered = [items[at[j]] for j in order]
             for i, x in zip(at, ordered):
                 items[i] = x
     if start is not None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 
-from veriplan.core.plan import Step, _new, _set_args, _set_line, _set_name
+from veriplan.core.plan import Step, _new, _set_args, _set_line, _set_name, make_step
 from veriplan.pddl.names import NAME
 from veriplan.planio.parsed import (
     LINE,
@@ -394,16 +394,26 @@ def read_with(text: str, vocab: Vocabulary, *, objects: Container[str] | None = 
     answer = split_answer(text)
     out = Collector(answer)
     steps = out.steps
+    # A step's text seen before shares its name and arguments (memory: a long plan
+    # repeats itself), up to _SEEN distinct texts.
+    seen: dict[str, tuple[str, tuple[str, ...]]] = {}
     for n, line, kind in answer.items:
         if kind != LINE:
             out.other(n, line, kind)
             continue
         one = _ONE.fullmatch(line.lower())
         if one is not None:  # the common case: (action object ...) with known names
-            name, *args = one.group(1).split()
-            if (actions is None or name in actions) and (
-                    objects is None or all(a in objects for a in args)):
-                steps.append(Step(name, tuple(args), n))
+            group = one.group(1)
+            hit = seen.get(group)
+            if hit is None:
+                name, *args = group.split()
+                if (actions is None or name in actions) and (
+                        objects is None or all(a in objects for a in args)):
+                    if len(seen) >= _SEEN:
+                        seen.clear()
+                    hit = seen[group] = (name, tuple(args))
+            if hit is not None:
+                steps.append(make_step(hit[0], hit[1], n))
                 continue
         got = vocab.read_line(line)
         if not isinstance(got, str):
