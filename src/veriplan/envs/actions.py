@@ -74,6 +74,9 @@ class HouseholdActions:
     """The household games' action forms (TextWorld commands of ``alfred.twl2``)."""
 
     env = "household"
+    # every command the games take is one of the forms above (alfred.twl2's grammar): a
+    # command of no known form is one the game refuses
+    grammar_complete = True
     # predicates no action changes
     static = frozenset({"openable", "kind", "pickupable", "heatable", "coolable",
                         "cleanable", "toggleable", "cancontain"})
@@ -225,8 +228,8 @@ _SW_FORMS = [
     ("putdown", re.compile(r"^put down (.+)$", re.I)),
     ("move", re.compile(r"^move (.+?) to (.+)$", re.I)),
     ("focus", re.compile(r"^focus on (.+)$", re.I)),
-    ("look", re.compile(r"^(?:look around|look at .+|look in .+|inventory|task|read .+)$",
-                        re.I)),
+    ("look", re.compile(r"^(?:look around|look at .+|look in .+|examine .+|inventory|task|"
+                        r"read .+)$", re.I)),
     ("wait", re.compile(r"^(?:wait|wait1)$", re.I)),
     ("other", re.compile(r"^(?:activate|deactivate|connect|disconnect|use|pour|dunk|mix|eat|"
                          r"flush) .+$", re.I)),
@@ -291,6 +294,9 @@ class ScienceWorldActions:
 
     env = "scienceworld"
     static: frozenset[str] = frozenset()
+    # The engine takes commands no form here reads (its full grammar, the number that
+    # answers "Ambiguous request: ..."): an unknown form says nothing about a plan.
+    grammar_complete = False
 
     def parse(self, action: str) -> Parsed:
         text = " ".join(action.strip().split())  # names keep their case ("substance B")

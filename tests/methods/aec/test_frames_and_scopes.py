@@ -168,3 +168,23 @@ def test_the_scienceworld_goal_form_refutes_only_a_focus_it_can_tell_is_wrong():
     find = scienceworld_goal("Your task is to find a(n) animal. First, focus on the thing. "
                              "Then, move it to the orange box in the living room.")
     assert not find.named and find.check(focus("table")) is None
+
+
+def test_a_scienceworld_command_the_model_does_not_read_is_not_a_refutation(sw):
+    """ScienceWorld takes commands the action model has no form for (the number
+    that answers an ambiguous request, as its gold paths do): V cannot tell,
+    which is unknown, not invalid; in the household games, whose grammar the
+    model covers, such a command is refused: invalid."""
+    model, book = sw
+    w = GroundedStore(book)
+    w.ground([Fact("at", ("agent", "kitchen"))], "observation", 0)
+    (h,) = build([read_plan({"actions": ["look at stove", "0", "wait"]}, model.predicates)],
+                 w, book, model)
+    v = verify(h, w.state, book, model.actions, None)
+    assert v.verdict is Verdict.UNKNOWN and v.uncheckable
+    household = env_model("household")
+    hb = RuleBook(household.rules, persistent=household.persistent)
+    hw = GroundedStore(hb)
+    (j,) = build([read_plan({"actions": ["juggle apple 1"]}, household.predicates)], hw, hb,
+                 household)
+    assert verify(j, hw.state, hb, household.actions, None).verdict is Verdict.INVALID

@@ -70,6 +70,8 @@ class _Actions:
     def __init__(self, impl: Any) -> None:
         self.impl = impl
         self.static: frozenset[str] = frozenset(getattr(impl, "static", ()))
+        # False: the environment takes commands the model has no form for (V: unknown)
+        self.grammar_complete = bool(getattr(impl, "grammar_complete", True))
 
     def preconditions(self, action: str, facts: FactState) -> Sequence[Fact] | None:
         out = self.impl.preconditions(action, _frozen(facts))

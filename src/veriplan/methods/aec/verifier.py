@@ -272,8 +272,12 @@ def pullback(h: Hypothesis, w: FactState, rules: RuleBook, model: ActionModel | 
                      check_pre=None, pullback=False)
     app = apply_plan(h.actions, w, rules, model)
     if app.unknown_action is not None:
+        # a command of no form the model knows: refused, where the model covers the
+        # environment's whole grammar (the household games); else beyond V (ScienceWorld)
         i = app.unknown_action
-        return judge([Finding(FindingKind.UNKNOWN_ACTION, i + 1, h.actions[i],
+        kind = FindingKind.UNKNOWN_ACTION if getattr(model, "grammar_complete", True) \
+            else FindingKind.UNCHECKABLE
+        return judge([Finding(kind, i + 1, h.actions[i],
                               f"{_step(h, i)} is not an action the model knows")],
                      pullback=False, relied=tuple(app.relied))
     findings = [Finding(FindingKind.PRECONDITION, i + 1, show(key_of(f), f.value),
