@@ -44,7 +44,7 @@ def test_env_datasets_list_fast_and_hand_out_env_tasks(monkeypatch, tmp_path):
     inst = sets["scienceworld_unseen"].instances[0]
     assert inst.problem("env") == EnvTask("scienceworld", "boil:21", "unseen", "boil")
     assert ev.instances[0].problem("env").task_id == "eval/pick_and_place/0"
-    with pytest.raises(DataError, match="problem kind 'env'"):
+    with pytest.raises(DataError, match="holds 'env' problems"):
         ev.instances[0].problem("pddl")
     assert ev.version.startswith("household-v1-") and \
         sets["scienceworld_seen"].version.startswith("scienceworld-1.2.3-")
