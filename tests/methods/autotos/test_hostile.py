@@ -57,8 +57,16 @@ def test_clearing_the_harness_is_a_category_not_a_crash():
                 instances=two)
     assert out["failure"]["category"] == "malformed_answer"
     out = check(DOMAIN, "evaluate", succ_code(hostile.CLEAR_TABLE), GOAL, FAST, instances=two)
-    assert out["failure"] is None  # each instance is judged, in a fresh sandbox
-    assert [r["failure"]["category"] for r in out["results"]] == ["malformed_answer"] * 2
+    assert out["failure"]["category"] == "malformed_answer"  # it broke its own loading
+
+
+def test_an_evaluation_that_kills_every_sandbox_gives_up_after_five():
+    dies = succ_code("import os\nos._exit(3)")
+    instances = [{"id": str(i), "init": [1, 1, 4, 6], "meta": {}} for i in range(8)]
+    out = check(DOMAIN, "evaluate", dies, GOAL, FAST, instances=instances)
+    failures = [r["failure"] for r in out["results"]]
+    assert [f["category"] for f in failures] == ["succ_exception"] * 8
+    assert all("not searched" in f["message"] for f in failures[5:])
 
 
 def test_a_forged_result_and_exit_is_an_error_of_the_function():

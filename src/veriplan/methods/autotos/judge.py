@@ -273,11 +273,14 @@ def soundness(d: SearchDomain, succ: str, goal: str, instances: list[dict], call
 def evaluate(d: SearchDomain, succ: str, goal: str, instances: list[dict], call_limit: float,
              search_limit: float, checks: bool) -> dict:
     """Solve each instance; a failure ends that instance only (a sandbox
-    killed for an overrunning call is restarted for the instances left).
+    killed for an overrunning call is restarted for the instances left; after
+    :data:`RESTARTS` such instances in a row the rest fail the same way without
+    a search).
     With ``checks`` the search is replayed here with every check on; without,
     the sandbox's paths come back (the caller validates them)."""
     results: list[dict | None] = [None] * len(instances)
     todo = list(range(len(instances)))
+    killed_in_a_row = 0
     with _no_gc():
         while todo:
             batch = [instances[k] for k in todo]
@@ -301,20 +304,45 @@ def evaluate(d: SearchDomain, succ: str, goal: str, instances: list[dict], call_
                                 calls += more
                         results[k] = {"id": inst.id, "path": path, "failure": None,
                                       "calls": calls, "seconds": time.perf_counter() - start}
+                        killed_in_a_row = 0
                     except Failed as f:
-                        if not s.loaded and not f.dead:  # the code does not load at all
-                            return {"failure": f.data()}
+                        if not s.loaded:  # the code does not even load
+                            if not any(results):
+                                return {"failure": f.data()}
+                            _give_up(results, todo[local:], instances, f, "its code did "
+                                     "not load again in a fresh sandbox")
+                            return {"failure": None, "results": results}
                         results[k] = {"id": inst.id, "path": None, "calls": 0,
                                       "seconds": time.perf_counter() - start,
                                       "failure": f.data()}
+                        done = local + 1
                         if f.dead:
-                            done = local + 1
+                            killed_in_a_row += 1
+                            if killed_in_a_row >= RESTARTS:
+                                _give_up(results, todo[done:], instances, f, f"the sandbox "
+                                         f"was killed on {RESTARTS} instances in a row")
+                                return {"failure": None, "results": results}
                             break
+                        killed_in_a_row = 0
                     done = local + 1
             finally:
                 s.close()
             todo = todo[done:]
     return {"failure": None, "results": results}
+
+
+RESTARTS = 5  # instances in a row whose sandbox had to be killed before the rest are given up
+
+
+def _give_up(results: list, left: list[int], instances: list[dict], f: Failed,
+             why: str) -> None:
+    """The instances ``left`` fail like the last one, not searched (``why``)."""
+    data = f.data()
+    data["message"] = f"not searched ({why}); the last: {data['message']}"
+    data["evidence"] = {}
+    for k in left:
+        results[k] = {"id": instances[k].get("id", ""), "path": None, "calls": 0,
+                      "seconds": 0.0, "failure": data}
 
 
 def _result(s: Session, d: SearchDomain, inst: Instance) -> tuple[list | None, int]:
