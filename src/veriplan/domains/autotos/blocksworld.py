@@ -21,7 +21,7 @@ from veriplan.domains.autotos.base import (
 def key(state) -> tuple:
     return (tuple(sorted(state["clear"])), tuple(sorted(state["on-table"])),
             bool(state["arm-empty"]), state["holding"],
-            tuple(sorted(tuple(p) for p in state["on"])))
+            tuple(sorted(map(tuple, state["on"]))))
 
 
 TOWERS = ("Invalid transition: every tower has its bottom block on the table and its top "

@@ -214,10 +214,11 @@ def search(d: SearchDomain, inst: Instance, succ: Callable, goal: Callable, ch: 
         raise _call_failure("goal", e, init) from None
     beat[0] = 0
     calls = tested = 1
-    seen: dict = {key(init): None}  # state key -> (parent key, state)
+    kinit = key(init)
+    seen: dict = {kinit: None}  # state key -> (parent key, state)
     if reached:
         return _found(ch, trace, tested, [init], d, calls)
-    frontier: deque = deque([init])
+    frontier: deque = deque([(init, kinit)])  # (state, key)
     pop = frontier.popleft if d.algorithm == "bfs" else frontier.pop
     push = frontier.append
     sequence = ch.sequence
@@ -227,8 +228,7 @@ def search(d: SearchDomain, inst: Instance, succ: Callable, goal: Callable, ch: 
                 ch.send(["F", tested, {"category": "search_timeout", "role": "succ",
                                        "evidence": {}, "message": "the search ran out of time"}])
                 return "failed"
-            s = pop()
-            ks = key(s)
+            s, ks = pop()
             before = pickle.dumps(s) if mutation else None
             sequence += 1
             beat[0] = sequence << 24
@@ -290,7 +290,7 @@ def search(d: SearchDomain, inst: Instance, succ: Callable, goal: Callable, ch: 
                         path.append(state)
                     path.append(init)
                     return _found(ch, trace, tested, path[::-1], d, calls)
-                push(child)
+                push((child, kc))
             calls += tested
             beat[0] = 0
     finally:

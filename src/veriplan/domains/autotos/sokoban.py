@@ -22,7 +22,7 @@ _POS = re.compile(r"pos-(\d+)-(\d+)$")
 
 
 def key(state) -> tuple:
-    return (tuple(state["at-player"]), tuple(sorted(tuple(s) for s in state["at-stone"])))
+    return (tuple(state["at-player"]), tuple(sorted(map(tuple, state["at-stone"]))))
 
 
 STONES = "Invalid transition: two or more stones are on the same cell."
@@ -42,6 +42,17 @@ def partial_check(parent, child) -> str | None:
         return STONES
     if tuple(child["at-player"]) in stones:
         return PLAYER
+    return None
+
+
+def check_all(parent, children) -> tuple | None:
+    """:func:`partial_check` over all successors of a state at once."""
+    for child in children:
+        stones = list(map(tuple, child["at-stone"]))
+        if len(set(stones)) < len(stones):
+            return child, STONES
+        if tuple(child["at-player"]) in stones:
+            return child, PLAYER
     return None
 
 
@@ -180,6 +191,7 @@ def _grid(inst: Instance) -> tuple:
 
 DOMAIN = SearchDomain(
     name="sokoban", algorithm="bfs", load=load, reference=sokoban_reference, key=key,
-    partial_check=partial_check, true_goal=true_goal, same=key, validate=validate,
+    partial_check=partial_check, check_all=check_all, true_goal=true_goal, same=key,
+    validate=validate,
     optimal=True, succ_args=_grid, goal_args=_grid, succ_params=("grid",),
     goal_params=("grid",), partial_advice=ADVICE)
