@@ -5,8 +5,9 @@ blocks, numbering, labels and markdown dress."""
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from veriplan.core.plan import Step
 from veriplan.errors import PlanParseError
@@ -116,6 +117,12 @@ class AnswerLines:
     raw: list[str]
     block: bool = False
     after_end: int = 0
+    numbers: dict[int, int] = field(default_factory=dict)  # line -> its step number
+
+    def indent(self, n: int) -> int:
+        """How far line ``n`` is indented (a tab counts four)."""
+        raw = self.raw[n - 1].expandtabs(4)
+        return len(raw) - len(raw.lstrip())
 
     def text(self, n: int) -> str:
         return self.raw[n - 1].strip()
@@ -152,6 +159,7 @@ def split_answer(text: str) -> AnswerLines:
     plain = ";" not in text and "[" not in text and "plan" not in text.lower()
     after = 0
     times: list[float] = []  # the times of steps in the timed form, in line order
+    numbers: dict[int, int] = {}
     unordered = False
     for n, raw in enumerate(raw_lines, 1):
         line = raw.strip()
@@ -202,6 +210,7 @@ def split_answer(text: str) -> AnswerLines:
             items.append((n, "labelled as a description, not an action", PROSE))
             continue
         if number is not None:
+            numbers[n] = number
             if number == 1 and last_number > 1:
                 items.append((n, "", BREAK))  # the numbering starts again
             last_number = number
@@ -221,7 +230,8 @@ def split_answer(text: str) -> AnswerLines:
         # A plan heading with lines after it: what came before it is context.
         items[:start] = [(m, "context before the plan heading", PROSE) if k == LINE else
                          (m, t, k) for m, t, k in items[:start]]
-    return AnswerLines(items, raw_lines, start is not None and after >= 0, max(after, 0))
+    return AnswerLines(items, raw_lines, start is not None and after >= 0, max(after, 0),
+                       numbers)
 
 
 _BOLD_UNDERSCORES = re.compile(r"(?<![\w-])__(?=\S)|(?<=\S)__(?![\w-])")
@@ -261,12 +271,47 @@ def plan_lines(text: str) -> tuple[list[tuple[int, str]], int]:
     return [(n, t) for n, t, k in answer.items if k == LINE], answer.after_end
 
 
+# Words by which an answer gives up a plan it wrote ("However, this fails",
+# "Alternative approach:", "Let's try again", "Revised plan").
+_ABANDON = re.compile(
+    r"\b(?:however|but|wait|doesn'?t work|does not work|won'?t work|cannot|can'?t|can not|"
+    r"not possible|impossible|invalid|mistake|error|incorrect|wrong|fails?|failed|violat\w*|"
+    r"oops|let'?s try|let me try|try again|alternative\w*|instead|revis\w*|correct(?:ed|ion)|"
+    r"re-?evaluat\w*|reconsider\w*|start over|backtrack\w*|adjust\w*|not achievable)\b",
+    re.IGNORECASE)
+# Words by which an answer says, after its last step, that no plan reaches the goal.
+_NO_PLAN = re.compile(
+    r"\b(?:no (?:valid |possible |feasible )?(?:plan|sequence|solution)\b|"
+    r"(?:is|it'?s|seems|be) (?:not |im)possible|not (?:possible|achievable|feasible) to|"
+    r"impossible to|cannot be (?:achieved|reached|accomplished|satisfied)|unachievable|"
+    r"unsolvable|unreachable|does not (?:fully )?achieve|doesn'?t (?:fully )?achieve|"
+    r"not (?:fully )?achieve|only part of (?:the|your) goal|part of (?:the|your) goal)",
+    re.IGNORECASE)
+_LISTED = re.compile(r"\s*(?:[-*•+]\s|\d+\s*[.):]|\(\d+\)|#+\s|(?:step|action)\s*#?\d+)",
+                     re.IGNORECASE)
+_HEADING = re.compile(r"[:：]\s*$")
+
+
+def _heading(text: str) -> bool:
+    """A line that introduces what follows ("**Explanation**:", "Final plan:")."""
+    return bool(_HEADING.search(text.replace("*", "").replace("_", "").rstrip()))
+
+
 class Collector:
     """What a reader has read so far, in line order; ``done`` builds the
-    ParsedPlan. A plan stated twice in a row (the second copy after a prose
-    line, marker, fence or restarted numbering) is read once."""
+    ParsedPlan as a careful reader takes it.
 
-    __slots__ = ("answer", "steps", "unread", "prose", "bounds")
+    The structure of an answer decides which lines are steps of its plan: a
+    line indented under a step explains that step; lines under a description
+    heading ("Explanation:", "Verification:") describe; the plan stated again
+    (the same steps, after a marker, fence, heading or restarted numbering) is
+    read once; an attempt the answer gives up ("However, ...", "Alternative
+    approach:") before a different plan is prose; two different plans with no
+    such word between them, or a plan followed by the answer's own word that no
+    plan reaches the goal, leave the answer not valid with that reason."""
+
+    __slots__ = ("answer", "steps", "unread", "prose", "bounds", "cuts", "anchor",
+                 "section")
 
     def __init__(self, answer: AnswerLines) -> None:
         self.answer = answer
@@ -274,18 +319,161 @@ class Collector:
         self.unread: list[UnreadLine] = []
         self.prose: list[UnreadLine] = []
         self.bounds = {0}
+        self.cuts: list[tuple[int, bool]] = []  # (line, always): where a plan may begin
+        self.anchor: tuple[int, int, tuple] | None = None  # (indent, line, steps) of a step
+        self.section: tuple[int, int] | None = None  # (indent, line) of a description heading
 
     def other(self, n: int, text: str, kind: int) -> None:
         """A ``PROSE`` (``text`` is the reason) or ``BREAK`` item."""
         if kind == PROSE:
+            self._leave(n)
             self.prose.append(UnreadLine(n, self.answer.text(n), text))
+            raw = self.answer.text(n)
+            if _heading(raw):
+                if text.startswith("labelled as a description"):
+                    self.section = (self.answer.indent(n), n)
+                self.cuts.append((n, False))
+        else:
+            self.anchor = self.section = None
+            self.cuts.append((n, True))
         self.bounds.add(len(self.steps))
 
     def add_prose(self, n: int, reason: str) -> None:
         self.other(n, reason, PROSE)
 
+    def _leave(self, n: int) -> None:
+        """Forget the step or heading that line ``n`` is no longer indented under."""
+        indent = self.answer.indent(n)
+        if self.anchor is not None and indent <= self.anchor[0]:
+            self.anchor = None
+        if self.section is not None and (
+                indent < self.section[0]
+                or (indent == self.section[0] and _heading(self.answer.text(n)))):
+            self.section = None
+
+    def aside(self, n: int) -> tuple[str, tuple | None] | None:
+        """Why line ``n`` is not a step of the plan by where it stands (and the
+        steps it is indented under, if any), or None to read it."""
+        self._leave(n)
+        if self.anchor is not None:
+            return (f"indented under the step at line {self.anchor[1]}: explains it",
+                    self.anchor[2])
+        if self.section is not None:
+            return f"under the description heading at line {self.section[1]}", None
+        return None
+
+    def add_steps(self, n: int, steps: list[Step]) -> None:
+        """Steps read from line ``n`` (lines indented under it explain them)."""
+        self.steps.extend(steps)
+        if _LISTED.match(self.answer.raw[n - 1]):  # an item of a list: "1. ...", "- ..."
+            self.anchor = (self.answer.indent(n), n, tuple((s.name, s.args) for s in steps))
+        else:
+            self.anchor = None
+
+    def nested(self, n: int, reason: str, anchored: tuple | None, got: list[Step] | str
+               ) -> None:
+        """Line ``n`` set aside by :meth:`aside`; ``got``: what it reads as. A
+        line under a step that names a different action is not clear: a step of
+        the plan or a remark?"""
+        if (anchored is not None and not isinstance(got, str) and got
+                and tuple((s.name, s.args) for s in got) != anchored):
+            self.unread.append(UnreadLine(
+                n, self.answer.text(n), f"an action {reason.split(':')[0]}: "
+                "a step of the plan or a remark about it?"))
+        else:
+            self.add_prose(n, reason)
+
+    # ----- the plan the answer commits to ---------------------------------------------
+    def _segments(self) -> list[tuple[list[Step], list[UnreadLine], int, int]]:
+        """The answer's candidate plans in order: steps and unread lines between
+        two places where a plan may begin, with their first and last line."""
+        numbers = self.answer.numbers
+        content = sorted({s.line for s in self.steps if s.line is not None}
+                         | {u.line for u in self.unread})
+        cuts = []
+        for n, always in self.cuts:
+            nxt = next((m for m in content if m >= n), None)
+            if nxt is None:
+                continue
+            # A heading before steps whose numbering goes on ("To get there, we
+            # need to: 3. ...") is inside one plan.
+            if always or nxt not in numbers or numbers[nxt] == 1:
+                cuts.append(n)
+        segs: list[tuple[list[Step], list[UnreadLine], int, int]] = []
+        bounds = sorted(set(cuts))
+        def index(line: int) -> int:
+            return bisect_right(bounds, line)
+        groups: dict[int, tuple[list[Step], list[UnreadLine]]] = {}
+        for s in self.steps:
+            groups.setdefault(index(s.line or 0), ([], []))[0].append(s)
+        for u in self.unread:
+            groups.setdefault(index(u.line), ([], []))[1].append(u)
+        for k in sorted(groups):
+            st, un = groups[k]
+            lines = [s.line for s in st if s.line is not None] + [u.line for u in un]
+            segs.append((st, un, min(lines), max(lines)))
+        return segs
+
+    def _between(self, lo: int, hi: int) -> str:
+        return "\n".join(self.answer.raw[lo:hi - 1])
+
     def done(self) -> ParsedPlan:
+        segs = self._segments()
+        if len(segs) <= 1:
+            return self._single()
+        prose = list(self.prose)
+        extra: list[UnreadLine] = []
+        kept = []
+        for i, seg in enumerate(segs):
+            if i + 1 < len(segs):
+                gap = self._between(seg[3], segs[i + 1][2])
+                m = _ABANDON.search(gap)
+                key = [(s.name, s.args) for s in seg[0]]
+                later = [(s.name, s.args) for s in segs[i + 1][0]]
+                if m is not None and (key != later or seg[1]):
+                    where = seg[3] + 1 + gap[:m.start()].count("\n")
+                    why = (f"an attempt the answer gives up ({m.group(0)!r} at line {where}) "
+                           "before another plan")
+                    prose += [UnreadLine(s.line, self.answer.text(s.line), why)
+                              for s in seg[0] if s.line is not None]
+                    prose += [UnreadLine(u.line, u.text, why) for u in seg[1]]
+                    continue
+            kept.append(seg)
+        first = kept[0]
+        key = [(s.name, s.args) for s in first[0]]
+        steps = list(first[0])
+        unread = list(first[1])
+        for seg in kept[1:]:
+            unread += seg[1]
+            if [(s.name, s.args) for s in seg[0]] == key:
+                why = f"restates the plan read at lines {first[2]}-{first[3]}"
+                prose += [UnreadLine(s.line, self.answer.text(s.line), why)
+                          for s in seg[0] if s.line is not None]
+            else:
+                why = (f"a step of a second, different plan (lines {seg[2]}-{seg[3]}; the "
+                       f"first is at lines {first[2]}-{first[3]}) with no word that either "
+                       "is given up: which one the answer commits to is not clear")
+                extra += [UnreadLine(s.line, self.answer.text(s.line), why)
+                          for s in seg[0] if s.line is not None]
+        last = max(seg[3] for seg in kept)
+        extra += self._no_plan(last)
+        prose.sort(key=lambda u: u.line)
+        return ParsedPlan(tuple(steps), tuple(sorted(unread + extra, key=lambda u: u.line)),
+                          self.answer.after_end, tuple(prose))
+
+    def _no_plan(self, last: int) -> list[UnreadLine]:
+        """The answer's own word, after its last step, that no plan reaches the goal."""
+        for n in range(last + 1, len(self.answer.raw) + 1):
+            m = _NO_PLAN.search(self.answer.raw[n - 1])
+            if m is not None:
+                return [UnreadLine(n, self.answer.text(n),
+                                   f"the answer says after its plan that it does not reach "
+                                   f"the goal ({m.group(0)!r})")]
+        return []
+
+    def _single(self) -> ParsedPlan:
         steps, prose = self.steps, self.prose
+        unread = list(self.unread)
         half = len(steps) // 2
         if half and half in self.bounds and len(steps) % 2 == 0 and \
                 steps[:half] == steps[half:]:  # Step equality ignores the line
@@ -294,5 +482,7 @@ class Collector:
                       for n in again]
             prose.sort(key=lambda u: u.line)
             steps = steps[:half]
-        return ParsedPlan(tuple(steps), tuple(self.unread), self.answer.after_end,
-                          tuple(prose))
+        lines = [s.line for s in steps if s.line is not None] + [u.line for u in unread]
+        if lines:
+            unread += self._no_plan(max(lines))
+        return ParsedPlan(tuple(steps), tuple(unread), self.answer.after_end, tuple(prose))

@@ -378,6 +378,10 @@ class _NotClean(Exception):
     """A step the fast path leaves to the full reader."""
 
 
+def _steps(got, n: int) -> list[Step] | str:
+    return got if isinstance(got, str) else [Step(name, args, n) for name, args in got]
+
+
 def read_with(text: str, vocab: Vocabulary, *, objects: Container[str] | None = None,
               fast: bool = True) -> ParsedPlan:
     """Read ``text`` with ``vocab``: by :func:`read_clean` when the text is
@@ -393,13 +397,16 @@ def read_with(text: str, vocab: Vocabulary, *, objects: Container[str] | None = 
     objects = vocab.objects
     answer = split_answer(text)
     out = Collector(answer)
-    steps = out.steps
     # A step's text seen before shares its name and arguments (memory: a long plan
     # repeats itself), up to _SEEN distinct texts.
     seen: dict[str, tuple[str, tuple[str, ...]]] = {}
     for n, line, kind in answer.items:
         if kind != LINE:
             out.other(n, line, kind)
+            continue
+        aside = out.aside(n)
+        if aside is not None:
+            out.nested(n, aside[0], aside[1], _steps(vocab.read_line(line), n))
             continue
         one = _ONE.fullmatch(line.lower())
         if one is not None:  # the common case: (action object ...) with known names
@@ -413,11 +420,11 @@ def read_with(text: str, vocab: Vocabulary, *, objects: Container[str] | None = 
                         seen.clear()
                     hit = seen[group] = (name, tuple(args))
             if hit is not None:
-                steps.append(make_step(hit[0], hit[1], n))
+                out.add_steps(n, [make_step(hit[0], hit[1], n)])
                 continue
         got = vocab.read_line(line)
         if not isinstance(got, str):
-            steps.extend(Step(name, args, n) for name, args in got)
+            out.add_steps(n, [Step(name, args, n) for name, args in got])
         elif (actions is not None and not answer.block
               and not vocab.looks_like_action(line.lower())):
             out.add_prose(n, "names no action of the domain")

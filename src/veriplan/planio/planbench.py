@@ -323,9 +323,12 @@ def read_planbench_plan(text: str, cfg: PlanBenchConfig, objects: Sequence[str])
         if kind != LINE:
             out.other(n, line, kind)
             continue
+        aside = out.aside(n)
         got = reader.read(line, n)
-        if not isinstance(got, str):
-            out.steps.extend(got)
+        if aside is not None:
+            out.nested(n, aside[0], aside[1], got)
+        elif not isinstance(got, str):
+            out.add_steps(n, got)
         elif not answer.block and reader.is_prose(line.lower()):
             out.add_prose(n, "names no action of the domain")
         else:
