@@ -18,7 +18,7 @@ from veriplan.errors import PDDLLenientWarning, VeriplanError
 # veriplan, which a run of ``validate --batch`` over thousands of plans should not
 # wait for.
 _COMMAND_MODULES = ("llm_commands", "bench_commands", "autotos_commands", "env_commands",
-                    "ask_commands", "aec_commands", "import_commands")
+                    "ask_commands", "aec_commands", "import_commands", "mcp_commands")
 
 
 def _commands() -> dict[str, Any]:
@@ -128,6 +128,7 @@ def _parser(only_validate: bool = False) -> argparse.ArgumentParser:
         import_commands,
         inspect_commands,
         llm_commands,
+        mcp_commands,
     )
 
     s = sub.add_parser("solve-classical", help="solve a PDDL task with a classical planner "
@@ -164,6 +165,7 @@ def _parser(only_validate: bool = False) -> argparse.ArgumentParser:
     aec_commands.add_parsers(sub)
     inspect_commands.add_parsers(sub, _commands())
     import_commands.add_parsers(sub)
+    mcp_commands.add_parsers(sub)
     return ap
 
 

@@ -1,0 +1,321 @@
+"""``veriplan mcp``: the tools, resources and prompts of :mod:`veriplan.mcp` on
+the official MCP SDK's server, over stdio or streamable HTTP on loopback.
+
+Every tool runs its work (:mod:`veriplan.mcp.tools`) in a worker thread under the
+server's time limit; a refused input or a veriplan error comes back as a tool
+error with its message (``isError``), and anything else as a tool error that
+names no internals: the server never stops because of one call.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+from collections.abc import Callable
+from importlib import resources
+from typing import Annotated, Literal, TypeVar
+
+import anyio
+import anyio.from_thread
+import anyio.to_thread
+from mcp.server import MCPServer
+from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp_types import ToolAnnotations
+from pydantic import Field
+
+from veriplan import __version__
+from veriplan.errors import VeriplanError
+from veriplan.mcp import models as M
+from veriplan.mcp import tools as T
+from veriplan.mcp.config import ServerConfig
+from veriplan.mcp.params import (
+    Config,
+    ConfigPath,
+    Domain,
+    DomainPath,
+    Format,
+    Plan,
+    PlanPath,
+    Problem,
+    ProblemPath,
+)
+
+R = TypeVar("R")
+
+INSTRUCTIONS = (
+    "veriplan checks plans against PDDL tasks with a sound validator: nothing counts as "
+    "solved until it says valid. Call validate_plan with a domain, a problem and a plan "
+    "(text, or paths inside the server's roots); an invalid verdict names the first "
+    "failing step, its false preconditions, the unmet goals and repair hints (actions "
+    "that make a missing literal true). check_task reads a task; simulate and "
+    "applicable_actions let you look before you act; solve_classical runs a planner "
+    "whose plan is re-checked.")
+
+_READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
+                             open_world_hint=False)
+
+
+async def _run(cfg: ServerConfig, name: str, work: Callable[[T.Deadline], R],
+               ctx: Context | None = None, limit: float | None = None) -> R:
+    """``work(deadline)`` in a worker thread within the time limit, its errors as
+    tool errors. A call over the limit (or cancelled by the client) is answered at
+    once; the worker stops at its next check of the deadline."""
+    seconds = cfg.time_limit if limit is None else limit
+    deadline = T.Deadline(seconds)
+    try:
+        with anyio.fail_after(seconds + 1.0):
+            return await anyio.to_thread.run_sync(functools.partial(work, deadline),
+                                                  abandon_on_cancel=True)
+    except TimeoutError:
+        deadline.cancelled.set()
+        raise ToolError(f"{name} took longer than the server's limit of "
+                        f"{seconds:g} s (--time-limit)") from None
+    except anyio.get_cancelled_exc_class():
+        deadline.cancelled.set()
+        raise
+    except VeriplanError as exc:
+        raise ToolError(str(exc)) from None
+    except RecursionError:
+        raise ToolError(f"{name}: the input nests too deeply to be read") from None
+    except MemoryError:
+        raise ToolError(f"{name}: the input needs more memory than the server has") from None
+
+
+def build_server(cfg: ServerConfig) -> MCPServer:
+    """The server with every tool, resource and prompt, configured by ``cfg``."""
+    server: MCPServer = MCPServer("veriplan", version=__version__, instructions=INSTRUCTIONS,
+                                  log_level="WARNING")
+
+    @server.tool(annotations=_READ_ONLY)
+    async def validate_plan(domain: Domain = None, domain_path: DomainPath = None,
+                            problem: Problem = None, problem_path: ProblemPath = None,
+                            plan: Plan = None, plan_path: PlanPath = None,
+                            format: Format = "pddl", planbench_config: Config = None,
+                            planbench_config_path: ConfigPath = None,
+                            trace: Annotated[bool, Field(
+                                description="also return the state before each step")] = False,
+                            ) -> M.ValidatePlanDoc:
+        """Check a plan on a PDDL task with veriplan's sound validator. Returns the typed
+        verdict (valid / invalid / unknown), the steps read, the lines left aside and
+        why, the first failing step with its false preconditions, the unmet goals, and
+        repair hints: the actions that could make each missing literal true."""
+        return await _run(cfg, "validate_plan", lambda d: T.validate_plan(
+            cfg, d, domain=domain, domain_path=domain_path, problem=problem,
+            problem_path=problem_path, plan=plan, plan_path=plan_path, format=format,
+            planbench_config=planbench_config, planbench_config_path=planbench_config_path,
+            trace=trace))
+
+    @server.tool(annotations=_READ_ONLY)
+    async def validate_batch(
+            items: Annotated[list[dict[str, str | int | list[str] | None]], Field(
+                description="the plans: objects with plan (text or lines) or plan_path, and "
+                            "optionally id, domain_path, problem_path, format "
+                            "('pddl'/'planbench'), planbench_config_path")],
+            ctx: Context,
+            domain_path: Annotated[str | None, Field(
+                description="the domain file of every item that names none")] = None,
+            problem_path: Annotated[str | None, Field(
+                description="the problem file of every item that names none")] = None,
+    ) -> M.ValidateBatchDoc:
+        """Judge many plans in one call (files parsed once per call), in order, one record
+        each; an item that cannot be judged gets a record with its error, and the rest go
+        on. Sends progress notifications when the request asks for them."""
+        portal_progress = _progress(ctx)
+        return await _run(cfg, "validate_batch", lambda d: T.validate_batch(
+            cfg, d, items, domain_path=domain_path, problem_path=problem_path,
+            progress=portal_progress), ctx)
+
+    @server.tool(annotations=_READ_ONLY)
+    async def simulate(domain: Domain = None, domain_path: DomainPath = None,
+                       problem: Problem = None, problem_path: ProblemPath = None,
+                       plan: Plan = None, plan_path: PlanPath = None, format: Format = "pddl",
+                       planbench_config: Config = None,
+                       planbench_config_path: ConfigPath = None,
+                       max_states: Annotated[int | None, Field(
+                           description="return at most this many states")] = None,
+                       ) -> M.SimulateDoc:
+        """Execute a plan from the initial state and return the state after each step
+        (the trace), up to the first step that cannot run."""
+        return await _run(cfg, "simulate", lambda d: T.simulate(
+            cfg, d, domain=domain, domain_path=domain_path, problem=problem,
+            problem_path=problem_path, plan=plan, plan_path=plan_path, format=format,
+            planbench_config=planbench_config, planbench_config_path=planbench_config_path,
+            max_states=max_states))
+
+    @server.tool(annotations=_READ_ONLY)
+    async def applicable_actions(
+            domain: Domain = None, domain_path: DomainPath = None, problem: Problem = None,
+            problem_path: ProblemPath = None,
+            plan: Annotated[str | list[str] | None, Field(
+                description="steps to execute first (PDDL lines); none: the initial "
+                            "state")] = None,
+            offset: Annotated[int, Field(description="skip this many actions (paging)")] = 0,
+            limit: Annotated[int, Field(description="at most this many actions")] = 100,
+    ) -> M.ApplicableActionsDoc:
+        """The ground actions applicable in the initial state, or after the given steps,
+        a page at a time (next_offset for the next page)."""
+        return await _run(cfg, "applicable_actions", lambda d: T.applicable_actions(
+            cfg, d, domain=domain, domain_path=domain_path, problem=problem,
+            problem_path=problem_path, plan=plan, offset=offset, limit=limit))
+
+    @server.tool(annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False,
+                                             open_world_hint=False))
+    async def solve_classical(
+            domain: Domain = None, domain_path: DomainPath = None, problem: Problem = None,
+            problem_path: ProblemPath = None,
+            planner: Annotated[str, Field(
+                description="fd (Fast Downward, lama-first), fd-optimal, or veriplan's own "
+                            "bfs, astar-hadd, astar-hff, gbfs-hff")] = "fd",
+            time_limit: Annotated[float | None, Field(
+                description="seconds (at most the server's limit)")] = None,
+    ) -> M.SolveClassicalDoc:
+        """Solve a PDDL task with a classical planner; the plan is re-checked by
+        veriplan's validator (solved is true only then)."""
+        return await _run(cfg, "solve_classical", lambda d: T.solve_classical(
+            cfg, d, domain=domain, domain_path=domain_path, problem=problem,
+            problem_path=problem_path, planner=planner, time_limit=time_limit))
+
+    @server.tool(annotations=_READ_ONLY)
+    async def check_task(domain: Domain = None, domain_path: DomainPath = None,
+                         problem: Problem = None, problem_path: ProblemPath = None,
+                         ) -> M.CheckTaskDoc:
+        """Read a PDDL domain (and problem): errors with line and column, the
+        requirements, and whether veriplan supports them."""
+        return await _run(cfg, "check_task", lambda d: T.check_task(
+            cfg, d, domain=domain, domain_path=domain_path, problem=problem,
+            problem_path=problem_path))
+
+    if cfg.backend is not None:
+        from veriplan.mcp.methods import register_run_method
+
+        register_run_method(server, cfg)
+
+    _resources(server)
+    _prompts(server)
+    return server
+
+
+def _progress(ctx: Context) -> Callable[[int, int], None]:
+    """A progress callback a worker thread may call (every 64th item and the last)."""
+    def report(done: int, total: int) -> None:
+        if done % 64 and done != total:
+            return
+        # a client gone away does not stop the batch
+        with contextlib.suppress(Exception):
+            anyio.from_thread.run(ctx.report_progress, done, total, f"{done}/{total} judged")
+    return report
+
+
+# ----- resources ---------------------------------------------------------------------------
+_EXAMPLES = "veriplan.examples"
+
+
+def _example_names() -> list[str]:
+    return sorted(p.name for p in resources.files(_EXAMPLES).iterdir()
+                  if p.name.endswith((".pddl", ".txt", ".yaml")))
+
+
+def _reader(name: str) -> Callable[[], str]:
+    def read() -> str:
+        return resources.files(_EXAMPLES).joinpath(name).read_text(encoding="utf-8")
+    return read
+
+
+def _resources(server: MCPServer) -> None:
+    for name in _example_names():
+        mime = "text/x-pddl" if name.endswith(".pddl") else (
+            "application/yaml" if name.endswith(".yaml") else "text/plain")
+
+        server.resource(f"veriplan://examples/{name}", name=f"example {name}", mime_type=mime,
+                        description="a bundled example (blocksworld domain, problems, "
+                                    "plans and a PlanBench config)")(_reader(name))
+
+    @server.resource("veriplan://datasets", name="datasets", mime_type="application/json",
+                     description="the data sets veriplan knows, and where they are")
+    def datasets() -> str:
+        import json
+
+        return json.dumps(_dataset_list(), indent=2)
+
+    @server.resource("veriplan://domains/{name}", name="bundled domain",
+                     mime_type="text/x-pddl",
+                     description="a PDDL domain shipped in veriplan.domains (see "
+                                 "veriplan://datasets)")
+    def domain(name: str) -> str:
+        files = {p.name: p for p in resources.files("veriplan.domains").iterdir()
+                 if p.name.endswith(".pddl")}
+        if name not in files:
+            raise ResourceError(f"no bundled domain {name!r}: there are "
+                                f"{', '.join(sorted(files))}")
+        return files[name].read_text(encoding="utf-8")
+
+
+def _dataset_list() -> dict[str, object]:
+    out: dict[str, object] = {
+        "examples": [f"veriplan://examples/{n}" for n in _example_names()],
+        "domains": [f"veriplan://domains/{p.name}" for p in
+                    resources.files("veriplan.domains").iterdir() if p.name.endswith(".pddl")],
+    }
+    try:
+        from veriplan.bench.datasets import DATASETS
+
+        out["benchmarks"] = sorted(DATASETS.names())
+    except Exception:  # noqa: BLE001 - the list is informative only
+        out["benchmarks"] = []
+    return out
+
+
+# ----- prompts -----------------------------------------------------------------------------
+#: Each method's prompt templates: (package, template) -> what the template is.
+PROMPTS = {
+    "backprompt-task": ("veriplan.methods.backprompt", "pddl_task.j2",
+                        "Back-prompting's plan request for a PDDL task"),
+    "backprompt-feedback": ("veriplan.methods.backprompt", "feedback.j2",
+                            "Back-prompting's feedback after an invalid plan"),
+    "closed-loop-plan": ("veriplan.methods.closed_loop", "lp.j2",
+                         "The closed loop's plan request (structure and repair notes)"),
+    "drip-decompose": ("veriplan.methods.drip", "decompose.j2",
+                       "DRIP's goal decomposition request"),
+    "cot": ("veriplan.methods.baselines", "cot.j2", "The chain-of-thought baseline"),
+    "react": ("veriplan.methods.baselines", "react.j2", "The ReAct baseline"),
+}
+
+
+def _prompts(server: MCPServer) -> None:
+    for key, (package, template, about) in PROMPTS.items():
+        server.prompt(name=key, description=about)(_template(package, template))
+
+
+def _template(package: str, template: str) -> Callable[[], str]:
+    def show() -> str:
+        text = resources.files(package).joinpath("prompts", template).read_text(
+            encoding="utf-8")
+        return (f"veriplan's {template} template of {package} (Jinja2; the method fills "
+                f"its variables):\n\n{text}")
+    return show
+
+
+def serve(cfg: ServerConfig, transport: Literal["stdio", "http"] = "stdio", *,
+          port: int = 8765) -> None:
+    """Run the server until stdin closes (stdio) or the process is stopped (HTTP,
+    bound to 127.0.0.1 only)."""
+    server = build_server(cfg)
+    if transport == "stdio":
+        server.run("stdio")
+    else:
+        server.run("streamable-http", host="127.0.0.1", port=port)
+
+
+def describe(cfg: ServerConfig) -> dict[str, object]:
+    """The server as one JSON document (``veriplan mcp --describe``): its limits,
+    and each tool's description, input schema and output schema."""
+    server = build_server(cfg)
+
+    async def tools() -> list[dict[str, object]]:
+        return [{"name": t.name, "description": t.description,
+                 "input_schema": t.input_schema, "output_schema": t.output_schema}
+                for t in await server.list_tools()]
+
+    return {"schema_id": M.schema_id("mcp_server"), "server": "veriplan",
+            "version": __version__, "limits": cfg.describe(), "tools": anyio.run(tools)}
