@@ -284,8 +284,7 @@ _NO_PLAN = re.compile(
     r"\b(?:no (?:valid |possible |feasible )?(?:plan|sequence|solution)\b|"
     r"(?:is|it'?s|seems|be) (?:not |im)possible|not (?:possible|achievable|feasible) to|"
     r"impossible to|cannot be (?:achieved|reached|accomplished|satisfied)|unachievable|"
-    r"unsolvable|unreachable|does not (?:fully )?achieve|doesn'?t (?:fully )?achieve|"
-    r"not (?:fully )?achieve|only part of (?:the|your) goal|part of (?:the|your) goal)",
+    r"unsolvable|unreachable|does not (?:fully )?achieve|doesn'?t (?:fully )?achieve)",
     re.IGNORECASE)
 _LISTED = re.compile(r"\s*(?:[-*•+]\s|\d+\s*[.):]|\(\d+\)|#+\s|(?:step|action)\s*#?\d+)",
                      re.IGNORECASE)

@@ -195,6 +195,23 @@ _CONNECTIVE = re.compile(
     r"^(?:because|since|as|so|which|thus|therefore|hence|leaving|making|in\s+order|while|"
     r"given|when|where)\b")
 _GROUP = re.compile(r"\(\s*([^()]*?)\s*\)")
+_LATEX = re.compile(r"\\[()\[\]]|\$")
+_ONE_IN_PARENS = re.compile(r"\(\s*([\w-]+(?:\s+from\s+[\w-]+)?)\s*\)")
+_PERFORM = re.compile(r"^(?:perform|do|execute|apply|carry\s+out)\s+(?:the\s+|an?\s+)?"
+                      r"(?:action\s+)?")
+_PARTICLES = frozenset(("up", "down", "off", "out", "in", "on"))
+_HEAD_SPLIT = re.compile(r"\s*(?::|\s[-—–]+)\s+")
+_LIST_SPLIT = re.compile(r"\s*(?:[,;→]|->|\bthen\b|\s\d+[.)](?=\s))\s*", re.IGNORECASE)
+# Words that open a sentence about the plan rather than a step of it.
+_OPENERS = frozenset((
+    "this", "these", "that", "those", "by", "after", "at", "however", "it", "its", "now",
+    "since", "because", "with", "once", "given", "in", "so", "thus", "therefore", "here",
+    "we", "you", "i", "if", "each", "all", "both", "following", "note", "as", "to",
+    "the", "your", "our", "there", "an", "a", "when", "while", "following", "before"))
+
+
+def _strip_article(text: str) -> str:
+    return re.sub(r"^(?:the|a|an)\s+", "", text)
 _INNER_NUMBER = re.compile(r"^\d+\s*[.):]\s*")
 
 
@@ -221,10 +238,89 @@ class _Reader:
             self.phrases.append(re.compile(_template_regex(pieces, alias_re, whole=False)))
             if pieces[0]:
                 verbs.append(pieces[0][0])
+        self.particles = [(p[0][0], p[0][1]) for _n, p in cfg._templates
+                          if len(p[0]) == 2 and p[0][1] in _PARTICLES]
+        self.facts = {w for name, t in cfg.predicates.items()
+                      for w in (name, *(t.split()[:1]))
+                      if w.isalpha() and w not in ("object", "the", "a", "an")} - set(verbs)
         self.vocab = Vocabulary(cfg.actions, objects, aliases, verbs,
                                 max(self.arity.values(), default=0))
 
     def read(self, line: str, n: int) -> list[Step] | str:
+        got = self._read(line, n)
+        if not isinstance(got, str):
+            return got
+        for variant in self._variants(line):
+            again = self._read(variant, n)
+            if not isinstance(again, str):
+                return again
+        head = self._head(line, n)
+        if head is not None:
+            return head
+        listed = self._listed(line, n)
+        return listed if listed is not None else got
+
+    def _variants(self, line: str) -> list[str]:
+        """The line in plainer dress, each tried when the line itself has no
+        reading: LaTeX parentheses and parentheses around one object dropped
+        ("Feast \\(d\\) from \\(a\\)", "Feast(b) from (a)"), a leading "Perform"
+        dropped, a particle put back after its verb ("put the red block down")."""
+        out = []
+        low = " ".join(line.lower().split()).rstrip(".;,!\\")
+        plain = _LATEX.sub(" ", low)
+        plain = _ONE_IN_PARENS.sub(r" \1 ", plain)
+        plain = " ".join(plain.split())
+        if plain != low:
+            out.append(plain)
+        m = _PERFORM.match(plain)
+        if m is not None:
+            out.append(plain[m.end():])
+        for verb, particle in self.particles:
+            m = re.match(rf"^{re.escape(verb)}\s+(.+?)\s+{re.escape(particle)}\b(.*)$", plain)
+            if m is not None and self.mention.fullmatch(_strip_article(m.group(1))):
+                out.append(f"{verb} {particle} {m.group(1)}{m.group(2)}")
+        return out
+
+    def _head(self, line: str, n: int) -> list[Step] | None:
+        """"Unstack orange from yellow: remove the orange block from ...": the
+        part before a colon or dash is one step and what follows explains it,
+        naming no other action."""
+        m = _HEAD_SPLIT.search(line)
+        if m is None or m.start() == 0:
+            return None
+        head = self._read(line[:m.start()], n)
+        if isinstance(head, str) or len(head) != 1:
+            return None
+        tail = line[m.end():].lower()
+        first = tail.split(None, 1)[0].strip(",.") if tail.strip() else ""
+        if first in _JOINERS:
+            return None
+        one = (head[0].name, head[0].args)
+        for rx in self.phrases:
+            for found in rx.finditer(tail):
+                other = self._read(found.group(0), n)
+                if isinstance(other, str) or [(s.name, s.args) for s in other] != [one]:
+                    return None
+        return head
+
+    def _listed(self, line: str, n: int) -> list[Step] | None:
+        """Several steps on one line ("Feast a from b, Succumb a, ...",
+        "Attack b 2. Succumb b 3. ..."): each piece one step, in order."""
+        pieces = [p for p in _LIST_SPLIT.split(line) if p and p.strip(" .")]
+        if len(pieces) < 2:
+            return None
+        steps = []
+        for piece in pieces:
+            got = self._read(piece, n)
+            if isinstance(got, str):
+                got = next((g for g in map(lambda v: self._read(v, n), self._variants(piece))
+                            if not isinstance(g, str)), piece)
+            if isinstance(got, str) or len(got) != 1:
+                return None
+            steps.extend(got)
+        return steps
+
+    def _read(self, line: str, n: int) -> list[Step] | str:
         low = " ".join(line.lower().split()).rstrip(".;,!\\")
         inner = low
         if low.startswith("(") and low.endswith(")"):
@@ -296,6 +392,12 @@ class _Reader:
     def is_prose(self, low: str) -> bool:
         """A line with no reading is prose when it has no action verb, no
         parenthesis or call form, and is not a word followed by objects."""
+        words = re.findall(r"[a-z]+", low)
+        if words and not any(rx.search(low) for rx in self.phrases):
+            if words[0] in _OPENERS and not (self.vocab.verb and self.vocab.verb.match(low)):
+                return True  # "This sequence moves ...", "By following these steps, ..."
+            if words[0] in self.facts:
+                return True  # a fact: "Craves(a, d)", "Harmony (true initially)"
         if self.vocab.looks_like_action(low, bare_words=False):
             return False
         words = low.rstrip(".,!\\ ").replace(",", " ").split()
