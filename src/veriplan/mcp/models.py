@@ -198,11 +198,30 @@ class RunMethodDoc(_Doc):
     last_diagnosis: str
 
 
+class ToolDoc(_Doc):
+    name: str
+    description: str | None
+    input_schema: dict[str, object]
+    output_schema: dict[str, object] | None
+
+
+class ServerDoc(_Doc):
+    """What ``veriplan mcp --describe`` prints."""
+
+    schema_id: Literal["veriplan.mcp_server/1"] = "veriplan.mcp_server/1"
+    server: str
+    version: str
+    limits: dict[str, object] = Field(description="roots, max_bytes, time_limit, max_items, "
+                                                  "max_results, backend, model, "
+                                                  "method_time_limit, lenient")
+    tools: list[ToolDoc]
+
+
 DOCUMENTS: dict[str, type[BaseModel]] = {
     "validate_plan": ValidatePlanDoc, "validate_batch": ValidateBatchDoc,
     "simulate": SimulateDoc, "applicable_actions": ApplicableActionsDoc,
     "solve_classical": SolveClassicalDoc, "check_task": CheckTaskDoc,
-    "run_method": RunMethodDoc,
+    "run_method": RunMethodDoc, "mcp_server": ServerDoc,
 }
 
 

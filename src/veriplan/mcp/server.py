@@ -317,5 +317,6 @@ def describe(cfg: ServerConfig) -> dict[str, object]:
                  "input_schema": t.input_schema, "output_schema": t.output_schema}
                 for t in await server.list_tools()]
 
-    return {"schema_id": M.schema_id("mcp_server"), "server": "veriplan",
-            "version": __version__, "limits": cfg.describe(), "tools": anyio.run(tools)}
+    doc = M.ServerDoc(server="veriplan", version=__version__, limits=cfg.describe(),
+                      tools=[M.ToolDoc(**t) for t in anyio.run(tools)])  # type: ignore[arg-type]
+    return doc.model_dump(mode="json")
