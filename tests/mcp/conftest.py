@@ -118,4 +118,5 @@ def text_of(result: CallToolResult) -> str:
     return " ".join(getattr(c, "text", "") for c in result.content)
 
 
-__all__ = ["EXAMPLES", "REPO", "Server", "conforms", "os", "start", "text_of", "workspace"]
+__all__ = ["EXAMPLES", "REPO", "SCHEMAS", "VERIPLAN", "Server", "conforms", "os", "start",
+           "text_of", "workspace"]

@@ -234,3 +234,30 @@ def test_a_cancelled_run_stops_and_the_server_goes_on(server: Server, root: Path
     time.sleep(1.0)
     assert calls.read_text().count("call") <= made + 1
     assert server.call("validate_plan", {**TASK, "plan": GOOD}).structured_content["valid"]
+
+
+def test_a_scripted_agent_repairs_a_broken_plan_from_the_feedback(server: Server) -> None:
+    """An agent loop with no planning knowledge of its own: it inserts what the repair
+    hints name (an action that can run now, trying each and keeping the one that gets
+    furthest; else one that cannot run yet) until validate_plan says valid."""
+    def check(plan: list[str]) -> dict:
+        return server.call("validate_plan", {**TASK, "plan": plan}).structured_content
+
+    def score(doc: dict) -> tuple[bool, int, int]:
+        return doc["valid"], doc["steps_executed"], -len(doc["unmet_goals"])
+
+    plan = ["(unstack c a)", "(pick-up b)", "(stack b c)"]  # blocks-bad-plan.txt
+    doc = check(plan)
+    rounds = 0
+    while not doc["valid"]:
+        rounds += 1
+        assert rounds <= 10, doc["feedback"]
+        hint = doc["repair_hints"][0]
+        at = (hint["before_step"] or len(plan) + 1) - 1
+        trials = [plan[:at] + [a] + plan[at:] for a in hint["ground_actions"]]
+        if trials:
+            plan = max(trials, key=lambda p: score(check(p)))
+        else:
+            plan = plan[:at] + [hint["not_yet_applicable"][0]] + plan[at:]
+        doc = check(plan)
+    assert plan == GOOD and rounds == 3

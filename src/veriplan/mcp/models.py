@@ -61,6 +61,9 @@ class RepairHint(_Doc):
     ground_actions: list[str] = Field(
         description="ground actions (at most a few) that make it true and can run in the "
                     "state where it is missing")
+    not_yet_applicable: list[str] = Field(
+        description="ground actions (at most a few) that make it true but cannot run in "
+                    "that state: their own preconditions must be made true first")
 
 
 class StateDoc(_Doc):

@@ -233,8 +233,9 @@ def _state_before(task: Task, steps: Sequence[object], k: int) -> int:
 
 def repair_hints(task: Task, r: ValidationResult) -> list[M.RepairHint]:
     """For each false precondition of the failing step and each unmet goal literal:
-    the action schemas whose effects make it true, and up to :data:`HINT_ACTIONS`
-    ground actions that do and can run in the state where it is missing."""
+    the action schemas whose effects make it true, up to :data:`HINT_ACTIONS`
+    ground actions that do and can run in the state where it is missing, and up to
+    as many that do but cannot run there yet (their own preconditions come first)."""
     from veriplan.pddl.ast import Literal as AstLiteral
 
     wanted: list[tuple[CoreLiteral, int | None]] = []
@@ -259,15 +260,19 @@ def repair_hints(task: Task, r: ValidationResult) -> list[M.RepairHint]:
         state = states[step]
         bit = task.facts.find(Atom(lit.atom.pred, tuple(lit.atom.args)))
         ground: list[str] = []
+        later: list[str] = []
         if bit is not None:
             for op in task.ground():
                 if len(ground) >= HINT_ACTIONS:
                     break
-                if (op.add if lit.positive else op.delete) >> bit & 1 and op.applicable(state):
-                    ground.append(str(op))
+                if (op.add if lit.positive else op.delete) >> bit & 1:
+                    if op.applicable(state):
+                        ground.append(str(op))
+                    elif len(later) < HINT_ACTIONS:
+                        later.append(str(op))
         out.append(M.RepairHint(literal=lit.pddl(), before_step=step,
                                 actions=makers.get((lit.atom.pred, lit.positive), []),
-                                ground_actions=ground))
+                                ground_actions=ground, not_yet_applicable=later))
     return out
 
 
