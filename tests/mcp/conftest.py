@@ -20,10 +20,9 @@ import pytest
 
 mcp = pytest.importorskip("mcp", reason="the MCP SDK (pip install 'veriplan[mcp]')")
 
+from mcp import Client  # noqa: E402
 from mcp.client.stdio import StdioServerParameters  # noqa: E402
 from mcp_types import CallToolResult  # noqa: E402
-
-from mcp import Client  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "src" / "veriplan" / "examples"
