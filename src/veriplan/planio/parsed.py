@@ -57,6 +57,7 @@ class ParsedPlan:
 
 # ----- lines of an answer ----------------------------------------------------------------
 LINE, PROSE, BREAK = 0, 1, 2  # kinds of AnswerLines.items
+RESTART = "numbering restarts"  # the text of a BREAK where the numbering starts again
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
 # A list mark, then a step number in any usual dress ("1.", "1)", "(1)", "Step 1:",
@@ -212,7 +213,7 @@ def split_answer(text: str) -> AnswerLines:
         if number is not None:
             numbers[n] = number
             if number == 1 and last_number > 1:
-                items.append((n, "", BREAK))  # the numbering starts again
+                items.append((n, RESTART, BREAK))  # the numbering starts again
             last_number = number
         if pending is not None:
             start, pending = pending, None
@@ -288,6 +289,11 @@ _NO_PLAN = re.compile(
     re.IGNORECASE)
 _LISTED = re.compile(r"\s*(?:[-*•+]\s|\d+\s*[.):]|\(\d+\)|#+\s|(?:step|action)\s*#?\d+)",
                      re.IGNORECASE)
+# A heading over lines that explain or check the plan ("Explanation of the Plan:",
+# "Action Breakdown:", "Step-by-step reasoning:").
+_ABOUT = re.compile(r"\b(?:explanation|explained|breakdown|reasoning|verification|verify|"
+                    r"justification|rationale|analysis|notes?|walk-?through|details|"
+                    r"why this works|how it works|check(?:ing)?)\b", re.IGNORECASE)
 _HEADING = re.compile(r"[:：]\s*$")
 
 
@@ -329,11 +335,13 @@ class Collector:
             self.prose.append(UnreadLine(n, self.answer.text(n), text))
             raw = self.answer.text(n)
             if _heading(raw):
-                if text.startswith("labelled as a description"):
+                if text.startswith("labelled as a description") or _ABOUT.search(raw):
                     self.section = (self.answer.indent(n), n)
                 self.cuts.append((n, False))
         else:
-            self.anchor = self.section = None
+            self.anchor = None
+            if text != RESTART:  # a numbered explanation stays under its heading
+                self.section = None
             self.cuts.append((n, True))
         self.bounds.add(len(self.steps))
 

@@ -223,6 +223,9 @@ class _Reader:
         alias_re = "|".join(re.escape(a) for a in sorted(aliases, key=len, reverse=True))
         alias_re = alias_re or r"(?!)"
         self.mention = re.compile(rf"(?<![\w-])(?:{alias_re})(?![\w-])")
+        self.state = re.compile(
+            rf"^\W*{_ARTICLE}(?:{alias_re})(?![\w-])\W*(?:block\s+)?(?:is|are|remains|stays|"
+            rf"sits|rests|was|will\s+be|becomes|ends\s+up|now)\b")
         places = "|".join(p.replace(" ", r"\s+") for p in _PLACES)
         self.place = re.compile(rf"(?<![\w-])(?:{places})\s+(?:(?:top|bottom)\s+of\s+)?"
                                 rf"{_ARTICLE}(?:{alias_re})(?![\w-])")
@@ -291,11 +294,18 @@ class _Reader:
         head = self._read(line[:m.start()], n)
         if isinstance(head, str) or len(head) != 1:
             return None
-        tail = line[m.end():].lower()
-        first = tail.split(None, 1)[0].strip(",.") if tail.strip() else ""
-        if first in _JOINERS:
-            return None
+        tail = " ".join(line[m.end():].lower().split())
+        verb = self.vocab.verb
         one = (head[0].name, head[0].args)
+        lead = re.sub(r"^(?:and|then|finally|next)\W+", "", tail)
+        if verb is not None and verb.match(lead):
+            # "X: then put it down" is a second action; "X: X again, to ..." is not.
+            found = [rx.match(lead) for rx in self.phrases]
+            same = [f for f in found if f is not None
+                    and not isinstance(got := self._read(f.group(0), n), str)
+                    and [(s.name, s.args) for s in got] == [one]]
+            if not same:
+                return None
         for rx in self.phrases:
             for found in rx.finditer(tail):
                 other = self._read(found.group(0), n)
@@ -398,6 +408,8 @@ class _Reader:
                 return True  # "This sequence moves ...", "By following these steps, ..."
             if words[0] in self.facts:
                 return True  # a fact: "Craves(a, d)", "Harmony (true initially)"
+            if self.state.match(low):
+                return True  # a state: "Yellow is stacked on blue", "the red block remains"
         if self.vocab.looks_like_action(low, bare_words=False):
             return False
         words = low.rstrip(".,!\\ ").replace(",", " ").split()
