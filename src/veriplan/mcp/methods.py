@@ -79,10 +79,11 @@ def run(cfg: ServerConfig, model: _Model, deadline: T.Deadline, *, method: str,
 
 def register_run_method(server: MCPServer, cfg: ServerConfig) -> None:
     from veriplan.mcp.server import _run as run_in_thread
+    from veriplan.mcp.server import _tool
 
     model = _Model(cfg)
 
-    @server.tool(annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False,
+    @_tool(server, annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False,
                                              idempotent_hint=False, open_world_hint=True))
     async def run_method(
             ctx: Context,

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Callable
+import inspect
+from collections.abc import Awaitable, Callable
 from importlib import resources
 from typing import Annotated, Literal, TypeVar
 
@@ -82,12 +83,21 @@ async def _run(cfg: ServerConfig, name: str, work: Callable[[T.Deadline], R],
         raise ToolError(f"{name}: the input needs more memory than the server has") from None
 
 
+def _tool(server: MCPServer, *, annotations: ToolAnnotations
+          ) -> Callable[[Callable[..., Awaitable[R]]], Callable[..., Awaitable[R]]]:
+    """``server.tool`` with the function's docstring, dedented, as the description."""
+    def register(fn: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
+        return server.tool(description=inspect.cleandoc(fn.__doc__ or ""),
+                           annotations=annotations)(fn)
+    return register
+
+
 def build_server(cfg: ServerConfig) -> MCPServer:
     """The server with every tool, resource and prompt, configured by ``cfg``."""
     server: MCPServer = MCPServer("veriplan", version=__version__, instructions=INSTRUCTIONS,
                                   log_level="WARNING")
 
-    @server.tool(annotations=_READ_ONLY)
+    @_tool(server, annotations=_READ_ONLY)
     async def validate_plan(domain: Domain = None, domain_path: DomainPath = None,
                             problem: Problem = None, problem_path: ProblemPath = None,
                             plan: Plan = None, plan_path: PlanPath = None,
@@ -106,7 +116,7 @@ def build_server(cfg: ServerConfig) -> MCPServer:
             planbench_config=planbench_config, planbench_config_path=planbench_config_path,
             trace=trace))
 
-    @server.tool(annotations=_READ_ONLY)
+    @_tool(server, annotations=_READ_ONLY)
     async def validate_batch(
             items: Annotated[list[dict[str, str | int | list[str] | None]], Field(
                 description="the plans: objects with plan (text or lines) or plan_path, and "
@@ -118,7 +128,7 @@ def build_server(cfg: ServerConfig) -> MCPServer:
             problem_path: Annotated[str | None, Field(
                 description="the problem file of every item that names none")] = None,
     ) -> M.ValidateBatchDoc:
-        """Judge many plans in one call (files parsed once per call), in order, one record
+        """Judge many plans in one call (each file parsed once), in order, one record
         each; an item that cannot be judged gets a record with its error, and the rest go
         on. Sends progress notifications when the request asks for them."""
         portal_progress = _progress(ctx)
@@ -126,7 +136,7 @@ def build_server(cfg: ServerConfig) -> MCPServer:
             cfg, d, items, domain_path=domain_path, problem_path=problem_path,
             progress=portal_progress), ctx)
 
-    @server.tool(annotations=_READ_ONLY)
+    @_tool(server, annotations=_READ_ONLY)
     async def simulate(domain: Domain = None, domain_path: DomainPath = None,
                        problem: Problem = None, problem_path: ProblemPath = None,
                        plan: Plan = None, plan_path: PlanPath = None, format: Format = "pddl",
@@ -143,7 +153,7 @@ def build_server(cfg: ServerConfig) -> MCPServer:
             planbench_config=planbench_config, planbench_config_path=planbench_config_path,
             max_states=max_states))
 
-    @server.tool(annotations=_READ_ONLY)
+    @_tool(server, annotations=_READ_ONLY)
     async def applicable_actions(
             domain: Domain = None, domain_path: DomainPath = None, problem: Problem = None,
             problem_path: ProblemPath = None,
@@ -159,7 +169,7 @@ def build_server(cfg: ServerConfig) -> MCPServer:
             cfg, d, domain=domain, domain_path=domain_path, problem=problem,
             problem_path=problem_path, plan=plan, offset=offset, limit=limit))
 
-    @server.tool(annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False,
+    @_tool(server, annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False,
                                              open_world_hint=False))
     async def solve_classical(
             domain: Domain = None, domain_path: DomainPath = None, problem: Problem = None,
@@ -176,7 +186,7 @@ def build_server(cfg: ServerConfig) -> MCPServer:
             cfg, d, domain=domain, domain_path=domain_path, problem=problem,
             problem_path=problem_path, planner=planner, time_limit=time_limit))
 
-    @server.tool(annotations=_READ_ONLY)
+    @_tool(server, annotations=_READ_ONLY)
     async def check_task(domain: Domain = None, domain_path: DomainPath = None,
                          problem: Problem = None, problem_path: ProblemPath = None,
                          ) -> M.CheckTaskDoc:

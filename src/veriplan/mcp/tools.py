@@ -217,8 +217,7 @@ def _states(task: Task, r: ValidationResult, limit: int) -> tuple[list[M.StateDo
     out = []
     for i, atoms in enumerate(trace[:limit]):
         action = str(r.plan[i - 1]) if i else None
-        out.append(M.StateDoc(step=i, action=action, atoms=[f"({a})" if not a.startswith("(")
-                                                            else a for a in atoms]))
+        out.append(M.StateDoc(step=i, action=action, atoms=list(atoms)))
     return out, len(trace) > limit
 
 
@@ -476,20 +475,16 @@ def validate_batch(cfg: ServerConfig, deadline: Deadline, items: Sequence[Mappin
     stopped = None
 
     def judged() -> Iterator[BatchVerdict]:
-        good = [(n, it) for n, it in enumerate(prepared, 1) if not isinstance(it, ItemError)]
-        verdicts = validate_many((it for _, it in good), strict=not cfg.lenient,
-                                 max_bytes=cfg.max_bytes)
-        by_n = dict.fromkeys(range(1, total + 1))
-        it = iter(good)
+        """Every item's verdict in order: the refused ones as prepared, the others
+        from one validate_many run (its caches shared across the call)."""
+        good = (it for it in prepared if not isinstance(it, ItemError))
+        verdicts = validate_many(good, strict=not cfg.lenient, max_bytes=cfg.max_bytes)
         for n, item in enumerate(prepared, 1):
             if isinstance(item, ItemError):
                 yield BatchVerdict(n, _ident(items[n - 1]), error=item)
             else:
-                gn, _ = next(it)
-                assert gn == n
                 v = next(verdicts)
                 yield BatchVerdict(n, v.id, result=v.result, error=v.error)
-        del by_n
 
     for n, v in enumerate(judged(), 1):
         if deadline.expired():
