@@ -199,6 +199,8 @@ _LATEX = re.compile(r"\\[()\[\]]|\$")
 _ONE_IN_PARENS = re.compile(r"\(\s*([\w-]+(?:\s+from\s+[\w-]+)?)\s*\)")
 _PERFORM = re.compile(r"^(?:perform|do|execute|apply|carry\s+out)\s+(?:the\s+|an?\s+)?"
                       r"(?:action\s+)?")
+# Words of a state, not an action: "(Blue is on the table, hand empty)".
+_STATE_WORDS = re.compile(r"\b(?:is|are|remains|stays|becomes|now\s+holding|holding|hand)\b")
 _PARTICLES = frozenset(("up", "down", "off", "out", "in", "on"))
 _HEAD_SPLIT = re.compile(r"\s*(?::|\s[-—–]+)\s+")
 _LIST_SPLIT = re.compile(r"\s*(?:[,;→]|->|\bthen\b|\s\d+[.)](?=\s))\s*", re.IGNORECASE)
@@ -241,8 +243,8 @@ class _Reader:
             self.phrases.append(re.compile(_template_regex(pieces, alias_re, whole=False)))
             if pieces[0]:
                 verbs.append(pieces[0][0])
-        self.particles = [(p[0][0], p[0][1]) for _n, p in cfg._templates
-                          if len(p[0]) == 2 and p[0][1] in _PARTICLES]
+        heads = [[w for w in p[0] if w not in ("the", "a", "an")] for _n, p in cfg._templates]
+        self.particles = [(h[0], h[1]) for h in heads if len(h) == 2 and h[1] in _PARTICLES]
         self.facts = {w for name, t in cfg.predicates.items()
                       for w in (name, *(t.split()[:1]))
                       if w.isalpha() and w not in ("object", "the", "a", "an")} - set(verbs)
@@ -389,7 +391,7 @@ class _Reader:
         if first in _JOINERS or (verb is not None and verb.match(tail)):
             return False
         if (not _CONNECTIVE.match(m.group().strip()) and not _CONNECTIVE.match(tail)
-                and self.place.search(tail)):
+                and not _STATE_WORDS.search(tail) and self.place.search(tail)):
             return False
         if any(rx.search(tail) for rx in self.phrases):
             return False
