@@ -464,7 +464,8 @@ class Collector:
                           for s in seg[0] if s.line is not None]
         last = max(seg[3] for seg in kept)
         extra += self._no_plan(last)
-        prose.sort(key=lambda u: u.line)
+        taken = {u.line for u in extra}
+        prose = sorted((u for u in prose if u.line not in taken), key=lambda u: u.line)
         return ParsedPlan(tuple(steps), tuple(sorted(unread + extra, key=lambda u: u.line)),
                           self.answer.after_end, tuple(prose))
 
@@ -491,5 +492,8 @@ class Collector:
             steps = steps[:half]
         lines = [s.line for s in steps if s.line is not None] + [u.line for u in unread]
         if lines:
-            unread += self._no_plan(max(lines))
+            said = self._no_plan(max(lines))
+            if said:
+                unread += said
+                prose = [u for u in prose if u.line != said[0].line]
         return ParsedPlan(tuple(steps), tuple(unread), self.answer.after_end, tuple(prose))

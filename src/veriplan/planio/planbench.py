@@ -412,6 +412,9 @@ class _Reader:
                 return True  # a fact: "Craves(a, d)", "Harmony (true initially)"
             if self.state.match(low):
                 return True  # a state: "Yellow is stacked on blue", "the red block remains"
+            label = low.split(":", 1)[0] if ":" in low else None
+            if label and not (self.vocab.verb and self.vocab.verb.search(label)):
+                return True  # a labelled description: "Table: yellow", "On yellow: orange"
         if self.vocab.looks_like_action(low, bare_words=False):
             return False
         words = low.rstrip(".,!\\ ").replace(",", " ").split()
