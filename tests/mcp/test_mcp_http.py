@@ -35,7 +35,14 @@ def test_streamable_http_on_loopback(tmp_path: Path) -> None:
                 if proc.poll() is not None or time.monotonic() > deadline:
                     pytest.fail(f"the server did not start: {proc.stderr.read().decode()}")
                 time.sleep(0.2)
-        # bound to loopback only: no other address of this host answers
+        # bound to 127.0.0.1 only: the host's other addresses do not answer
+        try:
+            other = socket.gethostbyname(socket.gethostname())
+        except OSError:
+            other = "127.0.0.1"
+        if other != "127.0.0.1":
+            with pytest.raises(OSError):
+                socket.create_connection((other, port), timeout=2).close()
         server = Server(f"http://127.0.0.1:{port}/mcp")
         try:
             tools = server.run(lambda c: c.list_tools()).tools

@@ -310,11 +310,18 @@ def serve(cfg: ServerConfig, transport: Literal["stdio", "http"] = "stdio", *,
           port: int = 8765) -> None:
     """Run the server until stdin closes (stdio) or the process is stopped (HTTP,
     bound to 127.0.0.1 only)."""
+    import warnings
+
+    from veriplan.errors import PDDLLenientWarning
+
     server = build_server(cfg)
-    if transport == "stdio":
-        server.run("stdio")
-    else:
-        server.run("streamable-http", host="127.0.0.1", port=port)
+    with warnings.catch_warnings():
+        # --lenient's warnings are not kept for the whole life of the server
+        warnings.simplefilter("ignore", PDDLLenientWarning)
+        if transport == "stdio":
+            server.run("stdio")
+        else:
+            server.run("streamable-http", host="127.0.0.1", port=port)
 
 
 def describe(cfg: ServerConfig) -> dict[str, object]:
