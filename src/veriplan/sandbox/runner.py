@@ -191,8 +191,9 @@ class Job:
         resource.setrlimit(resource.RLIMIT_FSIZE, (lim.file_mb * mb,) * 2)
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         if self.mode == "bwrap":
-            # counted for the job's own user id (the child switches to it)
-            resource.setrlimit(resource.RLIMIT_NPROC, (lim.processes, lim.processes))
+            if os.geteuid() == 0:  # counted for the job's own user id (the child switches
+                #                    to it); another user's limit would count all its processes
+                resource.setrlimit(resource.RLIMIT_NPROC, (lim.processes, lim.processes))
         else:
             resource.setrlimit(resource.RLIMIT_NPROC, (64, 64))  # not enforced for root
             if lim.network_namespace:
