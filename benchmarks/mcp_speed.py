@@ -2,7 +2,8 @@
 SDK's client (the whole round trip: request, JSON-RPC, reading the files,
 judging, the structured verdict with repair hints, the reply), against
 ``veriplan validate`` as a process per plan (what an agent that shells out pays)
-and KCL's VAL as a process per plan, in one run, in interleaved rounds.
+and KCL's VAL as a process per plan, in one run, in interleaved rounds; and
+validate_batch, 100 plans a call.
 
 The plans: the bundled Blocksworld examples (a valid 6-step plan, a broken one, a
 PlanBench-numbered one) and plans of the 6-block problem (a solution found by our
@@ -65,6 +66,18 @@ async def mcp_rate(client: Client, items: list[tuple[str, str, str]], calls: int
     return calls / (time.perf_counter() - start)
 
 
+async def batch_rate(client: Client, items: list[tuple[str, str, str]], calls: int,
+                     size: int) -> float:
+    """Plans a second through validate_batch, ``size`` plans a call."""
+    batch = [{"domain_path": d, "problem_path": p, "plan_path": plan}
+             for d, p, plan in (items * (size // len(items) + 1))[:size]]
+    start = time.perf_counter()
+    for _ in range(calls):
+        r = await client.call_tool("validate_batch", {"items": batch})
+        assert not r.is_error and r.structured_content["unjudged"] == 0, r.content
+    return calls * size / (time.perf_counter() - start)
+
+
 def process_rate(command: list[list[str]], work: Path) -> float:
     start = time.perf_counter()
     for c in command:
@@ -94,6 +107,7 @@ async def main() -> None:
         vals = [[*map(str, val.command(work / d, work / p, work / plan))]
                 for d, p, plan in items] if val else []
         rates: dict[str, list[float]] = {"mcp (paths)": [], "mcp (inline text)": [],
+                                         "mcp validate_batch, 100 plans a call": [],
                                          "veriplan validate, a process a plan": [],
                                          "VAL, a process a plan": []}
         params = StdioServerParameters(command=VERIPLAN, args=["mcp", "--root", str(work)],
@@ -105,6 +119,8 @@ async def main() -> None:
                                                            work))
                 rates["mcp (inline text)"].append(await mcp_rate(client, items, a.calls,
                                                                  True, work))
+                rates["mcp validate_batch, 100 plans a call"].append(
+                    await batch_rate(client, items, max(1, a.calls // 20), 100))
                 n = a.processes
                 rates["veriplan validate, a process a plan"].append(
                     process_rate([cli[i % len(cli)] for i in range(n)], work))
