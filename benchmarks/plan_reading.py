@@ -10,12 +10,21 @@ How the reference was made: an engineer read each sampled answer in full (the ra
 text only, before looking at what either reader took) and wrote down the plan a
 careful reader takes: the steps the answer commits to, once, in order; or ``null``
 when the answer commits to no plan (two different final plans, a step that names
-no action of the domain, the answer's word that no plan exists). Sample ``random``
-is 20 answers a model drawn with ``random.Random(34)``; sample ``disputed`` is drawn
-(same seed) from the answers where veriplan's reading and PlanBench's extraction
-differ, so that the hard shapes are checked too. Each record has a note on the
-shape that decided it. The reference was written once and not changed to fit the
-reader; where the reader misses, the miss is counted.
+no action of the domain, the answer's word that no plan exists). Three samples:
+
+- ``random``: 20 answers a model, ``random.Random(34)``. Labelled first and then
+  used while the reader was developed (its misses led to rules), so it is not a
+  held-out figure.
+- ``fresh``: 20 more answers, ``random.Random(3434)``, labelled after that
+  development, from the raw text only.
+- ``disputed``: 20 answers, ``random.Random(34)``, from those where veriplan's
+  verdict and PlanBench's differed at the time of drawing, so that the hard shapes
+  are checked too.
+
+On first measure ``fresh`` scored 20/20 and ``disputed`` 18/20; the two misses
+("Put blue down on the table"; "Put down blue. (Blue is on the table, hand
+empty)") led to two more rules, so ``disputed`` is no longer held out either.
+The labels were never changed to fit the reader; where it misses, the miss counts.
 
 Figures printed:
 
@@ -38,7 +47,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import parser  # noqa: E402
-
 from veriplan.core.plan import Step  # noqa: E402
 from veriplan.pddl.task import load_task  # noqa: E402
 from veriplan.planio import PlanBenchConfig, parse_plan  # noqa: E402
@@ -71,7 +79,8 @@ def main() -> int:
     ap.add_argument("--show", type=int, default=3, help="examples printed per kind")
     args = ap.parse_args()
     root = args.data_dir / "planbench"
-    rows = [json.loads(line) for line in open(root / "answers-dev.jsonl", encoding="utf-8")]
+    rows = [json.loads(line) for line in
+            (root / "answers-dev.jsonl").read_text(encoding="utf-8").splitlines()]
     cfgs: dict[str, PlanBenchConfig] = {}
     read: dict[str, dict] = {}
     t0 = time.perf_counter()
@@ -97,7 +106,8 @@ def main() -> int:
           f"({1000 * secs / len(rows):.1f} ms an answer)")
 
     # ----- against the careful reading ---------------------------------------------
-    refs = [json.loads(line) for line in open(args.reference, encoding="utf-8")]
+    refs = [json.loads(line) for line in
+            args.reference.read_text(encoding="utf-8").splitlines() if line.strip()]
     by_sample: dict[str, list[dict]] = {}
     for ref in refs:
         by_sample.setdefault(ref["sample"], []).append(ref)

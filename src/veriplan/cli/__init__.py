@@ -116,6 +116,9 @@ def _parser(only_validate: bool = False) -> argparse.ArgumentParser:
     v.add_argument("--planbench-config", help="PlanBench YAML config (for --format planbench)")
     v.add_argument("--json", action="store_true", help="print the ValidationResult as JSON")
     v.add_argument("--trace", action="store_true", help="include the state trace")
+    v.add_argument("--explain-reading", action="store_true",
+                   help="show which lines of the plan file became which step and why each "
+                        "other line was left aside (with --json: a 'reading' list)")
     if only_validate:
         return ap
 

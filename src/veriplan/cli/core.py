@@ -66,12 +66,22 @@ def _validate(args: argparse.Namespace) -> int:
 
         config = PlanBenchConfig.from_yaml(args.planbench_config, max_bytes=args.max_bytes)
     task = load_task_args(args)
-    parsed = parse_plan(read_text(args.plan, "plan file", args.max_bytes), task,
-                        format=args.format, config=config)
+    text = read_text(args.plan, "plan file", args.max_bytes)
+    parsed = parse_plan(text, task, format=args.format, config=config)
     result = validate_plan(task, parsed, trace=args.trace)  # unread lines: not valid
+    reading = None
+    if getattr(args, "explain_reading", False):
+        from veriplan.planio.explain import explain_reading, render_reading
+
+        reading = explain_reading(text, parsed)
     if args.json:
-        print(json.dumps(result.to_dict(), indent=2))
+        record = result.to_dict()
+        if reading is not None:
+            record["reading"] = reading
+        print(json.dumps(record, indent=2))
     else:
+        if reading is not None:
+            print("\n".join(render_reading(reading)))
         for u in result.unread:
             print(f"unread: {u}")
         print(("valid: " if result.valid else "not valid: ") + result.feedback())
@@ -97,7 +107,9 @@ def _validate_batch(args: argparse.Namespace) -> int:
 
     clash = [o for o, v in (("--domain", args.domain), ("--problem", args.problem),
                             ("--plan", args.plan), ("--json", args.json),
-                            ("--trace", args.trace), ("--planbench-config",
+                            ("--trace", args.trace),
+                            ("--explain-reading", getattr(args, "explain_reading", False)),
+                            ("--planbench-config",
                                                       args.planbench_config),
                             ("--format", args.format != "pddl")) if v]
     if clash:
