@@ -5,9 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from veriplan.cli.core import EXIT_OK
 from veriplan.errors import VeriplanError
+
+if TYPE_CHECKING:
+    from veriplan.mcp.config import ServerConfig
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -54,7 +58,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                         "one JSON document, and exit (no server)")
 
 
-def config_of(args: argparse.Namespace):
+def config_of(args: argparse.Namespace) -> ServerConfig:
     from veriplan.mcp.config import Roots, ServerConfig
     from veriplan.pddl.inputs import parse_size
 

@@ -26,10 +26,12 @@ from veriplan.mcp.config import ServerConfig, ToolInputError
 from veriplan.pddl import inputs
 
 if TYPE_CHECKING:
+    from veriplan.core.plan import Step
     from veriplan.pddl.ast import Domain
     from veriplan.pddl.task import Task
-    from veriplan.planio.parsed import ParsedPlan
+    from veriplan.planio.parsed import ParsedPlan, UnreadLine
     from veriplan.planio.planbench import PlanBenchConfig
+    from veriplan.verify.batch import BatchVerdict, ItemError
     from veriplan.verify.validator import ValidationResult
 
 PlanText = str | list[str]
@@ -200,9 +202,8 @@ def read_plan(cfg: ServerConfig, task: Task, plan: PlanText | None, plan_path: s
 
 
 # ----- documents ---------------------------------------------------------------------------
-def _lines(items: Sequence[object]) -> list[M.LineAside]:
-    return [M.LineAside(line=u.line, text=u.text, reason=u.reason)  # type: ignore[attr-defined]
-            for u in items]
+def _lines(items: Sequence[UnreadLine]) -> list[M.LineAside]:
+    return [M.LineAside(line=u.line, text=u.text, reason=u.reason) for u in items]
 
 
 def _failed(r: ValidationResult) -> M.FailedStep | None:
@@ -221,11 +222,11 @@ def _states(task: Task, r: ValidationResult, limit: int) -> tuple[list[M.StateDo
     return out, len(trace) > limit
 
 
-def _state_before(task: Task, steps: Sequence[object], k: int) -> int:
+def _state_before(task: Task, steps: Sequence[Step], k: int) -> int:
     """The state before step ``k`` (1-based) of steps that execute up to it."""
     state = task.init
     for step in steps[:k - 1]:
-        op = task.operator(step.name, step.args)  # type: ignore[attr-defined]
+        op = task.operator(step.name, step.args)
         state = op.apply(state)
     return state
 
@@ -511,7 +512,7 @@ _ITEM_KEYS = {"id", "domain_path", "problem_path", "plan", "plan_path", "format"
 
 
 def _prepare(cfg: ServerConfig, item: object, domain_path: str | None,
-             problem_path: str | None) -> Mapping[str, object] | object:
+             problem_path: str | None) -> Mapping[str, object] | ItemError:
     from veriplan.verify.batch import ItemError
 
     if not isinstance(item, Mapping):
@@ -550,12 +551,12 @@ def _prepare(cfg: ServerConfig, item: object, domain_path: str | None,
     return out
 
 
-def _record(cfg: ServerConfig, v: object) -> M.BatchRecordDoc:
-    d = v.to_dict()  # type: ignore[attr-defined]
+def _record(cfg: ServerConfig, v: BatchVerdict) -> M.BatchRecordDoc:
+    d = v.to_dict()
     err = d["error"]
     if err is not None:
         err = {k: (_shown(cfg, x) if isinstance(x, str) else x) for k, x in err.items()}
-    r = v.result  # type: ignore[attr-defined]
+    r = v.result
     return M.BatchRecordDoc(
         index=d["line"], id=d["id"],
         verdict=None if r is None else r.judgement().verdict.value, steps=d["steps"],
