@@ -261,3 +261,20 @@ def test_a_scripted_agent_repairs_a_broken_plan_from_the_feedback(server: Server
             plan = plan[:at] + [hint["not_yet_applicable"][0]] + plan[at:]
         doc = check(plan)
     assert plan == GOOD and rounds == 3
+
+
+def test_validate_plan_reads_the_ipc_format(server: Server) -> None:
+    ipc = "".join(f"{i}.000: {s.upper()} [1.000]\n" for i, s in enumerate(GOOD))
+    r = server.call("validate_plan", {**TASK, "plan": ipc + "; cost = 6 (unit cost)\n"})
+    assert r.structured_content["verdict"] == "valid" and r.structured_content["steps"] == GOOD
+
+
+def test_check_task_locates_an_error_in_the_problem(server: Server, root: Path) -> None:
+    problem = (root / "blocks-problem.pddl").read_text().replace("(on c a)", "(on c d)")
+    doc = server.call("check_task", {"domain_path": "blocks-domain.pddl",
+                                     "problem": problem}).structured_content
+    conforms("check_task", doc)
+    assert not doc["ok"] and doc["domain"] == "blocks"
+    (err,) = doc["errors"]
+    assert err["file"] == "problem" and err["line"] == 5 and err["col"] is not None
+    assert "d" in err["message"]
