@@ -201,7 +201,6 @@ _PERFORM = re.compile(r"^(?:perform|do|execute|apply|carry\s+out)\s+(?:the\s+|an
                       r"(?:action\s+)?")
 # Words of a state, not an action: "(Blue is on the table, hand empty)".
 _STATE_WORDS = re.compile(r"\b(?:is|are|remains|stays|becomes|now\s+holding|holding|hand)\b")
-_PARTICLES = frozenset(("up", "down", "off", "out", "in", "on"))
 _HEAD_SPLIT = re.compile(r"\s*(?::|\s[-—–]+)\s+")
 _LIST_SPLIT = re.compile(r"\s*(?:[,;→]|->|\bthen\b|\s\d+[.)](?=\s))\s*", re.IGNORECASE)
 # Words that open a sentence about the plan rather than a step of it.
@@ -212,8 +211,7 @@ _OPENERS = frozenset((
     "the", "your", "our", "there", "an", "a", "when", "while", "following", "before"))
 
 
-def _strip_article(text: str) -> str:
-    return re.sub(r"^(?:the|a|an)\s+", "", text)
+
 _INNER_NUMBER = re.compile(r"^\d+\s*[.):]\s*")
 
 
@@ -243,8 +241,6 @@ class _Reader:
             self.phrases.append(re.compile(_template_regex(pieces, alias_re, whole=False)))
             if pieces[0]:
                 verbs.append(pieces[0][0])
-        heads = [[w for w in p[0] if w not in ("the", "a", "an")] for _n, p in cfg._templates]
-        self.particles = [(h[0], h[1]) for h in heads if len(h) == 2 and h[1] in _PARTICLES]
         self.facts = {w for name, t in cfg.predicates.items()
                       for w in (name, *(t.split()[:1]))
                       if w.isalpha() and w not in ("object", "the", "a", "an")} - set(verbs)
@@ -269,7 +265,8 @@ class _Reader:
         """The line in plainer dress, each tried when the line itself has no
         reading: LaTeX parentheses and parentheses around one object dropped
         ("Feast \\(d\\) from \\(a\\)", "Feast(b) from (a)"), a leading "Perform"
-        dropped, a particle put back after its verb ("put the red block down")."""
+        dropped. (A particle after its object, "put the red block down", is not moved
+        back: see docs/RESULTS.md, plan reading.)"""
         out = []
         low = " ".join(line.lower().split()).rstrip(".;,!\\")
         plain = _LATEX.sub(" ", low)
@@ -280,10 +277,6 @@ class _Reader:
         m = _PERFORM.match(plain)
         if m is not None:
             out.append(plain[m.end():])
-        for verb, particle in self.particles:
-            m = re.match(rf"^{re.escape(verb)}\s+(.+?)\s+{re.escape(particle)}\b(.*)$", plain)
-            if m is not None and self.mention.fullmatch(_strip_article(m.group(1))):
-                out.append(f"{verb} {particle} {m.group(1)}{m.group(2)}")
         return out
 
     def _head(self, line: str, n: int) -> list[Step] | None:
