@@ -80,3 +80,32 @@ def test_describe_prints_one_json_document(tmp_path: Path) -> None:
     assert {t["name"] for t in doc["tools"]} >= {"validate_plan", "run_method"}
     assert doc["limits"]["roots"] == [str(EXAMPLES.resolve())]
     assert "sk-never-shown" not in out
+
+
+def test_calls_past_their_limit_hold_their_slot_and_the_rest_are_refused_busy(
+        tmp_path: Path) -> None:
+    import threading
+
+    import anyio
+
+    from veriplan.mcp.server import _run
+
+    cfg = ServerConfig(roots=Roots.of([tmp_path]), time_limit=0.2, max_calls=1)
+    release = threading.Event()
+
+    def stuck(deadline: T.Deadline) -> str:  # work that ignores its deadline
+        release.wait(10)
+        return "done"
+
+    async def main() -> tuple[str, str]:
+        from mcp.server.mcpserver.exceptions import ToolError
+
+        with pytest.raises(ToolError, match="longer than the server's limit"):
+            await _run(cfg, "stuck", stuck)
+        with pytest.raises(ToolError, match="busy"):
+            await _run(cfg, "next", lambda d: "never")
+        release.set()
+        await anyio.sleep(0.2)
+        return await _run(cfg, "after", lambda d: "ran"), "ok"
+
+    assert anyio.run(main) == ("ran", "ok")

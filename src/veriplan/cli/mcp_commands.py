@@ -42,6 +42,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                    help="the longest run_method may run (default 600)")
     m.add_argument("--max-items", type=int, default=10_000,
                    help="the most plans one validate_batch call may hold (default 10000)")
+    m.add_argument("--max-calls", type=int, default=8, metavar="N",
+                   help="the most calls at work at once; more are refused as busy "
+                        "(default 8)")
     m.add_argument("--lenient", action="store_true",
                    help="accept known defects of published domains with a warning")
     m.add_argument("--backend", choices=sorted(available()), default=None,
@@ -68,7 +71,7 @@ def config_of(args: argparse.Namespace) -> ServerConfig:
         raise VeriplanError(f"--max-bytes: {exc}") from None
     for flag, value in (("--time-limit", args.time_limit),
                         ("--method-time-limit", args.method_time_limit),
-                        ("--max-items", args.max_items)):
+                        ("--max-items", args.max_items), ("--max-calls", args.max_calls)):
         if not value > 0:
             raise VeriplanError(f"{flag} must be positive, not {value}")
     # API keys come from the environment (OPENAI_API_KEY, ...), never from the command
@@ -79,7 +82,8 @@ def config_of(args: argparse.Namespace) -> ServerConfig:
     return ServerConfig(roots=Roots.of(args.root), max_bytes=max_bytes,
                         time_limit=args.time_limit, method_time_limit=args.method_time_limit,
                         max_items=args.max_items, backend=args.backend,
-                        backend_options=options, lenient=args.lenient)
+                        backend_options=options, lenient=args.lenient,
+                        max_calls=args.max_calls)
 
 
 def _mcp(args: argparse.Namespace) -> int:

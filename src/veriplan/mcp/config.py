@@ -8,6 +8,7 @@ Nothing here imports the MCP SDK: the checks are plain Python, tested alone.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -23,6 +24,9 @@ DEFAULT_TIME_LIMIT = 60.0
 DEFAULT_MAX_ITEMS = 10_000
 #: The most steps of a trace or ground actions one call returns.
 DEFAULT_MAX_RESULTS = 1_000
+#: The most calls at work at once (a call past its time limit that has not yet
+#: reached a point where it can stop still counts): more are refused as busy.
+DEFAULT_MAX_CALLS = 8
 
 
 class ToolInputError(VeriplanError):
@@ -90,6 +94,11 @@ class ServerConfig:
     backend_options: Mapping[str, str] = field(default_factory=dict)
     method_time_limit: float = 600.0
     lenient: bool = False
+    max_calls: int = DEFAULT_MAX_CALLS
+    slots: threading.BoundedSemaphore = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "slots", threading.BoundedSemaphore(self.max_calls))
 
     def check_text(self, text: str, what: str) -> str:
         if len(text) > self.max_bytes or len(text.encode("utf-8", "surrogatepass")) \
@@ -107,4 +116,5 @@ class ServerConfig:
             "max_results": self.max_results, "backend": self.backend,
             "model": self.backend_options.get("model"),
             "method_time_limit": self.method_time_limit, "lenient": self.lenient,
+            "max_calls": self.max_calls,
         }

@@ -29,7 +29,7 @@ from veriplan import __version__
 from veriplan.errors import VeriplanError
 from veriplan.mcp import models as M
 from veriplan.mcp import tools as T
-from veriplan.mcp.config import ServerConfig
+from veriplan.mcp.config import ServerConfig, ToolInputError
 from veriplan.mcp.params import (
     Config,
     ConfigPath,
@@ -66,7 +66,8 @@ async def _run(cfg: ServerConfig, name: str, work: Callable[[T.Deadline], R],
     deadline = T.Deadline(seconds)
     try:
         with anyio.fail_after(seconds + 1.0):
-            return await anyio.to_thread.run_sync(functools.partial(work, deadline),
+            return await anyio.to_thread.run_sync(functools.partial(_slot, cfg, name, work,
+                                                                    deadline),
                                                   abandon_on_cancel=True)
     except TimeoutError:
         deadline.cancelled.set()
@@ -81,6 +82,20 @@ async def _run(cfg: ServerConfig, name: str, work: Callable[[T.Deadline], R],
         raise ToolError(f"{name}: the input nests too deeply to be read") from None
     except MemoryError:
         raise ToolError(f"{name}: the input needs more memory than the server has") from None
+
+
+def _slot(cfg: ServerConfig, name: str, work: Callable[[T.Deadline], R],
+          deadline: T.Deadline) -> R:
+    """``work`` in one of the server's slots, held until the work ends (also past a
+    time limit the client was already told of), so that calls that do not stop
+    cannot pile up threads: with every slot taken, the call is refused as busy."""
+    if not cfg.slots.acquire(blocking=False):
+        raise ToolInputError(f"{name}: the server is busy ({cfg.max_calls} calls at work, "
+                             "--max-calls); try again shortly")
+    try:
+        return work(deadline)
+    finally:
+        cfg.slots.release()
 
 
 def _tool(server: MCPServer, *, annotations: ToolAnnotations
