@@ -135,12 +135,14 @@ class Job:
                  call_limit: float | None = None) -> None:
         self.limits, self.call_limit = limits, call_limit
         self.mode = bwrap.mode()
+        if self.mode == "bwrap":
+            bwrap.bwrap_path()  # refuse before anything is set up
         self.start = time.perf_counter()
         self.deadline = self.start + limits.wall_seconds
         self.killed: str | None = None
         self.received = 0
         self._buf = b""
-        self._lines: deque[bytes] = deque()
+        self._lines: deque[Any] = deque()
         self._eof = False
         self._stalled: Stalled | None = None
         self._seen_code, self._seen_at = 0, 0.0
