@@ -111,4 +111,4 @@ def register_run_method(server: MCPServer, cfg: ServerConfig) -> None:
             cfg, model, d, method=method, domain=domain, domain_path=domain_path,
             problem=problem, problem_path=problem_path, planbench_config=planbench_config,
             planbench_config_path=planbench_config_path, settings=settings,
-            progress=progress), ctx, limit=cfg.method_time_limit)
+            progress=progress), limit=cfg.method_time_limit)

@@ -58,7 +58,7 @@ _READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempo
 
 
 async def _run(cfg: ServerConfig, name: str, work: Callable[[T.Deadline], R],
-               ctx: Context | None = None, limit: float | None = None) -> R:
+               limit: float | None = None) -> R:
     """``work(deadline)`` in a worker thread within the time limit, its errors as
     tool errors. A call over the limit (or cancelled by the client) is answered at
     once; the worker stops at its next check of the deadline."""
@@ -149,7 +149,7 @@ def build_server(cfg: ServerConfig) -> MCPServer:
         portal_progress = _progress(ctx)
         return await _run(cfg, "validate_batch", lambda d: T.validate_batch(
             cfg, d, items, domain_path=domain_path, problem_path=problem_path,
-            progress=portal_progress), ctx)
+            progress=portal_progress))
 
     @_tool(server, annotations=_READ_ONLY)
     async def simulate(domain: Domain = None, domain_path: DomainPath = None,
