@@ -80,6 +80,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/ground_speed.py
 	$(PY) benchmarks/llm_overhead.py
 	$(PY) benchmarks/harness_overhead.py
+	$(PY) benchmarks/mcp_speed.py
 
 clean:
 	rm -rf $(VENV) $(TW) build dist src/*.egg-info .pytest_cache .ruff_cache .hypothesis
