@@ -10,6 +10,7 @@ from veriplan.methods.settings import check
 
 ABLATIONS = ("none", "random_regeneration", "final_validation_only", "shallow_constraints")
 FALLBACKS = ("none", "bfs", "planner")
+RANDOM_NAMES = ("auto", "yes", "no")
 
 
 @dataclass(frozen=True)
@@ -42,9 +43,14 @@ class Config:
     coupling_npmi: float = 0.5
     coupling_min_count: int = 2
     couplings: str = ""
+    # Whether LP's prompt says the names were chosen at random: "auto" says it where
+    # they were (a Mystery or obfuscated task: see method.names_obfuscated), not for
+    # plain Blocksworld, whose names mean what they say.
+    random_names: str = "auto"  # one of RANDOM_NAMES
 
     def __post_init__(self) -> None:
-        check(self, choices={"ablation": ABLATIONS, "fallback": FALLBACKS},
+        check(self, choices={"ablation": ABLATIONS, "fallback": FALLBACKS,
+                             "random_names": RANDOM_NAMES},
               minimum={"max_attempts": 1, "max_tokens": 1, "temperature": 0.0,
                        "retry_temperature": 0.0, "fallback_depth": 0, "coupling_npmi": -1.0,
                        "coupling_min_count": 1})

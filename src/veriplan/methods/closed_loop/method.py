@@ -28,12 +28,28 @@ SYSTEM = ("You write plans for planning problems given in PDDL. Reason only from
 _ENV = environment(__package__)
 
 
-def lp_prompt(task: Task, c: ConstraintSet, previous: str | None) -> str:
+_OBFUSCATED = ("mystery", "obfuscat", "random")
+
+
+def names_obfuscated(problem: PlanningProblem) -> bool:
+    """Whether the task's names were chosen at random: its problem's name (the
+    dataset and instance), its PDDL domain's name or its PlanBench config's
+    domain name says Mystery, obfuscated or random."""
+    cfg = problem.planbench_config() if problem.planbench is not None else None
+    names = (problem.name, problem.task.domain.name, cfg.domain_name if cfg else "")
+    return any(word in n.lower() for n in names for word in _OBFUSCATED)
+
+
+def lp_prompt(task: Task, c: ConstraintSet, previous: str | None, *,
+              random_names: bool = True) -> str:
     """LP's prompt: the domain first (a shared prefix across instances, which
-    llama.cpp's prompt cache reuses), then C, the problem and repair context."""
+    llama.cpp's prompt cache reuses), then C, the problem and repair context.
+    ``random_names``: say that the names were chosen at random (only where they
+    were)."""
     return _ENV.get_template("lp.j2").render(
         domain_pddl=domain_to_pddl(task.domain), constraints=SC.render(c),
-        problem_pddl=problem_to_pddl(task.problem), previous=previous)
+        problem_pddl=problem_to_pddl(task.problem), previous=previous,
+        random_names=random_names)
 
 
 def solve(problem: PlanningProblem | Task, llm: LLM, config: Config = Config(), *,
@@ -58,13 +74,16 @@ def solve(problem: PlanningProblem | Task, llm: LLM, config: Config = Config(), 
     last_sig = None
     temperature = config.temperature
     sampled_retry_used = False
+    random_names = (names_obfuscated(p) if config.random_names == "auto"
+                    else config.random_names == "yes")
     last_diag = ""
     attempts = 0
     for attempt in range(1, config.max_attempts + 1):
         attempts = attempt
         random_regen = config.ablation == "random_regeneration" and attempt > 1
         # Random regeneration never adds directives to C: the first prompt again.
-        prompt = lp_prompt(task, c, None if random_regen else previous)
+        prompt = lp_prompt(task, c, None if random_regen else previous,
+                           random_names=random_names)
         emit(Event("prompt", prompt, attempt))
         request = LLMRequest((Message("system", SYSTEM), Message("user", prompt)),
                              temperature=0.7 if random_regen else temperature,
