@@ -17,14 +17,33 @@ scan of the installed packages (a sandbox child looks up one domain).
 from __future__ import annotations
 
 import importlib
+import sys
 import threading
 from collections.abc import Callable, Iterator
-from importlib.metadata import EntryPoint, entry_points
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from veriplan.errors import ConfigError
 
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
+
 T = TypeVar("T")
+
+
+def entry_points(*, group: str) -> list[EntryPoint]:
+    """The installed entry points of ``group`` (``importlib.metadata`` imported
+    on first use)."""
+    from importlib.metadata import entry_points as installed
+
+    return list(installed(group=group))
+
+
+def _is_entry_point(obj: object) -> bool:
+    """An entry point can exist only once ``importlib.metadata`` is imported
+    (by :meth:`Registry._plugins`), which importing this module does not do:
+    it costs tens of milliseconds, and a sandbox child never needs it."""
+    metadata = sys.modules.get("importlib.metadata")
+    return metadata is not None and isinstance(obj, metadata.EntryPoint)
 
 
 def resolve(target: str) -> Any:
@@ -85,7 +104,7 @@ class Registry(Generic[T]):
     def entries(self) -> dict[str, Any]:
         """Every name with its entry as given: the object, or the ``module:attr``
         path (entry points as their value), nothing imported."""
-        return {name: entry.value if isinstance(entry, EntryPoint) else entry
+        return {name: entry.value if _is_entry_point(entry) else entry
                 for name, entry in sorted(self._table().items())}
 
     def names(self) -> list[str]:
@@ -135,7 +154,7 @@ class Registry(Generic[T]):
             entry = self._entry(name)
         except KeyError:
             raise self.unknown(name) from None
-        if isinstance(entry, EntryPoint):
+        if _is_entry_point(entry):
             obj = entry.load()
         elif isinstance(entry, str):
             obj = resolve(entry)
