@@ -195,6 +195,7 @@ _CONNECTIVE = re.compile(
     r"^(?:because|since|as|so|which|thus|therefore|hence|leaving|making|in\s+order|while|"
     r"given|when|where)\b")
 _GROUP = re.compile(r"\(\s*([^()]*?)\s*\)")
+_ONTO = re.compile(r"(?<![\w-])onto(?![\w-])")
 _LATEX = re.compile(r"\\[()\[\]]|\$")
 _ONE_IN_PARENS = re.compile(r"\(\s*([\w-]+(?:\s+from\s+[\w-]+)?)\s*\)")
 _PERFORM = re.compile(r"^(?:perform|do|execute|apply|carry\s+out)\s+(?:the\s+|an?\s+)?"
@@ -271,7 +272,7 @@ class _Reader:
         low = " ".join(line.lower().split()).rstrip(".;,!\\")
         plain = _LATEX.sub(" ", low)
         plain = _ONE_IN_PARENS.sub(r" \1 ", plain)
-        plain = " ".join(plain.split())
+        plain = " ".join(_ONTO.sub("on", plain).split())  # "stack red onto orange"
         if plain != low:
             out.append(plain)
         m = _PERFORM.match(plain)
