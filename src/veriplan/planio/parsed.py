@@ -335,8 +335,9 @@ class Collector:
             self.prose.append(UnreadLine(n, self.answer.text(n), text))
             raw = self.answer.text(n)
             if _heading(raw):
-                if text.startswith("labelled as a description") or _ABOUT.search(raw):
-                    self.section = (self.answer.indent(n), n)
+                if self.section is None and (text.startswith("labelled as a description")
+                                             or _ABOUT.search(raw)):
+                    self.section = (self.answer.indent(n), n)  # the outer heading holds
                 self.cuts.append((n, False))
         else:
             self.anchor = None
