@@ -209,7 +209,7 @@ _OPENERS = frozenset((
     "this", "these", "that", "those", "by", "after", "at", "however", "it", "its", "now",
     "since", "because", "with", "once", "given", "in", "so", "thus", "therefore", "here",
     "we", "you", "i", "if", "each", "all", "both", "following", "note", "as", "to",
-    "the", "your", "our", "there", "an", "a", "when", "while", "following", "before"))
+    "the", "your", "our", "there", "an", "a", "when", "while", "following", "before", "no"))
 
 
 
