@@ -59,3 +59,30 @@ def test_the_check_sees_a_store_that_keeps_facts_past_their_frame(sciworld):
     r = replay_store(sciworld, "find-living-thing:225", frame_rules=False)
     assert r.won and r.contradicted
     assert all("(in " in c for c in r.contradicted)
+
+
+@pytest.mark.parametrize("task_id", (*SCIENCEWORLD, "melt:21"))
+def test_v_never_refutes_a_scienceworld_gold_path(sciworld, task_id):
+    """The whole gold path, from the first observation's w: V cannot call it
+    valid (nothing makes a ScienceWorld plan valid), and must not call it
+    invalid (its focus steps are the task's; `examine` and the `0` that answers
+    an ambiguous request are commands the model has no form for, not refusals)."""
+    from veriplan.core.verdict import Verdict
+    from veriplan.llm import LLM, ScriptedBackend
+    from veriplan.methods.aec.config import AgentConfig
+    from veriplan.methods.aec.controller import Policy
+    from veriplan.methods.aec.episode import Agent
+    from veriplan.methods.aec.hypotheses import build, read_plan
+    from veriplan.methods.aec.storecheck import EnvTask
+    from veriplan.methods.aec.verifier import verify
+
+    path = sciworld.gold_path(task_id)
+    agent = Agent("v", EnvTask("scienceworld", task_id), LLM(ScriptedBackend()),
+                  AgentConfig(), Policy())
+    sciworld.max_steps = max(sciworld.max_steps, len(path) + 1)
+    agent.env = sciworld
+    agent.start(sciworld)
+    m = agent.model
+    (h,) = build([read_plan({"actions": path}, m.predicates)], agent.w, agent.rules, m)
+    v = verify(h, agent.w.state, agent.rules, m.actions, m.goal_for(sciworld.task_description))
+    assert v.verdict is Verdict.UNKNOWN and v.uncheckable, [str(f) for f in v.findings][:3]
