@@ -56,7 +56,7 @@ def test_the_task_withholds_them_and_adds_false_decoys(small):
     init = {str(a) for a in true_task(*map(str, small)).problem.init}
     assert all(p.subject not in init for p in decoys)
     assert t.constraints == ("every action's preconditions must hold",)
-    assert t.goal == "reach a state where (on a b)"
+    assert t.goal == "reach a state where (on a b). The objects of the task: a, b, c"
     assert t.payload["visible_task"].problem.init == (Atom("ontable", ("b",)),)
     assert hidden_task(*small).latent == t.latent  # deterministic
     assert len([p for p in hidden_task(*small, cap=2).latent if p.holds]) == 2

@@ -238,6 +238,9 @@ def hidden_task(domain_path: str | Path, problem_path: str | Path,
     said = [describe(a, cfg) for a in atoms]
     if said != goal_atoms:
         goal += " (" + "; ".join(said) + ")"
+    # Every method's prompt names the problem's objects (the goal line is in all of
+    # them): an object no fact or goal atom mentions could only be guessed otherwise.
+    goal += ". The objects of the task: " + ", ".join(sorted(task.objects))
     resources = tuple(sorted(task.objects))
     payload = {
         "domain": dom, "problem": prob, "config": str(config_path) if config_path else None,

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from veriplan.methods.settings import check
 
 EMBEDDINGS = ("auto", "minilm", "lexical")
+SCORE_ORDERS = ("composed", "state")
 ABLATIONS = ("none", "cot", "question_generation")
 
 
@@ -39,6 +40,10 @@ class Config:
     # Frontier nodes scored below this are pruned (the appendix example expands
     # hypotheses scored 0.076, so the paper's frontier threshold is below that).
     prune_score: float = 0.01
+    # What orders the forward frontier and is pruned: "composed" (the paper's SCORE of
+    # the inserted hypothesis, a composition's min(s1, s2)(1 - epsilon)), or "state"
+    # (the child state's own distance score; the departure before issue 33).
+    score_order: str = "composed"
     embeddings: str = "auto"  # d_s: all-MiniLM-L6-v2 when installed, else lexical
     # The ablation ladder of the paper's Table 2: "cot" (the CoT baseline), then
     # "question_generation" (+ Self-Ask-style questions to the oracle), "none" (full).
@@ -48,7 +53,8 @@ class Config:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        check(self, choices={"embeddings": EMBEDDINGS, "ablation": ABLATIONS},
+        check(self, choices={"embeddings": EMBEDDINGS, "ablation": ABLATIONS,
+                                   "score_order": SCORE_ORDERS},
               minimum={"k": 0, "max_hypotheses": 1, "t_bridge": 0, "t_max": 1,
                        "tau": 1e-9, "epsilon": 0.0, "temperature": 0.0, "max_tokens": 1,
                        "prune_score": 0.0})

@@ -309,7 +309,10 @@ class _Search:
             if problems:
                 self.record(h, f"hard check: {problems[0]}", entry)
                 continue
-            score = self.score(child)
+            # SCORE orders the expansions and applies the pruning threshold (Sections
+            # 3.3-3.4): the hypothesis's own score, a composition's min(s1, s2)(1 - eps),
+            # so a bridged step ranks below an unbridged one reaching the same state.
+            score = h.score if self.config.score_order == "composed" else self.score(child)
             if score < self.config.prune_score:
                 self.record(h, f"pruned: score {score:.3f}", entry)
                 continue
