@@ -472,7 +472,10 @@ class Collector:
 
     def _no_plan(self, last: int) -> list[UnreadLine]:
         """The answer's own word, after its last step, that no plan reaches the goal."""
-        for n in range(last + 1, len(self.answer.raw) + 1):
+        # Up to the end marker: what follows it is not read (``ignored_after_end``).
+        stop = (max((m for m, _t, _k in self.answer.items), default=last)
+                if self.answer.after_end else len(self.answer.raw))
+        for n in range(last + 1, stop + 1):
             m = _NO_PLAN.search(self.answer.raw[n - 1])
             if m is not None:
                 return [UnreadLine(n, self.answer.text(n),
