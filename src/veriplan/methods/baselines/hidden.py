@@ -52,7 +52,11 @@ class Config:
     reveal_seed: int = 0
     branches: int = 3  # ToT: candidate plans sampled
     max_turns: int = 12  # ReAct turns
-    max_questions: int = 8  # Self-Ask follow-up questions
+    max_questions: int = 8  # Self-Ask follow-up questions; Direct/CoT/ToT questions
+    # The paper (Section 5.3): every baseline has access to the oracle. Direct, CoT and
+    # ToT may first ask questions ("Ask: ..." lines), answered by the same oracle, then
+    # plan with the answers shown; False: they plan from the prompt alone (before issue 33).
+    oracle: bool = True
     temperature: float = 0.0
     max_tokens: int = SQConfig.max_tokens  # SQ-BCP's, per answer
     seed: int = 0
@@ -161,7 +165,8 @@ class _Setting:
         facts = list(task.variant(config.k, config.reveal_seed).prompt_facts())
         self.actions = action_names(req.actions, req.pddl)
         self.values = {"goal": req.goal, "constraints": req.constraints, "facts": facts,
-                       "pddl": req.pddl is not None, "actions": req.actions, "answers": []}
+                       "pddl": req.pddl is not None, "actions": req.actions, "answers": [],
+                       "may_ask": False}
 
     def steps(self, text: str) -> list[str]:
         return read_steps(text, self.actions)
@@ -205,17 +210,43 @@ def _finish(run: Run, s: _Setting, log: list[Entry], plan: list[str], emit: Obse
                       scope=Scope.HIDDEN_TASK)
 
 
+_ASK = re.compile(r"^[^\w\n]*ask\s*:[*_ \t]*(.+)$", re.I | re.M)
+
+
+def questions(text: str) -> list[str]:
+    """The "Ask: ..." lines of an answer that has no plan yet."""
+    if any(_PLAN.match(line) for line in text.splitlines()):
+        return []
+    return [q.strip() for q in _ASK.findall(text) if q.strip()]
+
+
+def _with_oracle(run: Run, s: _Setting, log: list[Entry], template: str,
+                 config: Config) -> str:
+    """One answer to ``template``; with the oracle, an answer that asks instead
+    of planning gets its questions (at most ``max_questions``) answered by the
+    oracle, then the model is asked again with the answers shown."""
+    may = config.oracle and config.max_questions > 0
+    text = _ask(run, log, "plan", render(template, **{**s.values, "may_ask": may}), config)
+    asked = questions(text)[:config.max_questions] if config.oracle else []
+    if not asked:
+        return text
+    answers = [(q, s.oracle.ask(q)) for q in asked]
+    log[-1].verdict = "asked: " + ", ".join(a.status for _, a in answers)
+    s.values["answers"] = [(q, a.text) for q, a in answers]
+    return _ask(run, log, "plan", render(template, **{**s.values, "may_ask": False}), config)
+
+
 def direct(problem: HiddenTask, llm: LLM, config: Config = Config(), *,
            observer: Observer | None = None) -> SolveResult:
     run, s, log = Run("hidden-direct", llm), _Setting(problem, config), []
-    text = _ask(run, log, "plan", render("hidden_direct.j2", **s.values), config)
+    text = _with_oracle(run, s, log, "hidden_direct.j2", config)
     return _finish(run, s, log, s.steps(text), observer or quiet)
 
 
 def cot(problem: HiddenTask, llm: LLM, config: Config = Config(), *,
         observer: Observer | None = None) -> SolveResult:
     run, s, log = Run("hidden-cot", llm), _Setting(problem, config), []
-    text = _ask(run, log, "plan", render("hidden_cot.j2", **s.values), config)
+    text = _with_oracle(run, s, log, "hidden_cot.j2", config)
     return _finish(run, s, log, s.steps(text), observer or quiet)
 
 
@@ -224,8 +255,16 @@ def tot(problem: HiddenTask, llm: LLM, config: Config = Config(), *,
     """Branching: ``branches`` sampled chain-of-thought plans, then one vote."""
     run, s, log = Run("hidden-tot", llm), _Setting(problem, config), []
     plans = []
+    if config.oracle and config.max_questions > 0:  # one round of questions, shared
+        first = _with_oracle(run, s, log, "hidden_cot.j2", config)
+        if not s.values["answers"]:  # it planned at once: that answer is the first branch
+            log[-1].role = "branch"
     for b in range(config.branches):
-        text = _ask(run, log, "branch", render("hidden_cot.j2", **s.values), config, sample=b)
+        if b == 0 and config.oracle and config.max_questions > 0:
+            text = first
+        else:
+            text = _ask(run, log, "branch", render("hidden_cot.j2", **s.values), config,
+                        sample=b)
         steps = s.steps(text)
         log[-1].plan, log[-1].verdict = steps, f"candidate {b + 1}: {len(steps)} step(s)"
         if steps:
