@@ -19,6 +19,7 @@ BACKENDS: Registry[type] = Registry("backend", {
     "anthropic": "veriplan.llm.backends.anthropic_backend:AnthropicBackend",
     "replay": "veriplan.llm.backends.replay:ReplayBackend",
     "scripted": "veriplan.llm.backends.scripted:ScriptedBackend",
+    "controlled": "veriplan.llm.backends.controlled:ControlledBackend",
 }, group="veriplan.backends", error=UnknownBackendError)
 DEFAULT_BACKEND = "llamacpp"
 

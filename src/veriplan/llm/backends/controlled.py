@@ -1,0 +1,361 @@
+"""Controlled test models: backends whose errors are known and seeded, so a
+method's claims can be tested where no strong model can run.
+
+``--backend controlled --model sqbcp:p_hidden=0.3,acc=0.5,seed=0`` answers
+hidden-precondition prompts (SQ-BCP's forward, bridge and backward requests
+and the Direct, CoT, ToT, ReAct and Self-Ask baselines') as a planner that
+knows the task's procedure but not the user's hidden facts:
+
+- it proposes the reference plan's next step (SQ-BCP: as K hypotheses, each
+  one sample of the same model; baselines: the whole plan, or one step per
+  ReAct turn);
+- each hidden precondition a step involves that the prompt does not state
+  (neither revealed nor answered) is, with probability ``p_hidden``,
+  *omitted*: the model assumes it holds, lists no precondition or resource for
+  it, never asks about it, and writes the step as the unadapted procedure does
+  (so it uses an item the user may lack: on the natural-language families the
+  ingredient or tool the reference replaces with a substitute; on
+  hidden-fact PDDL one argument swapped for another object);
+- a precondition it does not omit is listed as unknown (SQ-BCP) or asked
+  about (Self-Ask, ReAct, and Direct/CoT/ToT when the prompt invites questions);
+  where it may not ask, it guesses the fact, right with probability ``acc``;
+- the SAT/VIOL/UNK label it claims for a listed precondition is the truth with
+  probability ``acc`` (SQ-BCP must ignore it);
+- it never proposes a bridge or a backward step (``{"hypotheses": []}``), and
+  votes for the first ToT candidate.
+
+Every draw is seeded by (seed, task, step, precondition, sample): the same
+model errs on the same steps whichever method calls it, so methods compared
+on the same tasks are paired.
+
+The truth channel. The backend reads the task's truth (reference plan,
+latent preconditions with their truth and substitutes, objects) from the
+hidden-task datasets through :class:`Truth`: the prompt's "Goal:" line and
+its known-fact lines pick the task (``tasks=`` gives the tasks directly, for
+tests). That is the only channel: the truth reaches the method under test
+only as the steps and questions a model with these error rates would write;
+no answer names a hidden fact's truth, an id, or the oracle's wording.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import threading
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from veriplan.errors import BackendError, ConfigError
+from veriplan.llm.types import LLMRequest, LLMResponse
+
+DATASETS = ("sqbcp_recipes", "sqbcp_howto", "sqbcp_pddl_hidden")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The controlled model's error rates (``family:key=value,...``)."""
+
+    family: str = "sqbcp"
+    p_hidden: float = 0.3  # a hidden precondition omitted (assumed to hold)
+    acc: float = 0.5  # a guess about an unstated fact, and a claimed label, is right
+    seed: int = 0
+
+    @classmethod
+    def parse(cls, spec: str) -> Settings:
+        family, _, rest = (spec or "sqbcp").partition(":")
+        values: dict[str, Any] = {}
+        for part in filter(None, (p.strip() for p in rest.split(","))):
+            k, sep, v = part.partition("=")
+            if not sep or k not in ("p_hidden", "acc", "seed"):
+                raise ConfigError(f"controlled model {spec!r}: unknown setting {part!r} "
+                                  "(p_hidden, acc, seed)")
+            values[k] = int(v) if k == "seed" else float(v)
+        s = cls(family or "sqbcp", **values)
+        if s.family != "sqbcp":
+            raise ConfigError(f"controlled model family {s.family!r}: only 'sqbcp' here")
+        if not (0 <= s.p_hidden <= 1 and 0 <= s.acc <= 1):
+            raise ConfigError(f"controlled model {spec!r}: rates must be in [0, 1]")
+        return s
+
+
+def draw(settings: Settings, *parts: object) -> float:
+    """A uniform draw in [0, 1) fixed by the seed and ``parts``."""
+    return random.Random(":".join(map(str, (settings.seed, *parts)))).random()
+
+
+class Truth:
+    """The explicit truth channel: hidden tasks by their prompt's goal line."""
+
+    def __init__(self, tasks: Iterable[Any] | None = None,
+                 datasets: Iterable[str] = DATASETS, data_dir: str | None = None) -> None:
+        self._given = list(tasks) if tasks is not None else None
+        self._datasets = [d for d in datasets if d]
+        self._data_dir = data_dir
+        self._by_goal: dict[str, list[Any]] = {}
+        self._loaded: set[str] = set()
+        self._lock = threading.Lock()
+        if self._given is not None:
+            self._index(self._given)
+
+    def _index(self, tasks: Iterable[Any]) -> None:
+        for t in tasks:
+            self._by_goal.setdefault(t.goal.strip(), []).append(t)
+
+    def _load(self, name: str) -> None:
+        from veriplan.bench.datasets import load_dataset
+
+        ds = load_dataset(name, self._data_dir)
+        self._index(i.problem() for i in ds.instances)
+
+    def find(self, prompt: str) -> Any:
+        m = re.search(r"^Goal: (.*)$", prompt, re.M)
+        if m is None:
+            raise BackendError("controlled backend: the prompt has no 'Goal:' line")
+        goal = m.group(1).strip()
+        with self._lock:
+            if goal not in self._by_goal and self._given is None:
+                pddl = "Actions (" in prompt
+                for name in self._datasets:
+                    if name not in self._loaded and (name.endswith("pddl_hidden") == pddl):
+                        self._loaded.add(name)
+                        self._load(name)
+                    if goal in self._by_goal:
+                        break
+            found = self._by_goal.get(goal, [])
+        if not found:
+            raise BackendError(f"controlled backend: no task with the goal {goal!r}")
+        lines = set(_fact_lines(prompt))
+        return max(found, key=lambda t: (sum(k in lines for k in t.known)
+                                         - 10 * sum(k not in lines for k in t.known)))
+
+
+def _fact_lines(prompt: str) -> list[str]:
+    m = re.search(r"^Known facts[^\n]*\n((?:- .*\n?)*)", prompt, re.M)
+    return [line[2:].strip() for line in m.group(1).splitlines()] if m else []
+
+
+def _told(p: Any, prompt: str) -> bool:
+    """The prompt states the fact (revealed, or an answer it shows)."""
+    low = prompt.lower()
+    if p.subject.startswith("("):
+        from veriplan.domains.hidden.task import mentions
+
+        return mentions(prompt, p.subject)
+    return p.text.lower() in low
+
+
+class Planner:
+    """The controlled planner for one task (see the module docstring)."""
+
+    def __init__(self, task: Any, settings: Settings) -> None:
+        self.t, self.s = task, settings
+        self.pddl = task.family == "pddl_hidden" or any(
+            p.subject.startswith("(") for p in task.latent)
+        self.ref = list(task.reference)
+        self.objects = sorted(task.payload["closed_world"][2]) if self.pddl else []
+
+    # ----- which preconditions a step involves -----------------------------------------
+    def involved(self, i: int) -> list[Any]:
+        from veriplan.domains.hidden.task import uses
+
+        step = self.ref[i]
+        if self.pddl:
+            args = set(step.strip("()").split()[1:])
+            return [p for p in self.t.latent
+                    if set(p.subject.strip("()").split()[1:]) <= args and
+                    set(p.subject.strip("()").split()[1:]) & args]
+        own = {q.subject.lower() for q in self.t.latent} | {
+            k.lower().removeprefix("you have ").removeprefix("a ") for k in self.t.known}
+
+        def adapted(p: Any) -> bool:  # the step uses a substitute that stands for p only
+            return not p.holds and any(uses(step, s) and s.lower() not in own
+                                       for s in p.substitutes)
+
+        return [p for p in self.t.latent if uses(step, p.subject) or adapted(p)]
+
+    def omitted(self, p: Any, i: int, sample: int = 0) -> bool:
+        return draw(self.s, self.t.id, "omit", i, p.id, sample) < self.s.p_hidden
+
+    def guess_right(self, p: Any, i: int, sample: int = 0) -> bool:
+        return draw(self.s, self.t.id, "guess", i, p.id, sample) < self.s.acc
+
+    def first_use(self, p: Any) -> int:
+        return next(i for i in range(len(self.ref)) if p in self.involved(i))
+
+    # ----- the step as written ---------------------------------------------------------
+    def wrong(self, i: int, p: Any) -> str:
+        """The step as the unadapted procedure writes it (it relies on ``p``)."""
+        from veriplan.domains.hidden.task import phrase_pattern
+
+        step = self.ref[i]
+        if self.pddl:
+            name, *args = step.strip("()").split()
+            if not args or len(self.objects) < 2:
+                return step
+            j = int(draw(self.s, self.t.id, "arg", i, p.id) * len(args))
+            others = [o for o in self.objects if o not in args] or \
+                [o for o in self.objects if o != args[j]]
+            args[j] = others[int(draw(self.s, self.t.id, "obj", i, p.id) * len(others))]
+            return "(" + " ".join([name, *args]) + ")"
+        if p.holds:
+            return step
+        for sub in p.substitutes:
+            pat = phrase_pattern(sub)
+            if pat is not None and pat.search(step):
+                return pat.sub(p.subject, step)
+        return step
+
+    def step(self, i: int, told: Mapping[str, bool], may_ask: bool, sample: int = 0
+             ) -> tuple[str, list[Any], list[Any]]:
+        """Step ``i`` as written, the preconditions listed (not omitted, not told)
+        and those relied on wrongly. ``told``: precondition id -> stated."""
+        text = self.ref[i]
+        listed, wrong = [], []
+        for p in self.involved(i):
+            if told.get(p.id):
+                continue
+            if self.omitted(p, i, sample):
+                wrong.append(p)  # assumed to hold
+            elif may_ask:
+                listed.append(p)
+            elif not self.guess_right(p, i, sample):
+                wrong.append(p)
+        for p in wrong:  # relied on without knowing: the unadapted step
+            if not p.holds or self.pddl:
+                text = self.wrong(i, p) if text == self.ref[i] else text
+        if not self.pddl:  # asked about before it is known: still the procedure's wording
+            for p in listed:
+                text = self.wrong(i, p) if text == self.ref[i] else text
+        return text, listed, wrong
+
+    # ----- answers ----------------------------------------------------------------------
+    def question(self, p: Any) -> str:
+        if p.subject.startswith("("):
+            return f"Is it true that {p.subject}?"
+        return f"Do you have {p.subject}?" if p.kind in ("resource", "equipment") else \
+            f"Is it true that {p.text}?"
+
+    def hypotheses(self, prompt: str, k: int) -> str:
+        done = _planned(prompt)
+        i = len(done)
+        if i >= len(self.ref):
+            return json.dumps({"hypotheses": []})
+        told = {p.id: _told(p, prompt) for p in self.t.latent}
+        out = []
+        for j in range(max(1, k)):
+            text, listed, _ = self.step(i, told, True, j)
+            if any(h["action"] == text for h in out):
+                continue
+            pre = [{"text": p.text, "subject": p.subject,
+                    "label": self.claim(p, i, j)} for p in listed]
+            if not self.pddl:
+                for p in self.t.latent:  # told and needed: listed as the facts say
+                    if told[p.id] and p in self.involved(i):
+                        name = p.subject if p.holds else (p.substitutes or (p.subject,))[0]
+                        pre.append({"text": f"you have {name}", "subject": name,
+                                    "label": "SAT"})
+            out.append({"action": text, "preconditions": pre,
+                        "effects": self.effects(i, text)})
+        return json.dumps({"hypotheses": out})
+
+    def claim(self, p: Any, i: int, j: int) -> str:
+        right = draw(self.s, self.t.id, "label", i, p.id, j) < self.s.acc
+        truth = "SAT" if p.holds else "VIOL"
+        return truth if right else ("VIOL" if p.holds else "SAT")
+
+    def effects(self, i: int, text: str) -> dict[str, Any]:
+        """The step's typed effects: the work passes from step to step as one
+        resource ("part i of the work"), the last step makes the product; the
+        items a step uses are its preconditions, not resources it uses up."""
+        last = i == len(self.ref) - 1
+        if self.pddl:
+            return {"completes_goal": last, "seconds": 60}
+        dr: dict[str, int] = {}
+        if i:
+            dr[f"part {i} of the work"] = -1
+        dr[self.t.product if last else f"part {i + 1} of the work"] = 1
+        return {"resources": dr, "structure": self.t.goal if last else text,
+                "facts_true": [f"step {i + 1} done"], "completes_goal": last, "seconds": 60}
+
+    def plan(self, prompt: str, may_ask: bool, sample: int = 0) -> str:
+        told = {p.id: _told(p, prompt) for p in self.t.latent}
+        steps, ask = [], []
+        for i in range(len(self.ref)):
+            text, listed, _ = self.step(i, told, may_ask, sample)
+            steps.append(text)
+            ask += [p for p in listed if p not in ask]
+        if ask:
+            return "\n".join(f"Ask: {self.question(p)}" for p in ask)
+        return "Plan:\n" + "\n".join(f"{n}. {s}" for n, s in enumerate(steps, 1))
+
+    def self_ask(self, prompt: str) -> str:
+        told = {p.id: _told(p, prompt) for p in self.t.latent}
+        for i in range(len(self.ref)):
+            _, listed, _ = self.step(i, told, True)
+            if listed:
+                return ("Are follow-up questions needed here: Yes.\n"
+                        f"Follow up: {self.question(listed[0])}")
+        return "Are follow-up questions needed here: No.\n" + self.plan(prompt, False)
+
+    def react(self, prompt: str) -> str:
+        told = {p.id: _told(p, prompt) for p in self.t.latent}
+        i = len(re.findall(r"^Action: Step:", prompt, re.M))
+        if i >= len(self.ref):
+            return "Thought: the plan is complete.\nAction: Finish"
+        text, listed, _ = self.step(i, told, True)
+        if listed:
+            return f"Thought: I must know this first.\nAction: Ask: {self.question(listed[0])}"
+        return f"Thought: next step.\nAction: Step: {text}"
+
+
+def _planned(prompt: str) -> list[str]:
+    m = re.search(r"^Steps already planned:\n((?:\d+\. .*\n?)*)", prompt, re.M)
+    return m.group(1).splitlines() if m else []
+
+
+class ControlledBackend:
+    """``--backend controlled --model sqbcp:p_hidden=P,acc=A,seed=S``."""
+
+    name = "controlled"
+
+    @classmethod
+    def model_name_for(cls, options: Mapping[str, object]) -> str:
+        return str(options.get("model") or "sqbcp")
+
+    def __init__(self, model: str = "sqbcp", *, tasks: Iterable[Any] | None = None,
+                 datasets: str | Iterable[str] = DATASETS, data_dir: str | None = None,
+                 **_: object) -> None:
+        self.settings = Settings.parse(model)
+        self.default_model = model
+        names = datasets.split(",") if isinstance(datasets, str) else list(datasets)
+        self.truth = Truth(tasks, names, data_dir)
+        self.requests: list[LLMRequest] = []
+
+    def complete(self, request: LLMRequest) -> LLMResponse:
+        start = time.perf_counter()
+        self.requests.append(request)
+        prompt = request.messages[-1].content
+        text = self.answer(prompt, request)
+        words = sum(len(m.content.split()) for m in request.messages)
+        return LLMResponse(text, "stop", words, len(text.split()), time.perf_counter() - start,
+                           self.name, request.model or self.default_model)
+
+    def answer(self, prompt: str, request: LLMRequest) -> str:
+        if "Here are candidate plans:" in prompt:  # the ToT vote
+            return "Best: 1"
+        planner = Planner(self.truth.find(prompt), self.settings)
+        if request.schema is not None:
+            if "preparatory step" in prompt or "needs this, which is not known" in prompt \
+                    or "Working backwards" in prompt:
+                return json.dumps({"hypotheses": []})
+            m = re.search(r"Propose up to (\d+)", prompt)
+            return planner.hypotheses(prompt, int(m.group(1)) if m else 1)
+        if "Follow up:" in prompt:
+            return planner.self_ask(prompt)
+        if '"Step: <the next step' in prompt:
+            return planner.react(prompt)
+        may_ask = 'write only lines of the form "Ask:' in prompt
+        return planner.plan(prompt, may_ask, request.sample_index or 0)
