@@ -12,7 +12,8 @@ from veriplan.pddl.task import load_task
 from veriplan.planio import PlanBenchConfig, parse_plan
 from veriplan.verify import validate_plan
 
-REFERENCE = Path(__file__).resolve().parents[2] / "benchmarks/data/planbench_reading_reference.jsonl"
+REFERENCE = (Path(__file__).resolve().parents[2] / "benchmarks" / "data"
+             / "planbench_reading_reference.jsonl")
 
 
 def test_readings_against_the_careful_reading(planbench):
@@ -23,11 +24,14 @@ def test_readings_against_the_careful_reading(planbench):
     rows = [json.loads(line) for line in
             (planbench / "answers-dev.jsonl").read_text(encoding="utf-8").splitlines()]
     same, unsound = 0, []
+    cfgs: dict[str, PlanBenchConfig] = {}
     for row in rows:
         ref = refs.get(row["id"])
         if ref is None:
             continue
-        cfg = PlanBenchConfig.from_yaml(planbench / row["config"])
+        cfg = cfgs.get(row["config"])
+        if cfg is None:
+            cfg = cfgs[row["config"]] = PlanBenchConfig.from_yaml(planbench / row["config"])
         task = load_task(planbench / row["domain_file"], planbench / row["problem"])
         parsed = parse_plan(row["raw"], task, format="planbench", config=cfg)
         mine = [str(s) for s in parsed.steps] if parsed.ok else None
