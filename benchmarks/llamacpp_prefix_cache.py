@@ -18,6 +18,12 @@ seconds a unit, the ratios, and whether the answers are the same.
 
     flock /tmp/veriplan-model.lock python benchmarks/llamacpp_prefix_cache.py \
         [--units 2] [--calls 8] [--max-tokens 32] [--closed-loop STORE]
+
+``--count`` runs no model: it counts, over ``--units`` units of each method (every
+call), the prompt tokens llama.cpp would read with its context alone and with the
+cache of ``--cache-mb`` (about 28 KB a token of state for the default model), from
+the recorded prompts and answers tokenized as the default model's chat template has
+them (Qwen's default system message; units one after another, as a sweep runs them).
 """
 
 from __future__ import annotations
@@ -74,6 +80,70 @@ def replay(backend: LlamaCppBackend, prompts: list[str], max_tokens: int
     return sent, read, time.perf_counter() - start, answers
 
 
+QWEN_HEAD = ("<|im_start|>system\nYou are Qwen, created by Alibaba Cloud. You are a helpful "
+             "assistant.<|im_end|>\n<|im_start|>user\n")
+QWEN_TAIL = "<|im_end|>\n<|im_start|>assistant\n"
+
+
+def _lcp(a: list[int], b: list[int]) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def count(stores: list[tuple[str, Path]], n_units: int, cache_mb: int,
+          model: str | None) -> None:
+    """Prompt tokens sent and read (context only / with the cache), no model run."""
+    import llama_cpp
+
+    from veriplan.llm.models import DEFAULT_MODEL, resolve_model
+
+    vocab = llama_cpp.Llama(model_path=str(resolve_model(model or DEFAULT_MODEL)),
+                            vocab_only=True, verbose=False)
+
+    def tok(text: str) -> list[int]:
+        return vocab.tokenize(text.encode(), add_bos=False, special=True)
+
+    cap = (cache_mb << 20) // (28 << 10)  # tokens of state the cache holds
+    print(f"{'method':12s} {'units':>5s} {'calls':>5s} {'sent':>8s} {'read: context':>13s} "
+          f"{'read: cache':>11s} {'context/cache':>13s} {'sent/cache':>10s}")
+    for method, store in stores:
+        con = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
+        sent = single = multi = calls = units = 0
+        ctx: list[int] = []
+        cache: list[list[int]] = []
+        for (blob,) in con.execute("SELECT result FROM units WHERE method = ? AND llm_calls > 1 "
+                                   "AND result IS NOT NULL ORDER BY id LIMIT ?",
+                                   (method, n_units)):
+            try:
+                result = json.loads(zlib.decompress(blob))
+            except zlib.error:
+                result = json.loads(blob)
+            units += 1
+            for t in result.get("transcript", []):
+                if not t.get("prompt") or t.get("cached"):
+                    continue
+                p = tok(QWEN_HEAD + t["prompt"] + QWEN_TAIL)
+                full = p + tok(t.get("response") or "")
+                calls += 1
+                sent += len(p)
+                a = _lcp(ctx, p)
+                single += len(p) - min(a, len(p) - 1)
+                b = max([a, *(_lcp(c, p) for c in cache)])
+                multi += len(p) - min(b, len(p) - 1)
+                ctx = full
+                if cap:
+                    cache.append(full)
+                while cache and sum(map(len, cache)) > cap:
+                    cache.pop(0)
+        con.close()
+        print(f"{method:12s} {units:5d} {calls:5d} {sent:8d} {single:13d} {multi:11d} "
+              f"{single / max(multi, 1):12.2f}x {sent / max(multi, 1):9.2f}x", flush=True)
+
+
 def main() -> int:
     ap = common.parser(__doc__)
     ap.add_argument("--units", type=int, default=2, help="units a method (default 2)")
@@ -83,10 +153,17 @@ def main() -> int:
     ap.add_argument("--closed-loop", type=Path, default=None,
                     help="a closed-loop run store (runs.sqlite) to replay as well")
     ap.add_argument("--model", default=None)
+    ap.add_argument("--count", action="store_true",
+                    help="count the tokens read without running the model")
     args = ap.parse_args()
     stores = list(STORES)
     if args.closed_loop:
         stores.insert(0, ("closed-loop", args.closed_loop))
+    if args.count:
+        extra = [("self-ask", STORES[0][1]), ("aec-react", STORES[1][1])]
+        count([(m, s) for m, s in stores + extra if s.is_file()], args.units, args.cache_mb,
+              args.model)
+        return 0
     work = [(m, units(s, m, args.units, args.calls)) for m, s in stores if s.is_file()]
     before = LlamaCppBackend(args.model, prefix_cache_mb=0)
     after = LlamaCppBackend(args.model, prefix_cache_mb=args.cache_mb)
