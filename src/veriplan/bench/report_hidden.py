@@ -64,9 +64,14 @@ def stale(records: list[UnitRecord]) -> list[str]:
     return out
 
 
-def _current(records: list[UnitRecord]) -> list[UnitRecord]:
-    """The hidden-task units whose judgement can be read."""
-    return [r for r in records if _hidden(r) and isinstance(_metrics(r).get("judgement"), dict)]
+CONTROLLED = "controlled"  # controlled test models: reported apart, never mixed
+
+
+def _current(records: list[UnitRecord], controlled: bool = False) -> list[UnitRecord]:
+    """The hidden-task units whose judgement can be read: a real model's, or
+    (``controlled``) a controlled test model's."""
+    return [r for r in records if _hidden(r) and isinstance(_metrics(r).get("judgement"), dict)
+            and (r.backend == CONTROLLED) == controlled]
 
 
 def rows(records: list[UnitRecord]) -> list[dict[str, Any]]:
@@ -149,8 +154,9 @@ def section(records: list[UnitRecord], out: Path) -> tuple[str, list[dict[str, A
     """Markdown, the rows, and the plots written into ``out``."""
     table = rows(records)
     left_out = stale(records)
+    extra, extra_plots = controlled_section(records, out)
     if not table and not left_out:
-        return "", [], []
+        return extra, [], extra_plots
     lines = ["", "## Hidden preconditions (SQ-BCP and baselines)", ""]
     if left_out:
         lines += [f"{len(left_out)} unit(s) left out of every figure below (not counted as "
@@ -203,7 +209,128 @@ def section(records: list[UnitRecord], out: Path) -> tuple[str, list[dict[str, A
     plots = _plot(table, out) if table else []
     for p in plots:
         lines += ["", f"![{p}]({p})"]
-    return "\n".join(lines) + "\n", table, plots
+    return "\n".join(lines) + "\n" + extra, table, plots + extra_plots
+
+
+def _setting(model: str) -> str:
+    """"sqbcp:p_hidden=0.2,acc=0.5,seed=0" -> "p=0.2, acc=0.5"."""
+    kv = dict(part.split("=", 1) for part in model.partition(":")[2].split(",") if "=" in part)
+    return f"p={kv.get('p_hidden', '?')}, acc={kv.get('acc', '?')}"
+
+
+def controlled_rows(records: list[UnitRecord]) -> list[dict[str, Any]]:
+    """Controlled-model units by dataset, setting and method, pooled over k (the
+    paper averages k = 1..4): violation rates (all units, among plans), verified
+    rate, queries and hypotheses per task."""
+    groups: dict[tuple, list[UnitRecord]] = defaultdict(list)
+    for r in _current(records, controlled=True):
+        groups[(r.dataset, _setting(r.model), r.method)].append(r)
+    out = []
+    for (dataset, setting, method), rs in sorted(groups.items()):
+        ms = [_metrics(r) for r in rs]
+        n, bad = len(rs), sum(bool(m.get("violated")) for m in ms)
+        planned = sum(not m.get("no_plan") for m in ms)
+        ok = sum(bool(r.verified) for r in rs)
+        out.append({"dataset": dataset, "setting": setting, "method": method, "units": n,
+                    "ks": sorted({json.loads(r.config).get("k", 1) for r in rs}),
+                    "violated": bad, "violation_rate": bad / n,
+                    "wilson": list(wilson_interval(bad, n)), "planned": planned,
+                    "violation_rate_planned": bad / planned if planned else None,
+                    "wilson_planned": list(wilson_interval(bad, planned)) if planned
+                    else [0.0, 1.0],
+                    "verified": ok, "success": ok / n, "wilson_success":
+                    list(wilson_interval(ok, n)),
+                    "queries": _mean([m.get("queries") for m in ms]),
+                    "hypotheses": _mean([m.get("hypotheses") for m in ms])})
+    return out
+
+
+def controlled_pairs(records: list[UnitRecord]) -> list[dict[str, Any]]:
+    """SQ-BCP against each method on the same (task, k, seed), per dataset and
+    setting: exact McNemar on violations and on verified plans."""
+    arms: dict[tuple, dict[str, tuple[bool, bool]]] = defaultdict(dict)
+    for r in _current(records, controlled=True):
+        k = json.loads(r.config).get("k", 1)
+        arms[(r.dataset, _setting(r.model), r.method)][f"{r.instance}#{k}#{r.seed}"] = (
+            bool(_metrics(r).get("violated")), bool(r.verified))
+    out = []
+    for (dataset, setting, a), ua in sorted(arms.items()):
+        if a != "sqbcp":
+            continue
+        for (d2, s2, b), ub in sorted(arms.items()):
+            if (d2, s2) == (dataset, setting) and b != a:
+                out.append({"dataset": dataset, "setting": setting, "a": a, "b": b,
+                            "violated": mcnemar({i: v[0] for i, v in ua.items()},
+                                                {i: v[0] for i, v in ub.items()}),
+                            "verified": mcnemar({i: v[1] for i, v in ua.items()},
+                                                {i: v[1] for i, v in ub.items()})})
+    return out
+
+
+def controlled_section(records: list[UnitRecord], out: Path) -> tuple[str, list[str]]:
+    """Markdown for the controlled-model units (``--backend controlled``), apart
+    from every real model's figures, and its plot."""
+    table = controlled_rows(records)
+    if not table:
+        return "", []
+    lines = ["", "## Controlled-model results: hidden preconditions", "",
+             "Controlled test models (`--backend controlled`): seeded planners whose error "
+             "rates are set (p: a hidden precondition omitted; acc: a guess or a claimed "
+             "label right). These are not model results and are never pooled with them. "
+             "Pooled over k; Wilson 95% intervals.", "",
+             "| dataset | setting | method | units | violation rate | among plans | "
+             "success (verified) | queries | hypotheses |", "|" + "---|" * 9]
+    for r in table:
+        lo, hi = r["wilson"]
+        slo, shi = r["wilson_success"]
+        lines.append(f"| {r['dataset']} | {r['setting']} | {r['method']} | {r['units']} | "
+                     f"{100 * r['violation_rate']:.1f}% ({100 * lo:.1f}-{100 * hi:.1f}) | "
+                     f"{_planned(r)} | {100 * r['success']:.1f}% ({100 * slo:.1f}-"
+                     f"{100 * shi:.1f}) | {_f(r['queries'], 2)} | {_f(r['hypotheses'], 2)} |")
+    paired = controlled_pairs(records)
+    if paired:
+        lines += ["", "Paired on the same (task, k): SQ-BCP (A) against each method (B); "
+                  "exact two-sided McNemar.", "",
+                  "| dataset | setting | B | shared | violates A only | B only | p | "
+                  "verified A only | B only | p |", "|" + "---|" * 10]
+        for c in paired:
+            v, w = c["violated"], c["verified"]
+            lines.append(f"| {c['dataset']} | {c['setting']} | {c['b']} | {v.shared} | "
+                         f"{v.only_a} | {v.only_b} | {v.p_value:.3g} | {w.only_a} | "
+                         f"{w.only_b} | {w.p_value:.3g} |")
+    plots = _controlled_plot(table, out)
+    for p in plots:
+        lines += ["", f"![{p}]({p})"]
+    return "\n".join(lines) + "\n", plots
+
+
+def _controlled_plot(table: list[dict[str, Any]], out: Path) -> list[str]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    datasets = sorted({r["dataset"] for r in table})
+    fig, axes = plt.subplots(2, len(datasets), figsize=(4 * len(datasets), 6), squeeze=False)
+    for j, d in enumerate(datasets):
+        for method in sorted({r["method"] for r in table if r["dataset"] == d}):
+            rs = sorted((r for r in table if r["dataset"] == d and r["method"] == method),
+                        key=lambda r: r["setting"])
+            xs = [float(r["setting"].split(",")[0].split("=")[1]) for r in rs]
+            axes[0][j].plot(xs, [100 * r["violation_rate"] for r in rs], "o-", label=method)
+            axes[1][j].plot(xs, [100 * r["success"] for r in rs], "o-", label=method)
+        axes[0][j].set_title(d, fontsize=9)
+        axes[1][j].set_xlabel("p (omission rate)")
+    axes[0][0].set_ylabel("violation rate (%)")
+    axes[1][0].set_ylabel("verified (%)")
+    axes[0][-1].legend(fontsize=6)
+    fig.suptitle("Controlled model: violations and success against p (pooled over k)",
+                 fontsize=9)
+    fig.tight_layout()
+    name = "controlled_sqbcp.png"
+    fig.savefig(out / name, dpi=110)
+    plt.close(fig)
+    return [name]
 
 
 def _plot(table: list[dict[str, Any]], out: Path) -> list[str]:

@@ -90,8 +90,10 @@ class Truth:
     """The explicit truth channel: hidden tasks by their prompt's goal line."""
 
     def __init__(self, tasks: Iterable[Any] | None = None,
-                 datasets: Iterable[str] = DATASETS, data_dir: str | None = None) -> None:
+                 datasets: Iterable[str] = DATASETS, data_dir: str | None = None,
+                 limit: int | None = None) -> None:
         self._given = list(tasks) if tasks is not None else None
+        self._limit = limit  # only each dataset's first ``limit`` tasks (a sweep's limit)
         self._datasets = [d for d in datasets if d]
         self._data_dir = data_dir
         self._by_goal: dict[str, list[Any]] = {}
@@ -108,7 +110,7 @@ class Truth:
         from veriplan.bench.datasets import load_dataset
 
         ds = load_dataset(name, self._data_dir)
-        self._index(i.problem() for i in ds.instances)
+        self._index(i.problem() for i in list(ds.instances)[:self._limit])
 
     def find(self, prompt: str) -> Any:
         m = re.search(r"^Goal: (.*)$", prompt, re.M)
@@ -127,9 +129,28 @@ class Truth:
             found = self._by_goal.get(goal, [])
         if not found:
             raise BackendError(f"controlled backend: no task with the goal {goal!r}")
-        lines = set(_fact_lines(prompt))
-        return max(found, key=lambda t: (sum(k in lines for k in t.known)
-                                         - 10 * sum(k not in lines for k in t.known)))
+        ordered = [line.lower() for line in _fact_lines(prompt)]
+        return max(found, key=lambda t: _fit(t, ordered))
+
+
+def _fit(task: Any, ordered: list[str]) -> int:
+    """How well a task explains the prompt's fact lines: every prompt states
+    the task's known facts first, in order (worth 100, and 1 per fact); each
+    known fact missing costs 10, each line the task cannot have stated 1."""
+    from veriplan.domains.hidden.task import state_of
+
+    lines = set(ordered)
+    first = [k.lower() for k in task.known]
+    prefix = 100 + len(first) if ordered[:len(first)] == first else 0
+    known = set(first)
+    possible = set(known)
+    for p in task.latent:
+        text = p.text.lower()
+        possible |= {state_of(p).lower(), text, f"not so: {text}", p.subject.lower(),
+                     f"not {p.subject.lower()}"}
+        possible |= {s.lower() for s in p.substitutes}
+    unexplained = sum(line not in possible and " x " not in line for line in lines)
+    return prefix - 10 * len(known - lines) - unexplained
 
 
 def _fact_lines(prompt: str) -> list[str]:
@@ -327,11 +348,11 @@ class ControlledBackend:
 
     def __init__(self, model: str = "sqbcp", *, tasks: Iterable[Any] | None = None,
                  datasets: str | Iterable[str] = DATASETS, data_dir: str | None = None,
-                 **_: object) -> None:
+                 limit: int | None = None, **_: object) -> None:
         self.settings = Settings.parse(model)
         self.default_model = model
         names = datasets.split(",") if isinstance(datasets, str) else list(datasets)
-        self.truth = Truth(tasks, names, data_dir)
+        self.truth = Truth(tasks, names, data_dir, int(limit) if limit else None)
         self.requests: list[LLMRequest] = []
 
     def complete(self, request: LLMRequest) -> LLMResponse:
