@@ -165,7 +165,8 @@ def _told(p: Any, prompt: str) -> bool:
         from veriplan.domains.hidden.task import mentions
 
         return mentions(prompt, p.subject)
-    return p.text.lower() in low
+    subject = p.subject.lower()  # SQ-BCP's learned facts name the subject alone
+    return p.text.lower() in low or f"not so: {subject}\n" in low or f"- {subject}\n" in low
 
 
 class Planner:
