@@ -132,3 +132,17 @@ def test_hidden_task_units_judged_before_typing_are_left_out_of_reports(tmp_path
     assert report["groups"] == []
     assert "unit h1" in report["left_out"][0] and "metrics.judgement" in report["left_out"][0]
     assert "Left out (1 units" in out["markdown"].read_text()
+
+
+def test_plan_lengths_leave_fallback_plans_out() -> None:
+    """A search fallback's plan is not the method's: comparing its length with
+    the other arm's would credit the method with the fallback's plan."""
+    def rec(uid: str, method: str, solved_by: str, n: int) -> UnitRecord:
+        return replace(_rec(uid, method, Scope.PLAN_ON_TASK), instance="i" + uid[-1],
+                       solved_by=solved_by, result=json.dumps({"plan": ["(a)"] * n}))
+
+    recs = [rec("a1", "x", "llm", 2), rec("b1", "y", "llm", 4),
+            rec("a2", "x", "fallback:bfs", 9), rec("b2", "y", "llm", 3)]
+    lengths = compare(recs, "x", "y")["plan_lengths"]
+    assert lengths["both_verified"] == 1
+    assert (lengths["a_mean_length"], lengths["b_mean_length"]) == (2, 4)

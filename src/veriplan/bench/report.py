@@ -114,6 +114,12 @@ def judged_before_typing(records: list[UnitRecord]) -> tuple[list[UnitRecord], l
     return kept, out
 
 
+def _own_plan(r: UnitRecord) -> bool:
+    """A verified plan the method made itself (its model or its own test double),
+    not a search or planner fallback's."""
+    return bool(r.verified) and not (r.solved_by or "").startswith("fallback")
+
+
 def model_solved(r: UnitRecord) -> bool:
     """A unit counts for the headline only when the model's own plan verified
     (not a search fallback's, not a test double's)."""
@@ -170,7 +176,8 @@ def compare(records: list[UnitRecord], a: str, b: str) -> dict:
     z = two_proportion_z(ka, na, kb, nb)
     paired = mcnemar(arm_a, arm_b)
     # plan length on the instances both arms solved (the same instance, model, seed)
-    both = [k for k in recs_a if k in recs_b and recs_a[k].verified and recs_b[k].verified]
+    # without a fallback: a search fallback's plan is not the method's, so it is not compared
+    both = [k for k in recs_a if k in recs_b and _own_plan(recs_a[k]) and _own_plan(recs_b[k])]
     len_a = [len(recs_a[k].result_dict().get("plan", [])) for k in both]
     len_b = [len(recs_b[k].result_dict().get("plan", [])) for k in both]
     lengths = {"both_verified": len(both),
@@ -237,11 +244,13 @@ def markdown(summaries: list[GroupSummary], comparisons: list[dict], plots: list
                   f"p = {p['p_value']:.4f}."]
         pl = c["plan_lengths"]
         if pl["both_verified"]:
-            lines += ["", f"Plan length on the {pl['both_verified']} units both verified: "
+            lines += ["", f"Plan length on the {pl['both_verified']} units both verified "
+                      "(fallback plans left out): "
                       f"A {pl['a_mean_length']:.2f} actions, B {pl['b_mean_length']:.2f} "
                       f"(B - A = {pl['b_mean_length'] - pl['a_mean_length']:.2f})."]
         else:
-            lines += ["", "No unit was verified by both, so plan lengths are not compared."]
+            lines += ["", "No unit was verified by both without a fallback, so plan lengths "
+                      "are not compared."]
     for png in plots:
         lines += ["", f"![{png}]({png})"]
     return "\n".join(lines) + "\n"

@@ -25,7 +25,7 @@ def test_bench_drip_runs_resumes_and_reports(tmp_path, data_dir, capsys):
     assert "## Accuracy by problem size (objects in the task)" in out
     assert "| 6 | 9 | 10 | 12 | all |" in out  # the first six instances' sizes
     assert "goal_conflict: 1" in out  # instance-4, undone by the goal-only decomposition
-    assert "Plan length on the 5 units both verified" in out
+    assert "Plan length on the 5 units both verified (fallback plans left out)" in out
     assert (tmp_path / "accuracy_by_size.png").is_file()
     report = json.loads((tmp_path / "report.json").read_text())
     lengths = report["comparisons"][0]["plan_lengths"]
