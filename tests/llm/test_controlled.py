@@ -93,3 +93,23 @@ def test_the_same_draws_whichever_method_asks(tasks):
     a = ControlledBackend("sqbcp:p_hidden=0.5,seed=9", tasks=[t]).complete(req).text
     b = ControlledBackend("sqbcp:p_hidden=0.5,seed=9", tasks=[t]).complete(req).text
     assert a == b and a.startswith("Plan:")
+
+
+def test_omit_pre_keeps_the_item_as_a_resource_used_up(tasks):
+    """With omit=pre an omitted hidden resource is still listed as used up (at
+    its first use); with omit=all it is not."""
+    seen = {"pre": 0, "all": 0}
+    for omit in seen:
+        s = Settings(p_hidden=1.0, acc=0.5, seed=0, omit=omit)
+        for t in tasks[:40]:
+            planner = Planner(t, s)
+            for i in range(len(t.reference)):
+                out = json.loads(planner.hypotheses(_prompt(t, i), 1))["hypotheses"][0]
+                assert out["preconditions"] == [] or all(
+                    q["subject"] not in {p.subject for p in planner.involved(i)}
+                    or q["label"] == "SAT" for q in out["preconditions"])
+                seen[omit] += sum(p.subject in out["effects"]["resources"]
+                                  for p in planner.involved(i) if p.kind == "resource")
+    assert seen["pre"] > 20 and seen["all"] == 0
+    with pytest.raises(ConfigError):
+        Settings.parse("sqbcp:omit=some")

@@ -213,9 +213,10 @@ def section(records: list[UnitRecord], out: Path) -> tuple[str, list[dict[str, A
 
 
 def _setting(model: str) -> str:
-    """"sqbcp:p_hidden=0.2,acc=0.5,seed=0" -> "p=0.2, acc=0.5"."""
+    """"sqbcp:p_hidden=0.2,acc=0.5,seed=0" -> "p=0.2, acc=0.5" (", omit=pre" when set)."""
     kv = dict(part.split("=", 1) for part in model.partition(":")[2].split(",") if "=" in part)
-    return f"p={kv.get('p_hidden', '?')}, acc={kv.get('acc', '?')}"
+    omit = f", omit={kv['omit']}" if kv.get("omit", "all") != "all" else ""
+    return f"p={kv.get('p_hidden', '?')}, acc={kv.get('acc', '?')}{omit}"
 
 
 def controlled_rows(records: list[UnitRecord]) -> list[dict[str, Any]]:

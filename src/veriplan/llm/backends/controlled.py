@@ -62,6 +62,10 @@ class Settings:
     p_hidden: float = 0.3  # a hidden precondition omitted (assumed to hold)
     acc: float = 0.5  # a guess about an unstated fact, and a claimed label, is right
     seed: int = 0
+    # What an omission drops: "all" (the precondition and the item as a resource the step
+    # uses up) or "pre" (the precondition only: the step still lists the item it uses up,
+    # so a verifier that checks resources can see it).
+    omit: str = "all"
 
     @classmethod
     def parse(cls, spec: str) -> Settings:
@@ -69,13 +73,15 @@ class Settings:
         values: dict[str, Any] = {}
         for part in filter(None, (p.strip() for p in rest.split(","))):
             k, sep, v = part.partition("=")
-            if not sep or k not in ("p_hidden", "acc", "seed"):
+            if not sep or k not in ("p_hidden", "acc", "seed", "omit"):
                 raise ConfigError(f"controlled model {spec!r}: unknown setting {part!r} "
-                                  "(p_hidden, acc, seed)")
-            values[k] = int(v) if k == "seed" else float(v)
+                                  "(p_hidden, acc, seed, omit)")
+            values[k] = int(v) if k == "seed" else v if k == "omit" else float(v)
         s = cls(family or "sqbcp", **values)
         if s.family != "sqbcp":
             raise ConfigError(f"controlled model family {s.family!r}: only 'sqbcp' here")
+        if s.omit not in ("all", "pre"):
+            raise ConfigError(f"controlled model {spec!r}: omit is 'all' or 'pre'")
         if not (0 <= s.p_hidden <= 1 and 0 <= s.acc <= 1):
             raise ConfigError(f"controlled model {spec!r}: rates must be in [0, 1]")
         return s
@@ -268,7 +274,7 @@ class Planner:
         told = {p.id: _told(p, prompt) for p in self.t.latent}
         out = []
         for j in range(max(1, k)):
-            text, listed, _ = self.step(i, told, True, j)
+            text, listed, wrong = self.step(i, told, True, j)
             if any(h["action"] == text for h in out):
                 continue
             pre = [{"text": p.text, "subject": p.subject,
@@ -279,8 +285,16 @@ class Planner:
                         name = p.subject if p.holds else (p.substitutes or (p.subject,))[0]
                         pre.append({"text": f"you have {name}", "subject": name,
                                     "label": "SAT"})
-            out.append({"action": text, "preconditions": pre,
-                        "effects": self.effects(i, text)})
+            eff = self.effects(i, text)
+            if not self.pddl and self.s.omit == "pre":  # items used up, at first use
+                uses_up = [p for p in self.involved(i) if p.kind == "resource"
+                           and self.first_use(p) == i
+                           and (p in listed or told[p.id] or p in wrong)]
+                for p in uses_up:
+                    name = p.subject if p.holds or not told[p.id] else \
+                        (p.substitutes or (p.subject,))[0]
+                    eff["resources"][name] = -1
+            out.append({"action": text, "preconditions": pre, "effects": eff})
         return json.dumps({"hypotheses": out})
 
     def claim(self, p: Any, i: int, j: int) -> str:
