@@ -78,3 +78,9 @@ def test_validator_judgement_names_step_kind_and_subject(task: Task) -> None:
     unknown = validate_plan(task, ["(fly a)"]).judgement()
     assert unknown.findings[0].kind is FindingKind.UNKNOWN_ACTION
     assert validate_plan(task, ["(stack a b)"]).to_dict()["judgement"]["verdict"] == "invalid"
+
+
+def test_uncheckable_findings_leave_the_verdict_unknown() -> None:
+    """A finding that says nothing could decide is not a refutation."""
+    uncheckable = Finding(FindingKind.UNCHECKABLE, 1, "focus on x", "no goal form")
+    assert Judgement.of(Scope.PLAN_ON_GROUNDED_FACTS, [uncheckable]).verdict is Verdict.UNKNOWN

@@ -33,6 +33,9 @@ class Scope(StrEnum):
     HIDDEN_TASK = "hidden_task"
     # An environment episode, judged by the simulator (the environment's own "done").
     ENV_EPISODE = "env_episode"
+    # A plan for an episode, judged against the facts grounded in it so far (AEC's V
+    # before it commits): not the episode's outcome, which ENV_EPISODE judges.
+    PLAN_ON_GROUNDED_FACTS = "plan_on_grounded_facts"
     # Nothing grounded decided (an AEC commit V could not check): never verified.
     UNCHECKED = "unchecked"
 
@@ -71,6 +74,7 @@ _WORDS: Mapping[Scope, str] = {
     Scope.SEARCH_COMPONENTS: "the model's search components, on the domain's instances",
     Scope.HIDDEN_TASK: "against the hidden-precondition task's true facts",
     Scope.ENV_EPISODE: "by the environment's simulator",
+    Scope.PLAN_ON_GROUNDED_FACTS: "against the episode's grounded facts",
     Scope.UNCHECKED: "by nothing grounded",
 }
 
@@ -138,6 +142,10 @@ class Finding:
                    str(data.get("subject") or ""), str(data.get("detail") or ""))
 
 
+# Findings that say nothing decides, rather than that something is wrong.
+_UNDECIDED = frozenset({FindingKind.UNGROUNDED, FindingKind.UNCHECKABLE})
+
+
 @dataclass(frozen=True, slots=True)
 class Judgement:
     """A verdict, what it was checked against, and why."""
@@ -155,10 +163,11 @@ class Judgement:
     def of(cls, scope: Scope, findings: Iterable[Finding], *,
            unknown: bool = False) -> Judgement:
         """Valid when there are no findings; unknown when the only findings
-        are :attr:`FindingKind.UNGROUNDED` (or ``unknown`` is set and nothing
-        proved the plan invalid); else invalid."""
+        say nothing decides (:attr:`FindingKind.UNGROUNDED`,
+        :attr:`FindingKind.UNCHECKABLE`), or ``unknown`` is set and nothing
+        proved the plan invalid; else invalid."""
         found = tuple(findings)
-        decisive = [f for f in found if f.kind is not FindingKind.UNGROUNDED]
+        decisive = [f for f in found if f.kind not in _UNDECIDED]
         if decisive:
             return cls(Verdict.INVALID, scope, found)
         if found or unknown:

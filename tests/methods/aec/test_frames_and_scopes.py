@@ -107,7 +107,7 @@ def test_v_is_a_three_valued_judgement(sw):
     # nothing contradicts "go to hallway", but the goal cannot be told: unknown, for good
     assert go.verdict is Verdict.UNKNOWN and go.uncheckable and go.scope is Scope.UNCHECKED
     # focusing on a thing the task does not name fails the task: invalid
-    assert wrong.verdict is Verdict.INVALID and wrong.scope is Scope.ENV_EPISODE
+    assert wrong.verdict is Verdict.INVALID and wrong.scope is Scope.PLAN_ON_GROUNDED_FACTS
     assert any(f.kind is FindingKind.GOAL for f in wrong.findings)
     # a precondition no grounded fact decides: unknown, and a query could settle it
     assert stated.verdict is Verdict.UNKNOWN and not stated.uncheckable

@@ -350,8 +350,8 @@ class Controller:
         """Lines 26-31: h* = argmax SCORE(h), committed only if V(h*, w, w*) is
         valid, or (``unchecked_commits``) unknown for reasons no query could
         remove; :attr:`Round.committed` says whether it was. The verdict's
-        scope says what decided it: :attr:`Scope.ENV_EPISODE` (the grounded
-        facts) or :attr:`Scope.UNCHECKED` (nothing grounded). WKM's V reads
+        scope says what decided it: :attr:`Scope.PLAN_ON_GROUNDED_FACTS` (the
+        grounded facts) or :attr:`Scope.UNCHECKED` (nothing grounded). WKM's V reads
         its predictions as facts: a plan valid only with them is recorded as
         unchecked."""
         if self.policy.verification and self.policy.ground_commit:

@@ -333,7 +333,7 @@ class Agent:
         """A commit, counted by what decided it: V valid on the grounded facts,
         or nothing grounded (:attr:`Scope.UNCHECKED`, never a grounded commit)."""
         self.tally.commits += 1
-        if verdict.ok and verdict.scope is Scope.ENV_EPISODE:
+        if verdict.ok and verdict.scope is Scope.PLAN_ON_GROUNDED_FACTS:
             self.tally.grounded_commits += 1
         else:
             self.tally.unchecked_commits += 1

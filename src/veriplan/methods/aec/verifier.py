@@ -169,8 +169,8 @@ class Verification(Judgement):
     line, each conjunct's result, the preconditions ``missing`` (neither
     grounded nor entailed, and a query now could settle them) and
     ``contradicted``, and the entailments it ``relied`` on (for B.4's
-    counterexamples). Scope: :attr:`Scope.ENV_EPISODE` (the plan against the
-    episode's grounded facts) when the facts decided, :attr:`Scope.UNCHECKED`
+    counterexamples). Scope: :attr:`Scope.PLAN_ON_GROUNDED_FACTS` (the plan
+    against the episode's grounded facts) when the facts decided, :attr:`Scope.UNCHECKED`
     when they did not."""
 
     reason: str = ""
@@ -213,7 +213,7 @@ def judge(findings: Sequence[Finding], *, reason: str = "", **extra: Any) -> Ver
         verdict = JVerdict.UNKNOWN
     else:
         verdict = JVerdict.VALID
-    scope = Scope.UNCHECKED if verdict is JVerdict.UNKNOWN else Scope.ENV_EPISODE
+    scope = Scope.UNCHECKED if verdict is JVerdict.UNKNOWN else Scope.PLAN_ON_GROUNDED_FACTS
     if not reason and findings:
         first = next((f for f in findings if f.kind not in undecided), None) or next(
             (f for f in findings if f.kind is FindingKind.UNGROUNDED), findings[0])
