@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.helpers import BLOCKS_DOMAIN
+from tests.helpers import BLOCKS_DOMAIN, MYSTERY_DOMAIN
 from veriplan.pddl.parser import parse_domain, parse_problem
 from veriplan.pddl.task import Task
 from veriplan.planio import PlanBenchConfig, parse_plan
@@ -17,25 +17,6 @@ from veriplan.verify import validate_plan
 
 CORPUS = yaml.safe_load((Path(__file__).parent / "corpus" / "answers.yaml").read_text())
 
-MYSTERY_DOMAIN = """
-(define (domain mystery)
-  (:requirements :strips)
-  (:predicates (province ?x) (planet ?x) (harmony) (pain ?x) (craves ?x ?y))
-  (:action attack :parameters (?ob)
-    :precondition (and (province ?ob) (planet ?ob) (harmony))
-    :effect (and (pain ?ob) (not (province ?ob)) (not (planet ?ob)) (not (harmony))))
-  (:action succumb :parameters (?ob)
-    :precondition (pain ?ob)
-    :effect (and (province ?ob) (harmony) (planet ?ob) (not (pain ?ob))))
-  (:action overcome :parameters (?ob ?underob)
-    :precondition (and (province ?underob) (pain ?ob))
-    :effect (and (harmony) (province ?ob) (craves ?ob ?underob)
-                 (not (province ?underob)) (not (pain ?ob))))
-  (:action feast :parameters (?ob ?underob)
-    :precondition (and (craves ?ob ?underob) (province ?ob) (harmony))
-    :effect (and (pain ?ob) (province ?underob) (not (craves ?ob ?underob))
-                 (not (province ?ob)) (not (harmony)))))
-"""
 TWINS_DOMAIN = """
 (define (domain twins)
   (:requirements :strips)

@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from tests.helpers import MYSTERY_DOMAIN
 from tests.planio.test_corpus import TASKS
 from veriplan.cli import main
 from veriplan.planio import parse_plan
@@ -32,24 +33,6 @@ Alternative approach:
 - Overcome a from c
 """
 
-DOMAIN = """(define (domain mystery)
-  (:requirements :strips)
-  (:predicates (province ?x) (planet ?x) (harmony) (pain ?x) (craves ?x ?y))
-  (:action attack :parameters (?ob)
-    :precondition (and (province ?ob) (planet ?ob) (harmony))
-    :effect (and (pain ?ob) (not (province ?ob)) (not (planet ?ob)) (not (harmony))))
-  (:action succumb :parameters (?ob)
-    :precondition (pain ?ob)
-    :effect (and (province ?ob) (harmony) (planet ?ob) (not (pain ?ob))))
-  (:action overcome :parameters (?ob ?underob)
-    :precondition (and (province ?underob) (pain ?ob))
-    :effect (and (harmony) (province ?ob) (craves ?ob ?underob)
-                 (not (province ?underob)) (not (pain ?ob))))
-  (:action feast :parameters (?ob ?underob)
-    :precondition (and (craves ?ob ?underob) (province ?ob) (harmony))
-    :effect (and (pain ?ob) (province ?underob) (not (craves ?ob ?underob))
-                 (not (province ?ob)) (not (harmony)))))
-"""
 PROBLEM = """(define (problem p) (:domain mystery)
   (:objects a b c d)
   (:init (craves c b) (province c) (province a) (province d) (planet a) (planet b)
@@ -83,7 +66,7 @@ def test_every_line_is_accounted_for():
 
 @pytest.fixture
 def files(tmp_path):
-    for name, text in (("d.pddl", DOMAIN), ("p.pddl", PROBLEM), ("cfg.yaml", CONFIG),
+    for name, text in (("d.pddl", MYSTERY_DOMAIN), ("p.pddl", PROBLEM), ("cfg.yaml", CONFIG),
                        ("plan.txt", ANSWER)):
         (tmp_path / name).write_text(text)
     return tmp_path
