@@ -82,6 +82,7 @@ def adl_task() -> Task:
     d = parse_domain(ADL_DOMAIN)
     return Task(d, parse_problem(ADL_PROBLEM, d))
 
+
 # PlanBench's Mystery Blocksworld (attack, succumb, overcome, feast), for the plan readers' tests.
 MYSTERY_DOMAIN = """
 (define (domain mystery)
