@@ -242,7 +242,8 @@ def controlled_rows(records: list[UnitRecord]) -> list[dict[str, Any]]:
                     "verified": ok, "success": ok / n, "wilson_success":
                     list(wilson_interval(ok, n)),
                     "queries": _mean([m.get("queries") for m in ms]),
-                    "hypotheses": _mean([m.get("hypotheses") for m in ms])})
+                    "hypotheses": _mean([m.get("hypotheses") for m in ms]),
+                    "by_hidden": _by_hidden(ms)})
     return out
 
 
@@ -299,6 +300,15 @@ def controlled_section(records: list[UnitRecord], out: Path) -> tuple[str, list[
             lines.append(f"| {c['dataset']} | {c['setting']} | {c['b']} | {v.shared} | "
                          f"{v.only_a} | {v.only_b} | {v.p_value:.3g} | {w.only_a} | "
                          f"{w.only_b} | {w.p_value:.3g} |")
+    fig2 = [r for r in table if r["method"] == "sqbcp" and r["by_hidden"]]
+    if fig2:
+        lines += ["", "SQ-BCP's queries and hypotheses per task against the number of hidden "
+                  "preconditions (the paper's Figure 2), pooled over k: mean (units).", "",
+                  "| dataset | setting | hidden: queries / hypotheses (units) |", "|---|---|---|"]
+        for r in fig2:
+            cells = "; ".join(f"{h}: {c['queries']:.2f} / {c['hypotheses']:.2f} ({c['units']})"
+                              for h, c in r["by_hidden"].items())
+            lines.append(f"| {r['dataset']} | {r['setting']} | {cells} |")
     plots = _controlled_plot(table, out)
     for p in plots:
         lines += ["", f"![{p}]({p})"]
