@@ -77,10 +77,16 @@ class Config(PredictorConfig):
     # as an unchecked commit (Scope.UNCHECKED), never a grounded one; false commits only
     # on a valid verdict (see the README).
     unchecked_commits: bool = True
+    # SCORE(h) for h* = argmax SCORE(h) (line 26): "grounded", the chance that Pre(h)
+    # holds computed by the method from w and w_hat; "model", the score the planner
+    # reported with the plan (before issue 33 the only one; the paper defines neither).
+    score: str = "grounded"
 
     def __post_init__(self) -> None:
         check(self, minimum={**_MINIMUM, "ensemble": 1, "predictor_temperature": 0.0,
                              "epsilon": 0.0, "tau": 0.0, "max_queries": 0})
+        if self.score not in ("grounded", "model"):
+            raise ConfigError(f"setting score={self.score!r} must be 'grounded' or 'model'")
         if self.epsilon > 0.5:
             raise ConfigError(f"setting epsilon={self.epsilon!r} must be at most 0.5 (a margin "
                               "around mu = 0.5)")

@@ -46,6 +46,9 @@ class Policy:
     ground_commit: bool = True
     beliefs_as_facts: bool = False
     unchecked_commits: bool = True
+    # SCORE(h) for h* = argmax: "grounded", computed by the method from w and w_hat
+    # (:func:`support`); "model": the score the model reported with the plan.
+    score: str = "grounded"
 
 
 @dataclass(frozen=True)
@@ -321,7 +324,7 @@ class Controller:
         takes the predictions as facts.)"""
         leak = self.policy.beliefs_as_facts
         while self.H and self.q_budget > 0 and not self.exhausted:
-            h = best(self.H)
+            h = self.best()
             assert h is not None
             needs = [k for k in ungrounded(h, self.facts_for_verifier(), self.w.rules,
                                            self.actions)
@@ -336,6 +339,12 @@ class Controller:
             else:
                 self._query(needs[0], QUERY, decision)
             self.round.decisions.append(decision)
+
+    def best(self) -> Hypothesis | None:
+        """h* = argmax SCORE(h) over H (see :attr:`Policy.score`)."""
+        if self.policy.score == "model":
+            return best(self.H)
+        return best(self.H, self.w, self.beliefs)
 
     def facts_for_verifier(self) -> FactState:
         if not self.policy.beliefs_as_facts:
@@ -356,7 +365,7 @@ class Controller:
         unchecked."""
         if self.policy.verification and self.policy.ground_commit:
             self.ground_commit()
-        h = best(self.H)
+        h = self.best()
         if h is None:
             verdict = judge([Finding(FindingKind.EMPTY, None, "", "no hypothesis is left (H "
                                      "is empty)" + (f": {len(self.round.dropped)} discarded"

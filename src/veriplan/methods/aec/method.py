@@ -25,7 +25,7 @@ def policy_for(config: Config) -> Policy:
     ``gating=false``)."""
     return Policy(gating="aec" if config.gating else "simulate",
                   verification=config.verification, ground_commit=config.ground_commit,
-                  unchecked_commits=config.unchecked_commits)
+                  unchecked_commits=config.unchecked_commits, score=config.score)
 
 
 def solve(problem: EnvTask, llm: LLM, config: Config = Config(), *,

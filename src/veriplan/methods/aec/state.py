@@ -173,11 +173,41 @@ class Hypothesis:
 
 
 
-def best(hypotheses: list[Hypothesis]) -> Hypothesis | None:
-    """argmax SCORE(h), the earliest on ties."""
+def support(h: Hypothesis, w: GroundedStore, beliefs: BeliefStore | None = None) -> float:
+    """SCORE(h) as the method computes it (``score="grounded"``, the default):
+    the estimated chance that every p in Pre(h) holds as h expects, read from
+    the two stores, each p taken apart: grounded or entailed by w, 1 when it
+    agrees and 0 when it does not; believed in w_hat with (v_hat, sigma),
+    1 - sigma when v_hat agrees and sigma when not (sigma clipped to [0, 1]);
+    in neither, 1/2. The model's own score plays no part."""
+    value = 1.0
+    for k, e in h.pre.items():
+        v, _ = w.known(k)
+        if v is not None:
+            value *= 1.0 if v == e else 0.0
+        elif beliefs is not None and k in beliefs.entries:
+            b, sigma = beliefs.entries[k]
+            sigma = min(1.0, max(0.0, sigma))
+            value *= 1.0 - sigma if b == e else sigma
+        else:
+            value *= 0.5
+    return value
+
+
+SCORES = ("grounded", "model")
+
+
+def best(hypotheses: list[Hypothesis], w: GroundedStore | None = None,
+         beliefs: BeliefStore | None = None) -> Hypothesis | None:
+    """argmax SCORE(h), the earliest on ties. With ``w``: SCORE is
+    :func:`support` (computed by the method from w and w_hat); without it: the
+    score the model reported for h (``score="model"``, before issue 33 the only
+    one)."""
     if not hypotheses:
         return None
-    return max(hypotheses, key=lambda h: (h.score, -h.index))
+    if w is None:
+        return max(hypotheses, key=lambda h: (h.score, -h.index))
+    return max(hypotheses, key=lambda h: (support(h, w, beliefs), -h.index))
 
 
 def conflict(h: Hypothesis, w: GroundedStore) -> tuple[Key, bool, str | None] | None:
@@ -199,5 +229,5 @@ def as_facts(values: Mapping[Key, bool]) -> list[Fact]:
     return [Fact(k[0], k[1], v) for k, v in values.items()]
 
 
-__all__ = ["BeliefStore", "GroundedStore", "Hypothesis", "as_facts", "best", "conflict",
-           "consistent"]
+__all__ = ["BeliefStore", "GroundedStore", "Hypothesis", "SCORES", "as_facts", "best",
+           "conflict", "consistent", "support"]
