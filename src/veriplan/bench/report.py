@@ -614,5 +614,7 @@ def write_report(directory: str | Path, *,
         "groups": [asdict(s) for s in summaries], "analyses": analyses,
         "comparison": comparisons[0] if comparisons else None,
         "comparisons": comparisons, "autotos": autotos, "hidden": hidden,
-        "published": published_json, "aec": aec, "left_out": left_out}, indent=2))
+        "published": published_json, "aec": aec, "left_out": left_out,
+        # controlled-model units (issue 33): apart from model results, never pooled
+        "controlled": report_hidden.controlled_rows(records)}, indent=2))
     return paths
