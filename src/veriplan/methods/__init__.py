@@ -119,6 +119,7 @@ METHODS: Registry[MethodSpec] = Registry("method", {
     "aec-react": "veriplan.methods.aec.baselines:REACT",
     "wkm": "veriplan.methods.aec.baselines:WKM",
     "query-only": "veriplan.methods.aec.baselines:QUERY_ONLY",
+    "walle-standin": "veriplan.methods.aec.walle:WALLE",
 }, group="veriplan.methods", load=_spec)
 
 

@@ -16,7 +16,7 @@ from veriplan.methods import get_method
 from veriplan.methods.aec import Config, solve
 
 P = kitchen.plan
-NAMES = ["aec", "aec-direct", "aec-react", "wkm", "query-only"]
+NAMES = ["aec", "aec-direct", "aec-react", "wkm", "query-only", "walle-standin"]
 
 
 def run(name, model, t=None, **options):
