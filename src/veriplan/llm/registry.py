@@ -20,6 +20,7 @@ BACKENDS: Registry[type] = Registry("backend", {
     "replay": "veriplan.llm.backends.replay:ReplayBackend",
     "scripted": "veriplan.llm.backends.scripted:ScriptedBackend",
     "controlled": "veriplan.llm.backends.controlled:ControlledBackend",
+    "controlled-aec": "veriplan.llm.backends.controlled_aec:ControlledAECBackend",
 }, group="veriplan.backends", error=UnknownBackendError)
 DEFAULT_BACKEND = "llamacpp"
 

@@ -1,0 +1,328 @@
+"""A controlled test model for AEC and its baselines on the household games:
+errors known and seeded, so AEC's claims can be tested where no strong model
+can run.
+
+``--backend controlled-aec --model aec:p=0.2,acc=0.8,conf=calibrated,seed=0``
+answers AEC's planning, prediction, Direct and ReAct prompts:
+
+- **planner** (AEC, its ablations, WKM, Query-Only, the WALL-E stand-in: up to
+  K plans per round; Direct: one plan; ReAct: one command per turn): each
+  plan is the game's gold path (Fast Downward's walkthrough, as commands),
+  *perturbed* with probability ``p``: the place the first object is taken
+  from is replaced by another receptacle of the room, drawn uniformly (the
+  plan goes there, opens it if it opens, takes the object from it, then goes
+  on as the gold path does). Each plan states the one precondition it relies
+  on, ``in(object, place) = true``. Its self-reported score is a uniform draw
+  (it says nothing);
+- **predictor** (M(w, p), each ensemble member one request): a predicate
+  whose value the game's initial state fixes (in, open, at, holds, hot, cool,
+  clean, switched on) gets a predicted value that is the truth with
+  probability ``acc``. Its confidence, shown as the members' votes out of 5:
+  ``conf=calibrated`` draws a confidence c from {1.0, 0.8, 0.6} with mean
+  ``acc`` (the two levels around acc) and makes the prediction right with
+  probability c, votes round(5c) for it and the rest against (5:0, 4:1, 3:2);
+  ``conf=over`` makes every prediction unanimous (5:0), right with probability
+  ``acc``: as sure when wrong as when right. Predicates the initial state
+  does not fix (kind, cancontain, ...) are answered "unknown".
+
+Draws are seeded by (seed, game, what, round or member): the same model errs
+on the same plans and predicates whichever method calls it, so methods run on
+the same games are paired.
+
+The truth channel: :class:`GameTruth` reads the household games
+(``household_eval`` by default; ``games=`` gives :class:`Game` objects
+directly, for tests) and picks the game by the task sentence in the prompt,
+ties broken by the receptacle names the prompt mentions (a planning prompt
+lists the room's commands), else the game last picked for that sentence (a
+prediction prompt names few objects; run one worker per backend). The truth
+a prediction is drawn against is the game's initial state: a predicate the
+agent's own actions changed since is not re-read. Nothing else reaches the
+method under test: its answers are the plans and votes a model with these
+error rates would give, never a game id, a truth value as such, or an
+environment's text.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import threading
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from veriplan.errors import BackendError, ConfigError
+from veriplan.llm.types import LLMRequest, LLMResponse
+
+MEMBERS = 5  # the ensemble's size the votes are written for (AEC's default)
+VARIANT_MARKS = ("Question: does ", "You are a world model", "Statement: ")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """``aec:p=P,acc=A,conf=calibrated|over,seed=S``."""
+
+    p: float = 0.2  # a plan's perturbation rate (a wrong place for the object)
+    acc: float = 0.8  # a prediction's accuracy
+    conf: str = "calibrated"  # or "over": every prediction unanimous
+    seed: int = 0
+
+    @classmethod
+    def parse(cls, spec: str) -> Settings:
+        family, _, rest = (spec or "aec").partition(":")
+        if family not in ("", "aec"):
+            raise ConfigError(f"controlled-aec model family {family!r}: only 'aec'")
+        values: dict[str, Any] = {}
+        for part in filter(None, (x.strip() for x in rest.split(","))):
+            k, sep, v = part.partition("=")
+            if not sep or k not in ("p", "acc", "conf", "seed"):
+                raise ConfigError(f"controlled-aec model {spec!r}: unknown setting {part!r} "
+                                  "(p, acc, conf, seed)")
+            try:
+                values[k] = int(v) if k == "seed" else v if k == "conf" else float(v)
+            except ValueError:
+                raise ConfigError(f"controlled-aec model {spec!r}: bad {k}={v!r}") from None
+        s = cls(**values)
+        if s.conf not in ("calibrated", "over"):
+            raise ConfigError(f"controlled-aec model {spec!r}: conf is 'calibrated' or 'over'")
+        if not 0 <= s.p <= 1 or not 0.6 <= s.acc <= 1:
+            raise ConfigError(f"controlled-aec model {spec!r}: p in [0, 1], acc in [0.6, 1]")
+        return s
+
+
+def draw(s: Settings, *parts: object) -> float:
+    return random.Random(":".join(map(str, (s.seed, *parts)))).random()
+
+
+def confidence(s: Settings, *parts: object) -> float:
+    """A calibrated prediction's confidence: one of the two levels of
+    (0.6, 0.8, 1.0) around ``acc``, mixed so that its mean is ``acc``."""
+    lo, hi = (0.8, 1.0) if s.acc >= 0.8 else (0.6, 0.8)
+    return hi if draw(s, "conf", *parts) < (s.acc - lo) / (hi - lo) else lo
+
+
+def _name(pddl: str) -> str:
+    return pddl.replace("_", " ")
+
+
+def command(step: str) -> str | None:
+    """A PDDL step of the household domain as the game's text command."""
+    w = step.strip("()").split()
+    if not w:
+        return None
+    a = [_name(x) for x in w[1:]]
+    return {"gotolocation": lambda: f"go to {a[3]}",
+            "openobject": lambda: f"open {a[2]}",
+            "closeobject": lambda: f"close {a[2]}",
+            "pickupobject": lambda: f"take {a[2]} from {a[3]}",
+            "putobject": lambda: f"move {a[2]} to {a[3]}",
+            "heatobject": lambda: f"heat {a[3]} with {a[2]}",
+            "coolobject": lambda: f"cool {a[3]} with {a[2]}",
+            "cleanobject": lambda: f"clean {a[3]} with {a[2]}",
+            "toggleobject": lambda: f"use {a[2]}"}.get(w[0].lower(), lambda: None)()
+
+
+class GameFacts:
+    """One game's truth, read from its PDDL problem and plan."""
+
+    def __init__(self, game: Any) -> None:
+        self.id, self.task = game.id, game.task.strip()
+        p = game.problem
+        self.receptacles = [_name(x) for x in re.findall(r"(\S+) - receptacle\b", p)]
+        self.openable = {_name(x) for x in re.findall(r"\(openable (\S+)\)", p)}
+        self.opened = {_name(x) for x in re.findall(r"\(opened (\S+)\)", p)}
+        self.location = {_name(o): _name(r)
+                         for o, r in re.findall(r"\(inReceptacle (\S+) (\S+)\)", p)
+                         if not o.startswith("?")}
+        self.gold = [c for c in (command(s) for s in game.plan) if c]
+        take = next((i for i, c in enumerate(self.gold) if c.startswith("take ")), None)
+        self.take = take
+        m = re.match(r"take (.+) from (.+)$", self.gold[take]) if take is not None else None
+        self.obj, self.source = (m.group(1), m.group(2)) if m else ("", "")
+
+    def plan(self, place: str) -> list[str]:
+        """The gold path with the first object taken from ``place``."""
+        if self.take is None or place == self.source:
+            return list(self.gold)
+        rest = self.gold[self.take + 1:]
+        head = [f"go to {place}"] + ([f"open {place}"] if place in self.openable else [])
+        return head + [f"take {self.obj} from {place}"] + rest
+
+    def value(self, pred: str, args: tuple[str, ...]) -> bool | None:
+        """The initial state's value of a predicate, None when it does not fix it."""
+        if pred == "in":
+            return self.location.get(args[0]) == args[1]
+        if pred == "open":
+            return args[0] in self.opened
+        if pred in ("at", "holds", "hot", "cool", "clean", "toggled"):
+            return False  # the agent starts in the middle of the room, holding nothing
+        return None
+
+
+_QUESTIONS = [(re.compile(r"^the agent is at (.+)$"), "at", lambda m: ("agent", m.group(1))),
+              (re.compile(r"^the agent is holding (.+)$"), "holds",
+               lambda m: ("agent", m.group(1))),
+              (re.compile(r"^(.+) is in or on (.+)$"), "in", lambda m: (m.group(1), m.group(2))),
+              (re.compile(r"^(.+) is open$"), "open", lambda m: (m.group(1),)),
+              (re.compile(r"^(.+) is (hot|cool|clean)$"), "", lambda m: (m.group(1),)),
+              (re.compile(r"^(.+) has been switched on$"), "toggled", lambda m: (m.group(1),))]
+_ASKED = [re.compile(r"Question: does (.+) hold right now\?"),
+          re.compile(r"predict whether (.+) is true at this moment\."),
+          re.compile(r"^Statement: (.+)\.$", re.M)]
+
+
+def read_question(prompt: str) -> tuple[str, tuple[str, ...]] | None:
+    """The predicate a prediction prompt asks about (the inverse of AEC's
+    household wording), None when it is not one of those above."""
+    for rx in _ASKED:
+        m = rx.search(prompt)
+        if m:
+            text = m.group(1).strip()
+            for q, pred, args in _QUESTIONS:
+                mm = q.match(text)
+                if mm:
+                    return (pred or mm.group(2)), args(mm)
+            return None
+    return None
+
+
+class GameTruth:
+    """The explicit truth channel (see the module docstring)."""
+
+    def __init__(self, games: Iterable[Any] | None = None, split: str = "eval") -> None:
+        self._games = [GameFacts(g) for g in games] if games is not None else None
+        self._split = split
+        self._last: dict[str, GameFacts] = {}
+        self._lock = threading.Lock()
+
+    def games(self) -> list[GameFacts]:
+        with self._lock:
+            if self._games is None:
+                from veriplan.envs.household.games import game_ids, load_game
+
+                self._games = [GameFacts(load_game(i)) for i in game_ids(self._split)]
+            return self._games
+
+    def find(self, prompt: str) -> GameFacts:
+        found = [g for g in self.games() if g.task and g.task in prompt]
+        if not found:
+            raise BackendError("controlled-aec: no household game's task is in the prompt")
+        longest = max(len(g.task) for g in found)
+        found = [g for g in found if len(g.task) == longest]
+        score = {g.id: sum(r in prompt for r in g.receptacles) for g in found}
+        top = max(score.values())
+        best = [g for g in found if score[g.id] == top]
+        with self._lock:
+            last = self._last.get(best[0].task)
+            if len(best) > 1 and last is not None and last in best:
+                return last
+            self._last[best[0].task] = best[0]
+        return best[0]
+
+
+class Model:
+    """The controlled planner and predictor of one game."""
+
+    def __init__(self, game: GameFacts, s: Settings) -> None:
+        self.g, self.s = game, s
+
+    def place(self, *parts: object) -> str:
+        """The source of a plan: the gold one, or with probability p another."""
+        g = self.g
+        others = [r for r in g.receptacles if r != g.source]
+        if not others or not g.source or draw(self.s, g.id, "perturb", *parts) >= self.s.p:
+            return g.source
+        return others[int(draw(self.s, g.id, "where", *parts) * len(others))]
+
+    def plans(self, k: int, round_: object) -> str:
+        out = []
+        for j in range(k):
+            place = self.place(round_, j)
+            out.append({"actions": self.g.plan(place),
+                        "preconditions": [{"predicate": "in", "args": [self.g.obj, place],
+                                           "value": True}] if place else [],
+                        "score": round(draw(self.s, self.g.id, "score", round_, j), 3)})
+        return json.dumps({"plans": out})
+
+    def direct(self, round_: object) -> str:
+        return json.dumps({"actions": self.g.plan(self.place("direct", round_))})
+
+    def react(self, prompt: str) -> str:
+        done = re.findall(r"^Action: (.+)$", prompt, re.M)
+        tries = prompt.count("Nothing happens.")
+        plan = self.g.plan(self.place("react", tries))
+        nxt = plan[0] if plan else "look"
+        for a in reversed(done):
+            if a.strip() in plan:
+                i = plan.index(a.strip())
+                nxt = plan[i + 1] if i + 1 < len(plan) else "look"
+                break
+        return f"Thought: next step.\nAction: {nxt}"
+
+    def vote(self, key: tuple[str, tuple[str, ...]], member: int) -> str:
+        truth = self.g.value(*key)
+        if truth is None:
+            return json.dumps({"answer": "unknown"})
+        s, where = self.s, (self.g.id, key[0], *key[1])
+        if s.conf == "over":
+            c, agree = s.acc, MEMBERS
+        else:
+            c = confidence(s, *where)
+            agree = round(MEMBERS * c)
+        right = draw(s, "right", *where) < c
+        value = truth if right else not truth
+        said = value if member < agree else not value
+        return json.dumps({"answer": "yes" if said else "no"})
+
+
+def member_of(prompt: str, request: LLMRequest) -> int:
+    """The ensemble member k (variant k mod 3, sample k div 3) a request is."""
+    variant = next((i for i, m in enumerate(VARIANT_MARKS) if m in prompt), 0)
+    return (request.sample_index or 0) * len(VARIANT_MARKS) + variant
+
+
+class ControlledAECBackend:
+    """``--backend controlled-aec --model aec:p=P,acc=A,conf=C,seed=S``."""
+
+    name = "controlled-aec"
+
+    @classmethod
+    def model_name_for(cls, options: Mapping[str, object]) -> str:
+        return str(options.get("model") or "aec")
+
+    def __init__(self, model: str = "aec", *, games: Iterable[Any] | None = None,
+                 split: str = "eval", **_: object) -> None:
+        self.settings = Settings.parse(model)
+        self.default_model = model
+        self.truth = GameTruth(games, split)
+        self.requests: list[LLMRequest] = []
+
+    def complete(self, request: LLMRequest) -> LLMResponse:
+        start = time.perf_counter()
+        self.requests.append(request)
+        prompt = request.messages[-1].content
+        text = self.answer(prompt, request)
+        words = sum(len(m.content.split()) for m in request.messages)
+        return LLMResponse(text, "stop", words, len(text.split()), time.perf_counter() - start,
+                           self.name, request.model or self.default_model)
+
+    def answer(self, prompt: str, request: LLMRequest) -> str:
+        model = Model(self.truth.find(prompt), self.settings)
+        kind = request.schema_name if request.schema is not None else "turn"
+        if kind == "prediction":
+            key = read_question(prompt)
+            if key is None:
+                return json.dumps({"answer": "unknown"})
+            return model.vote(key, member_of(prompt, request))
+        if kind == "plans":
+            m = re.search(r"Propose up to (\d+)", prompt)
+            return model.plans(int(m.group(1)) if m else 1, request.seed)
+        if kind == "plan":
+            return model.direct(request.seed)
+        return model.react(prompt)
+
+
+__all__ = ["ControlledAECBackend", "GameFacts", "GameTruth", "Settings", "command",
+           "read_question"]

@@ -1,0 +1,145 @@
+"""The controlled AEC model (``--backend controlled-aec``): its measured
+perturbation rate, prediction accuracy and confidence match its settings
+within the binomial interval; it reads the truth only from the game."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from veriplan.envs.household.generator import Game
+from veriplan.errors import ConfigError
+from veriplan.llm import LLM
+from veriplan.llm.backends.controlled_aec import (
+    ControlledAECBackend,
+    GameTruth,
+    Model,
+    Settings,
+    command,
+    read_question,
+)
+from veriplan.llm.types import LLMRequest, Message
+from veriplan.methods.aec.envmodels import household_describe
+from veriplan.methods.aec.predictor import EnsemblePredictor
+from veriplan.methods.aec.repair import RuleBook
+from veriplan.methods.aec.state import GroundedStore
+
+RECEPTACLES = [f"cabinet_{i}" for i in range(1, 7)] + ["fridge_1", "microwave_1",
+                                                       "countertop_1", "diningtable_1"]
+OBJECTS = [f"{k}_{i}" for k in ("apple", "mug", "plate", "egg", "fork") for i in (1, 2, 3, 4)]
+
+
+def game(n: int = 0) -> Game:
+    locs = {o: RECEPTACLES[(i * 7 + n) % len(RECEPTACLES)] for i, o in enumerate(OBJECTS)}
+    problem = "\n".join([f"  {r} - receptacle" for r in RECEPTACLES]
+                        + [f"  {o} - object" for o in OBJECTS]
+                        + [f"(openable {r})" for r in RECEPTACLES[:7]]
+                        + [f"(inReceptacle {o} {r})" for o, r in locs.items()])
+    src = locs["apple_1"]
+    plan = [f"(gotolocation agent1 loc_0 loc_1 {src})", f"(openobject agent1 loc_1 {src})",
+            f"(pickupobject agent1 loc_1 apple_1 {src})",
+            "(gotolocation agent1 loc_1 loc_2 microwave_1)",
+            "(heatobject agent1 loc_2 microwave_1 apple_1)",
+            "(gotolocation agent1 loc_2 loc_3 diningtable_1)",
+            "(putobject agent1 loc_3 apple_1 diningtable_1 appletype diningtabletype)"]
+    return Game(f"test/g/{n}", "pick_heat_then_place", "kitchen", n,
+                f"put a hot apple in diningtable {n}.", problem, [], plan)
+
+
+GAMES = [game(n) for n in range(6)]
+
+
+def interval_ok(k: int, n: int, p: float, z: float = 3.3) -> bool:
+    return abs(k - n * p) <= z * math.sqrt(n * p * (1 - p)) + 1
+
+
+def test_settings_are_checked():
+    assert Settings.parse("aec:p=0.3,acc=0.9,conf=over,seed=2") == Settings(0.3, 0.9, "over", 2)
+    for bad in ("aec:q=1", "aec:conf=meh", "aec:acc=0.3", "sqbcp:p=0.1", "aec:p=x"):
+        with pytest.raises(ConfigError):
+            Settings.parse(bad)
+
+
+def test_commands_from_pddl_steps():
+    assert command("(pickupobject agent1 loc_1 apple_1 fridge_1)") == "take apple 1 from fridge 1"
+    assert command("(heatobject agent1 loc_2 microwave_1 apple_1)") == \
+        "heat apple 1 with microwave 1"
+    assert command("(putobject agent1 loc_3 apple_1 diningtable_1 a b)") == \
+        "move apple 1 to diningtable 1"
+
+
+@pytest.mark.parametrize("p", [0.0, 0.2, 0.5])
+def test_the_perturbation_rate_is_p(p):
+    s = Settings(p=p, seed=1)
+    n = wrong = 0
+    for g in GAMES:
+        m = Model(GameTruth([g]).games()[0], s)
+        for r in range(60):
+            plans = json.loads(m.plans(5, r))["plans"]
+            for plan in plans:
+                n += 1
+                gold = plan["actions"] == m.g.gold
+                wrong += not gold
+                place = plan["preconditions"][0]["args"][1]
+                assert gold == (place == m.g.source)
+                assert f"take apple 1 from {place}" in plan["actions"]
+    assert n == 1800 and interval_ok(wrong, n, p)
+
+
+def _votes(s: Settings):
+    """(votes for the predicted value, whether it is the truth) per in() predicate."""
+    facts = GameTruth(GAMES).games()
+    out = []
+    for g in facts:
+        m = Model(g, s)
+        for o in OBJECTS:
+            for r in RECEPTACLES:
+                key = ("in", (o.replace("_", " "), r.replace("_", " ")))
+                yes = sum(json.loads(m.vote(key, k))["answer"] == "yes" for k in range(5))
+                truth = g.value(*key)
+                said = yes >= 3
+                out.append((max(yes, 5 - yes), said == truth))
+    return out
+
+
+@pytest.mark.parametrize("acc", [0.7, 0.8, 0.95])
+def test_calibrated_predictions_are_right_at_acc_and_as_often_as_their_votes_say(acc):
+    out = _votes(Settings(acc=acc, conf="calibrated", seed=3))
+    n = len(out)
+    assert interval_ok(sum(r for _, r in out), n, acc)
+    for agree, c in ((5, 1.0), (4, 0.8), (3, 0.6)):
+        group = [r for a, r in out if a == agree]
+        if len(group) > 30:
+            assert interval_ok(sum(group), len(group), c) if c < 1 else all(group)
+
+
+@pytest.mark.parametrize("acc", [0.7, 0.9])
+def test_overconfident_predictions_are_unanimous_and_right_at_acc(acc):
+    out = _votes(Settings(acc=acc, conf="over", seed=3))
+    assert all(a == 5 for a, _ in out)
+    assert interval_ok(sum(r for _, r in out), len(out), acc)
+
+
+def test_questions_are_read_back_from_aecs_wording():
+    for key in [("in", ("apple 1", "fridge 1")), ("open", ("cabinet 2",)),
+                ("at", ("agent", "countertop 1")), ("holds", ("agent", "mug 2")),
+                ("hot", ("apple 1",)), ("toggled", ("desklamp 1",))]:
+        q = household_describe(key)
+        for text in (f"Question: does {q} hold right now?",
+                     f"predict whether {q} is true at this moment.", f"Statement: {q}.\n"):
+            assert read_question(text) == key
+
+
+def test_through_the_ensemble_predictor_and_without_leaking_the_game():
+    backend = ControlledAECBackend("aec:acc=0.8,seed=0", games=GAMES[:1])
+    g = backend.truth.games()[0]
+    pred = EnsemblePredictor(LLM(backend), task=g.task, describe=household_describe,
+                             members=5, temperature=0.7)
+    p = pred.predict(GroundedStore(RuleBook([])), ("in", ("apple 1", g.source)))
+    assert len(p.votes) == 5 and p.mu != 0.5
+    plans = backend.complete(LLMRequest((Message("user", f"Your task: {g.task}\nPropose up to "
+                                                  "3 different candidate plans"),),
+                                         schema={"type": "object"}, schema_name="plans"))
+    assert g.id not in plans.text and len(json.loads(plans.text)["plans"]) == 3
