@@ -38,13 +38,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from veriplan.bench.stats import mcnemar, wilson_interval
+from veriplan.bench.stats import bootstrap_mean_interval, mcnemar, wilson_interval
 from veriplan.bench.store import UnitRecord
 from veriplan.methods.aec.controller import QUERY_AMBIGUOUS, QUERY_UNCERTAIN, SIMULATE
 from veriplan.methods.aec.episode import DECISIONS_KEPT
 from veriplan.methods.aec.tau import NO_WIN, read_source
 
-AEC_METHODS = ("aec", "aec-direct", "aec-react", "wkm", "query-only")
+AEC_METHODS = ("aec", "aec-direct", "aec-react", "wkm", "query-only", "walle-standin")
 # Table 1's columns: (heading, ALFWorld task type)
 TASK_TYPES = (("pick", "pick_and_place"), ("clean", "pick_clean_then_place"),
               ("heat", "pick_heat_then_place"), ("cool", "pick_cool_then_place"),
@@ -461,7 +461,8 @@ def _iterations_md(rows: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def _plot_iterations(rows: list[dict[str, Any]], out: Path) -> list[str]:
+def _plot_iterations(rows: list[dict[str, Any]], out: Path,
+                     name: str = "aec_iterations.png") -> list[str]:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -479,7 +480,6 @@ def _plot_iterations(rows: list[dict[str, Any]], out: Path) -> list[str]:
     ax.set_title("Success by iteration")
     ax.legend(fontsize=6)
     fig.tight_layout()
-    name = "aec_iterations.png"
     fig.savefig(out / name, dpi=110)
     plt.close(fig)
     return [name]
@@ -629,14 +629,132 @@ def _paired_md(rows: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
+# ----- controlled-model results (issue 33) ---------------------------------------------------
+def controlled(e: Episode) -> bool:
+    """An episode run with a controlled test model (``--backend controlled-aec``)."""
+    return e.record.backend.startswith("controlled")
+
+
+def _itot(e: Episode, key: str) -> float | None:
+    """A counter over all of the episode's iterations (the metrics' totals), else
+    the last iteration's."""
+    tot = e.metrics.get("totals") or {}
+    v = tot.get(key, e.metrics.get(key))
+    return None if v is None or isinstance(v, bool) else float(v)
+
+
+def controlled_rows(eps: list[Episode]) -> list[dict[str, Any]]:
+    """Per controlled model setting and configuration: success with its Wilson
+    interval, and per episode (over all iterations): queries with a bootstrap
+    interval, simulations, replanning rounds, environment steps, commits."""
+    rows = []
+    for (method, config, model, dataset), es in _configurations(eps):
+        n, won = len(es), sum(e.won for e in es)
+        kept = [e for e in es if not e.left_out]
+        q = [_itot(e, "queries") or 0.0 for e in kept]
+        rows.append({"model": model, "method": method, "config": config, "dataset": dataset,
+                     "units": n, "won": won, "success": won / n if n else 0.0,
+                     "wilson": list(wilson_interval(won, n)),
+                     "queries": _mean(list(q)),
+                     "queries_ci": list(bootstrap_mean_interval(q)) if q else None,
+                     "simulations": _mean([_itot(e, "simulations") for e in kept]),
+                     "replans": _mean([e.get("replanning_rounds") for e in kept]),
+                     "env_steps": _mean([e.get("env_steps") for e in kept]),
+                     "unchecked_commits": _mean([_itot(e, "unchecked_commits") for e in kept]),
+                     "left_out": n - len(kept)})
+    return rows
+
+
+def query_pairs(eps: list[Episode]) -> list[dict[str, Any]]:
+    """AEC (each setting) against Query-Only on the same episodes and model: the
+    mean difference in queries per episode (AEC minus Query-Only) with a
+    bootstrap interval over the shared episodes, and both arms' wins."""
+    arms: dict[tuple, dict[str, Episode]] = defaultdict(dict)
+    for e in eps:
+        if not e.left_out:
+            r = e.record
+            arms[(r.method, _config(r), _model(r), r.dataset)][f"{r.instance}/{r.seed}"] = e
+    out = []
+    for a, ea in sorted(arms.items()):
+        if a[0] != "aec":
+            continue
+        for b, eb in sorted(arms.items()):
+            if b[0] != "query-only" or b[2:] != a[2:]:
+                continue
+            shared = sorted(set(ea) & set(eb))
+            if not shared:
+                continue
+            d = [(_itot(ea[k], "queries") or 0.0) - (_itot(eb[k], "queries") or 0.0)
+                 for k in shared]
+            out.append({"a": f"aec ({a[1]})", "model": a[2], "dataset": a[3],
+                        "shared": len(shared), "diff": sum(d) / len(d),
+                        "diff_ci": list(bootstrap_mean_interval(d)),
+                        "a_won": sum(ea[k].won for k in shared),
+                        "b_won": sum(eb[k].won for k in shared)})
+    return out
+
+
+def _ci(c: list[float] | None, digits: int = 2) -> str:
+    return "" if not c else f" ({c[0]:.{digits}f} to {c[1]:.{digits}f})"
+
+
+def controlled_section(eps: list[Episode], out: Path
+                       ) -> tuple[list[str], dict[str, Any], list[str]]:
+    rows, qp, pairs, its = (controlled_rows(eps), query_pairs(eps), paired(eps),
+                            iterations(eps))
+    lines = ["", "## Controlled-model results: AEC and its baselines", "",
+             "Controlled test models (`--backend controlled-aec`): a seeded planner that "
+             "proposes the game's gold path with the object's place perturbed at rate p, and "
+             "a predictor right at rate acc, its votes calibrated to how often it is right "
+             "(`conf=calibrated`) or unanimous whatever (`conf=over`). These are not model "
+             "results and are never pooled with them. Success with Wilson 95% intervals; "
+             "per-episode means over all of an episode's iterations, queries with a "
+             "bootstrap 95% interval.", "",
+             "| model | method | settings | dataset | episodes | success | queries | "
+             "simulations | replanning rounds | env steps | unchecked commits |",
+             "|" + "---|" * 11]
+    for r in rows:
+        lo, hi = r["wilson"]
+        lines.append(f"| {r['model']} | {r['method']} | {r['config']} | {r['dataset']} | "
+                     f"{r['units']} | {r['won']}/{r['units']} = {100 * r['success']:.0f}% "
+                     f"({100 * lo:.0f}-{100 * hi:.0f}) | {_f(r['queries'], 2)}"
+                     f"{_ci(r['queries_ci'])} | {_f(r['simulations'], 2)} | "
+                     f"{_f(r['replans'], 2)} | {_f(r['env_steps'], 1)} | "
+                     f"{_f(r['unchecked_commits'], 2)} |")
+    if qp:
+        lines += ["", "AEC against Query-Only on the same episodes (the paper's query-efficiency "
+                  "claim: fewer queries at equal success): mean difference in queries per "
+                  "episode, AEC minus Query-Only, bootstrap 95% interval.", "",
+                  "| AEC settings | model | dataset | shared | queries: AEC - Query-Only | "
+                  "AEC won | Query-Only won |", "|" + "---|" * 7]
+        for r in qp:
+            lines.append(f"| {r['a']} | {r['model']} | {r['dataset']} | {r['shared']} | "
+                         f"{r['diff']:+.2f}{_ci(r['diff_ci'])} | {r['a_won']} | "
+                         f"{r['b_won']} |")
+    plots: list[str] = []
+    if its:
+        lines += _iterations_md(its)
+        plots = _plot_iterations(its, out, "aec_controlled_iterations.png")
+        lines += ["", f"![{plots[0]}]({plots[0]})"]
+    if pairs:
+        lines += _paired_md(pairs)
+    return lines, {"rows": rows, "query_pairs": qp, "paired": pairs, "iterations": its}, plots
+
+
 # ----- the section -----------------------------------------------------------------------------
 def section(records: list[UnitRecord], out: Path
             ) -> tuple[str, dict[str, Any] | None, list[str]]:
     """Markdown, the numbers for report.json, and the plots written into ``out``
-    ("", None, [] without environment units)."""
-    eps = episodes(records)
-    if not eps:
+    ("", None, [] without environment units). Controlled-model episodes get
+    their own section (:func:`controlled_section`), apart from model results."""
+    all_eps = episodes(records)
+    if not all_eps:
         return "", None, []
+    eps = [e for e in all_eps if not controlled(e)]
+    ctl = [e for e in all_eps if controlled(e)]
+    if not eps:
+        lines, data, plots = controlled_section(ctl, out)
+        return "\n".join(lines) + "\n", {"controlled": data}, plots
     t1, t2, its, pairs = table1(eps), table2(eps), iterations(eps), paired(eps)
     flows = flow(eps)
     lines = ["", "## AEC and its baselines in the environments"]
@@ -659,9 +777,14 @@ def section(records: list[UnitRecord], out: Path
         lines += _paired_md(pairs)
     data = {"table1": t1, "table2": t2, "iterations": its, "flow": flows, "paired": pairs,
             "household_not_comparable": NOT_COMPARABLE if household else None}
+    if ctl:
+        more, data["controlled"], more_plots = controlled_section(ctl, out)
+        lines += more
+        plots += more_plots
     return "\n".join(lines) + "\n", data, plots
 
 
 __all__ = ["AEC_METHODS", "LEFT_OUT", "NOT_COMPARABLE", "RULE", "TASK_TYPES", "Episode",
-           "episodes", "flow", "iterations", "package_version", "paired", "section", "table1",
+           "controlled", "controlled_rows", "controlled_section", "episodes", "flow",
+           "iterations", "package_version", "paired", "query_pairs", "section", "table1",
            "table2"]
