@@ -57,3 +57,23 @@ def test_the_iteration_curve_of_controlled_runs(tmp_path):
     (row,) = data["iterations"]
     assert row["success_by_iteration"] == [0.0, 0.5, 0.75]
     assert plots == ["aec_controlled_iterations.png"]
+
+
+def test_the_sweep_file_names_registered_methods_and_valid_settings():
+    import tomllib
+    from pathlib import Path
+
+    from veriplan.llm.backends.controlled_aec import Settings
+    from veriplan.methods import get_method
+
+    sweep = tomllib.loads((Path(__file__).parents[3] / "benchmarks" / "sweeps"
+                           / "aec_controlled.toml").read_text())
+    for name in sweep["methods"]:
+        get_method(name)
+    for cfg in sweep["configs"]:
+        options = {k: str(v).lower() if isinstance(v, bool) else str(v)
+                   for k, v in cfg.items() if k != "method"}
+        get_method(cfg["method"]).make_config(options)
+    for m in sweep["models"]:
+        assert m["backend"] == "controlled-aec"
+        Settings.parse(m["model"])
