@@ -352,23 +352,19 @@ def _planned(prompt: str) -> list[str]:
     return m.group(1).splitlines() if m else []
 
 
-class ControlledBackend:
-    """``--backend controlled --model sqbcp:p_hidden=P,acc=A,seed=S``."""
+class ScriptedTruthBackend:
+    """What every controlled backend shares: it keeps the requests it was sent
+    and answers each from :meth:`answer` (the subclass's model of the task),
+    counting words as tokens. ``default_model`` names the family."""
 
     name = "controlled"
+    family = "sqbcp"
+    default_model: str
+    requests: list[LLMRequest]
 
     @classmethod
     def model_name_for(cls, options: Mapping[str, object]) -> str:
-        return str(options.get("model") or "sqbcp")
-
-    def __init__(self, model: str = "sqbcp", *, tasks: Iterable[Any] | None = None,
-                 datasets: str | Iterable[str] = DATASETS, data_dir: str | None = None,
-                 limit: int | None = None, **_: object) -> None:
-        self.settings = Settings.parse(model)
-        self.default_model = model
-        names = datasets.split(",") if isinstance(datasets, str) else list(datasets)
-        self.truth = Truth(tasks, names, data_dir, int(limit) if limit else None)
-        self.requests: list[LLMRequest] = []
+        return str(options.get("model") or cls.family)
 
     def complete(self, request: LLMRequest) -> LLMResponse:
         start = time.perf_counter()
@@ -378,6 +374,25 @@ class ControlledBackend:
         words = sum(len(m.content.split()) for m in request.messages)
         return LLMResponse(text, "stop", words, len(text.split()), time.perf_counter() - start,
                            self.name, request.model or self.default_model)
+
+    def answer(self, prompt: str, request: LLMRequest) -> str:
+        raise NotImplementedError
+
+
+class ControlledBackend(ScriptedTruthBackend):
+    """``--backend controlled --model sqbcp:p_hidden=P,acc=A,seed=S``."""
+
+    name = "controlled"
+    family = "sqbcp"
+
+    def __init__(self, model: str = "sqbcp", *, tasks: Iterable[Any] | None = None,
+                 datasets: str | Iterable[str] = DATASETS, data_dir: str | None = None,
+                 limit: int | None = None, **_: object) -> None:
+        self.settings = Settings.parse(model)
+        self.default_model = model
+        names = datasets.split(",") if isinstance(datasets, str) else list(datasets)
+        self.truth = Truth(tasks, names, data_dir, int(limit) if limit else None)
+        self.requests = []
 
     def answer(self, prompt: str, request: LLMRequest) -> str:
         if "Here are candidate plans:" in prompt:  # the ToT vote

@@ -48,13 +48,13 @@ import json
 import random
 import re
 import threading
-import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from veriplan.errors import BackendError, ConfigError
-from veriplan.llm.types import LLMRequest, LLMResponse
+from veriplan.llm.backends.controlled import ScriptedTruthBackend
+from veriplan.llm.types import LLMRequest
 
 MEMBERS = 5  # the ensemble's size the votes are written for (AEC's default)
 VARIANT_MARKS = ("Question: does ", "You are a world model", "Statement: ")
@@ -283,30 +283,18 @@ def member_of(prompt: str, request: LLMRequest) -> int:
     return (request.sample_index or 0) * len(VARIANT_MARKS) + variant
 
 
-class ControlledAECBackend:
+class ControlledAECBackend(ScriptedTruthBackend):
     """``--backend controlled-aec --model aec:p=P,acc=A,conf=C,seed=S``."""
 
     name = "controlled-aec"
-
-    @classmethod
-    def model_name_for(cls, options: Mapping[str, object]) -> str:
-        return str(options.get("model") or "aec")
+    family = "aec"
 
     def __init__(self, model: str = "aec", *, games: Iterable[Any] | None = None,
                  split: str = "eval", **_: object) -> None:
         self.settings = Settings.parse(model)
         self.default_model = model
         self.truth = GameTruth(games, split)
-        self.requests: list[LLMRequest] = []
-
-    def complete(self, request: LLMRequest) -> LLMResponse:
-        start = time.perf_counter()
-        self.requests.append(request)
-        prompt = request.messages[-1].content
-        text = self.answer(prompt, request)
-        words = sum(len(m.content.split()) for m in request.messages)
-        return LLMResponse(text, "stop", words, len(text.split()), time.perf_counter() - start,
-                           self.name, request.model or self.default_model)
+        self.requests = []
 
     def answer(self, prompt: str, request: LLMRequest) -> str:
         model = Model(self.truth.find(prompt), self.settings)
