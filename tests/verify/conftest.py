@@ -1,5 +1,6 @@
 """KCL's VAL for the oracle, feature and fuzzing tests: found once per session;
-without it the tests skip with the reason, except under CI, which installs it."""
+without it the tests skip with the reason, except under CI, which installs it. The
+batch tests' fresh caches."""
 
 from __future__ import annotations
 
@@ -7,7 +8,19 @@ import os
 
 import pytest
 
+from veriplan.pddl.task import clear_domain_cache
+from veriplan.verify import batch
 from veriplan.verify.val import ValTool, ValUnavailable, find_val
+
+
+@pytest.fixture
+def fresh_batch_caches():
+    """The batch's task caches and the domain cache empty before and after a
+    test (the batch tests count parses and swap files under the same names)."""
+    batch.clear_caches()
+    clear_domain_cache()
+    yield
+    batch.clear_caches()
 
 
 @pytest.fixture(scope="session")

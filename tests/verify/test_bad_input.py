@@ -14,7 +14,7 @@ import pytest
 
 import veriplan.verify.batch as batch
 from tests.conftest import EXAMPLES
-from veriplan.pddl.task import Task, clear_domain_cache, load_task
+from veriplan.pddl.task import Task, load_task
 from veriplan.planio import parse_plan
 from veriplan.verify import validate_plan
 from veriplan.verify.batch import batch_lines
@@ -27,12 +27,7 @@ SRC = str(Path(batch.__file__).parents[2])
 ENV = {**os.environ, "PYTHONPATH": SRC}
 
 
-@pytest.fixture(autouse=True)
-def fresh_caches():
-    batch.clear_caches()
-    clear_domain_cache()
-    yield
-    batch.clear_caches()
+pytestmark = pytest.mark.usefixtures("fresh_batch_caches")
 
 
 def item(ident: object, plan: str = GOOD, **kw: object) -> dict:

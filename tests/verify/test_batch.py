@@ -13,7 +13,6 @@ import pytest
 import veriplan.verify.batch as batch
 from tests.conftest import EXAMPLES
 from veriplan.cli import main
-from veriplan.pddl.task import clear_domain_cache
 from veriplan.verify import BatchVerdict, validate_many
 from veriplan.verify.batch import batch_lines
 
@@ -28,12 +27,7 @@ def item(ident: object, plan: str = GOOD, **kw: object) -> dict:
     return {"id": ident, "domain": DOM, "problem": PROB, "plan": plan, **kw}
 
 
-@pytest.fixture(autouse=True)
-def fresh_caches():
-    batch.clear_caches()
-    clear_domain_cache()
-    yield
-    batch.clear_caches()
+pytestmark = pytest.mark.usefixtures("fresh_batch_caches")
 
 
 @pytest.fixture

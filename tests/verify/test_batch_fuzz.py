@@ -16,18 +16,12 @@ import pytest
 
 import veriplan.verify.batch as batch
 from tests.verify.batch_fuzz import check, fixtures, fuzz_lines
-from veriplan.pddl.task import clear_domain_cache
 from veriplan.verify.batch import batch_lines
 
 SRC = str(Path(batch.__file__).parents[2])
 
 
-@pytest.fixture(autouse=True)
-def fresh_caches():
-    batch.clear_caches()
-    clear_domain_cache()
-    yield
-    batch.clear_caches()
+pytestmark = pytest.mark.usefixtures("fresh_batch_caches")
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
