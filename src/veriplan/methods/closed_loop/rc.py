@@ -32,7 +32,12 @@ from veriplan.methods.closed_loop.contracts import (
     SymbolPlan,
 )
 from veriplan.methods.closed_loop.couplings import Couplings
-from veriplan.methods.closed_loop.sc import landmarks_of, ordered_parts, possible_first
+from veriplan.methods.closed_loop.sc import (
+    applicable_in,
+    landmarks_of,
+    ordered_parts,
+    possible_first,
+)
 from veriplan.pddl.task import Task
 
 BINARY = RepairDecision("binary_feedback", ("The previous plan was not valid.",),
@@ -80,13 +85,8 @@ def _preds(parts) -> tuple[str, ...]:
     return tuple(u.atom.pred for u in parts if isinstance(u, Literal))
 
 
-def _applicable(task: Task, state: int, limit: int = 10) -> list[str]:
-    out = []
-    for op, _ in task.successors(state):
-        out.append(str(op))
-        if len(out) == limit:
-            break
-    return out
+def _applicable(task: Task, state: int, limit: int = 10) -> tuple[str, ...]:
+    return applicable_in(task, state, limit)
 
 
 def _unreached(c: ConstraintSet, task: Task, state: int) -> list[str]:

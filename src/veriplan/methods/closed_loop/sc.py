@@ -171,13 +171,16 @@ def landmarks_of(task: Task, targets: int | None = None, state: int | None = Non
 
 
 def _first_actions(task: Task, limit: int = 12) -> tuple[str, ...]:
-    """Ground actions applicable in the initial state, in grounding order."""
-    out = []
-    for op, _ in task.successors(task.init):
-        out.append(str(op))
-        if len(out) == limit:
-            break
-    return tuple(out)
+    """Ground actions applicable in the initial state (see :func:`applicable_in`)."""
+    return applicable_in(task, task.init, limit)
+
+
+def applicable_in(task: Task, state: int, limit: int) -> tuple[str, ...]:
+    """The first ``limit`` ground actions applicable in ``state``, sorted by their
+    PDDL text. Grounding order depends on which tasks of the same domain were
+    grounded before (they share the fact index), so it is not used: the prompt
+    must not depend on what ran earlier in the process."""
+    return tuple(sorted(str(op) for op, _ in task.successors(state))[:limit])
 
 
 def possible_first(task: Task, c: ConstraintSet) -> tuple[str, ...]:
