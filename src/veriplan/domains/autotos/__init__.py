@@ -12,9 +12,13 @@ a ``module:attr`` naming the domain itself).
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from veriplan.domains.autotos.base import DomainData, SearchDomain
+
+if TYPE_CHECKING:
+    from veriplan.errors import ConfigError
+    from veriplan.registry import Registry
 
 # the built-in domains' modules (the sandbox child imports one of them directly,
 # without the registry's entry-point scan)
@@ -31,7 +35,9 @@ def _domain(name: str, obj: Any) -> SearchDomain:
     return obj if isinstance(obj, SearchDomain) else obj.DOMAIN
 
 
-def _registry() -> Any:
+def _registry() -> tuple[Registry[SearchDomain], type[ConfigError]]:
+    """The domain registry and its unknown-name error, made on first use (the
+    sandbox child looks a built-in domain up without it)."""
     from veriplan.errors import ConfigError, DataError
     from veriplan.registry import Registry
 
