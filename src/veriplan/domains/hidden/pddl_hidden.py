@@ -57,8 +57,12 @@ SOURCES: dict[str, tuple[str, str, str]] = {
 }
 
 
-@lru_cache(maxsize=16)
 def _domain(path: str) -> Domain:
+    """A domain object of its own for each task. Tasks built from one domain
+    object share its fact numbering (veriplan.pddl.task), so the order of the
+    supporting facts and the reference search's tie-breaks would depend on
+    which tasks the process built before: the same problem gave different
+    withheld facts alone and after others."""
     return read_domain(path)
 
 
@@ -67,11 +71,17 @@ def _config(path: str) -> PlanBenchConfig:
     return PlanBenchConfig.from_yaml(path)
 
 
-@lru_cache(maxsize=1024)
-def true_task(domain_path: str, problem_path: str) -> Task:
-    """The real problem (read once per process)."""
+def _fresh_task(domain_path: str, problem_path: str) -> Task:
+    """The real problem, on a domain object of its own (see :func:`_domain`)."""
     d = _domain(domain_path)
     return Task(d, read_problem(problem_path, d))
+
+
+@lru_cache(maxsize=1024)
+def true_task(domain_path: str, problem_path: str) -> Task:
+    """The real problem for judging plans (read once per process; a verdict
+    does not depend on the fact numbering, a built task does)."""
+    return _fresh_task(domain_path, problem_path)
 
 
 def reference_plan(task: Task) -> tuple[Step, ...]:
@@ -209,7 +219,7 @@ def hidden_task(domain_path: str | Path, problem_path: str | Path,
     if cap < 1:
         raise ConfigError(f"cap={cap}: at least 1 withheld fact")
     dom, prob = str(domain_path), str(problem_path)
-    task = true_task(dom, prob)
+    task = _fresh_task(dom, prob)
     cfg = _config(str(config_path)) if config_path else None
     plan = reference_plan(task)
     types = type_predicates(task, cfg)
