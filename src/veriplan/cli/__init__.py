@@ -63,7 +63,7 @@ def _parser(only_validate: bool = False) -> argparse.ArgumentParser:
     """The whole command line; ``only_validate``: the validate command alone (the
     other commands' options import much of veriplan, which a run of
     ``validate --batch`` over thousands of plans should not wait for)."""
-    ap = argparse.ArgumentParser(
+    ap = _Parser(
         prog="veriplan",
         description="Planning with LLMs, where nothing counts as solved until a sound "
                     "verifier has checked it.")
@@ -153,6 +153,8 @@ def _parser(only_validate: bool = False) -> argparse.ArgumentParser:
                                      "({actions: {...}, predicates: {...}, objects: {...}})")
     o.add_argument("--out", required=True, help="directory for domain.pddl, problem.pddl "
                                                 "and renaming.json")
+    o.add_argument("--json", action="store_true",
+                   help="print the files written and the renaming as JSON")
 
     r = sub.add_parser("prompt", help="render a task as a PlanBench plan-generation prompt")
     _task_args(r, positional=True)
@@ -160,6 +162,8 @@ def _parser(only_validate: bool = False) -> argparse.ArgumentParser:
     r.add_argument("--example-problem", help="problem file of the one-shot example")
     r.add_argument("--example-plan", help="plan of the one-shot example "
                                           "(default: solved by our BFS)")
+    r.add_argument("--json", action="store_true",
+                   help="print the prompt and the one-shot example's plan as JSON")
     llm_commands.add_parsers(sub, _task_args)
     bench_commands.add_parsers(sub)
     autotos_commands.add_parsers(sub)
@@ -172,13 +176,86 @@ def _parser(only_validate: bool = False) -> argparse.ArgumentParser:
     return ap
 
 
+# Whether the command line being run asked for --json: its usage errors are then
+# one JSON error document rather than argparse's exit.
+_JSON_ERRORS = False
+
+
+class _UsageError(Exception):
+    def __init__(self, prog: str, message: str) -> None:
+        super().__init__(message)
+        self.command = prog.removeprefix("veriplan").strip()
+        self.message = message
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, whose usage errors under ``--json`` become an error
+    document (the usage and the message still go to standard error)."""
+
+    def error(self, message: str):  # type: ignore[override]
+        if not _JSON_ERRORS:
+            super().error(message)
+        self.print_usage(sys.stderr)
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
+        raise _UsageError(self.prog, message)
+
+
+# The options that name a command's sub-command, in the order they nest.
+_SUBCOMMANDS = ("llm_command", "model_command", "autotos_command", "env_command",
+                "aec_command", "import_kind")
+
+
+def command_path(args: argparse.Namespace) -> str:
+    """The command run, with its sub-command (``aec run``)."""
+    words = [args.command]
+    words += [getattr(args, d) for d in _SUBCOMMANDS if getattr(args, d, None)]
+    return " ".join(words)
+
+
 def main(argv: list[str] | None = None) -> int:
+    global _JSON_ERRORS
     argv = sys.argv[1:] if argv is None else argv
+    _JSON_ERRORS = "--json" in argv
+    try:
+        return _main(argv)
+    finally:
+        _JSON_ERRORS = False
+
+
+def _main(argv: list[str]) -> int:
+    from veriplan.cli import jsondoc
+
     only_validate = argv[:1] == ["validate"]
-    args = _parser(only_validate=only_validate).parse_args(argv)
+    try:
+        args = _parser(only_validate=only_validate).parse_args(argv)
+    except _UsageError as exc:
+        # an error of the top-level parser names no command: the words given before
+        # the first option (``mcp`` of ``veriplan mcp --nope``)
+        first_option = next((i for i, w in enumerate(argv) if w.startswith("-")), len(argv))
+        words = exc.command or " ".join(argv[:first_option][:2])
+        with jsondoc.json_mode():
+            jsondoc.emit_error(words, jsondoc.ErrorKind.USAGE, exc.message, EXIT_USAGE)
+        return EXIT_USAGE
     commands = core.COMMANDS if only_validate else _commands()
     if getattr(sys.stdout, "errors", None) == "strict":  # text no encoding holds: escaped
         core._set_errors(sys.stdout, "backslashreplace")
+    if not getattr(args, "json", False):
+        return _run(commands, args, json=False)
+    with jsondoc.json_mode():
+        return _run(commands, args, json=True)
+
+
+def _run(commands: dict[str, Any], args: argparse.Namespace, *, json: bool) -> int:
+    """Run the command; errors said on standard error (under ``--json``, also as
+    the error document), with their exit codes."""
+    from veriplan.cli import jsondoc
+
+    def fail(kind: jsondoc.ErrorKind, message: str, code: int,
+             exc: BaseException | None = None) -> int:
+        if json:
+            jsondoc.emit_error(command_path(args), kind, message, code, exc=exc)
+        return code
+
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", PDDLLenientWarning)
@@ -191,15 +268,19 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # the reader of our output went away (| head): end quietly
         core.quiet_stdout()
         return EXIT_PIPE
+    except _UsageError as exc:  # options that do not go together (under --json only)
+        return fail(jsondoc.ErrorKind.USAGE, exc.message, EXIT_USAGE)
     except VeriplanError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return fail(jsondoc.error_kind(exc), str(exc), EXIT_USAGE, exc)
     except KeyboardInterrupt:
-        return 130
+        return fail(jsondoc.ErrorKind.INTERRUPTED, "stopped by the user (Ctrl-C)", 130)
     except Exception:  # a crash of veriplan is always a bug: say so, with the traceback
         import traceback
 
         traceback.print_exc()
         print("internal error: this is a bug in veriplan; please report it with the "
               "traceback above", file=sys.stderr)
-        return EXIT_BUG
+        return fail(jsondoc.ErrorKind.INTERNAL, "internal error: this is a bug in veriplan; "
+                    "please report it with the traceback printed on standard error",
+                    EXIT_BUG)

@@ -11,6 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from veriplan.cli.core import EXIT_FAIL, EXIT_OK
+from veriplan.cli.jsondoc import emit
 from veriplan.errors import ConfigError
 
 ENV_METHODS = ("aec", "aec-direct", "aec-react", "wkm", "query-only")
@@ -45,6 +46,8 @@ def add_parsers(sub) -> None:
     c.add_argument("--workers", type=int, default=1, help="episodes in parallel")
     c.add_argument("--config", action="append", default=[], metavar="KEY=VALUE",
                    help="predictor settings (ensemble, predictor_temperature, hypotheses, seed)")
+    c.add_argument("--json", action="store_true", help="print the fit and its file as JSON "
+                                                      "(progress on stderr)")
     add_llm_options(c)
 
     t = asub.add_parser("select-tau", help="run AEC on a validation split for each candidate "
@@ -62,6 +65,8 @@ def add_parsers(sub) -> None:
     t.add_argument("--config", action="append", default=[], metavar="KEY=VALUE",
                    help="other AEC settings, the same for every candidate (epsilon stays "
                         "fixed)")
+    t.add_argument("--json", action="store_true", help="print the candidates and the choice "
+                                                      "as JSON")
     add_llm_options(t)
 
     k = asub.add_parser("check-store", help="replay gold paths / walkthroughs with an AEC "
@@ -82,6 +87,8 @@ def add_parsers(sub) -> None:
     k.add_argument("--no-frame-rules", action="store_true",
                    help="the control: w keeps every fact until the agent's own action may "
                         "change it (AEC's store before issue 30)")
+    k.add_argument("--json", action="store_true", help="print each set's counts and episodes "
+                                                      "as JSON at the end (progress on stderr)")
 
 
 def _options(args: argparse.Namespace) -> dict[str, object]:
@@ -110,7 +117,7 @@ def _run(args: argparse.Namespace) -> int:
     result = spec.solve(task, build_llm(args).session(), config, observer=show)
     m = result.metrics
     if args.json:
-        print(json.dumps(result.to_dict(), default=str))
+        emit("aec_run", result.to_dict())
     else:
         won = f"won (the task done, {result.verified_on})"
         print(f"{won if result.verified else 'not won'}"
@@ -169,6 +176,15 @@ def _calibrate(args: argparse.Namespace) -> int:
               predictor_temperature=config.predictor_temperature)
     path = cal.save(target)
     wrong = sum(cal.wrong)
+    if args.json:
+        emit("aec_calibrate", {
+            "name": args.name, "path": path, "dataset": args.dataset,
+            "episodes": len(done) + len(todo), "predictions": len(samples),
+            "right": cal.samples - wrong, "wrong": wrong,
+            "without_majority": len(samples) - cal.samples,
+            "sigma_by_bin": list(cal.table()) if cal.samples else None,
+            "backend": llm.name, "model": llm.model})
+        return EXIT_OK
     fitted = ("sigma by bins of raw uncertainty: " + " ".join(f"{x:.2f}" for x in cal.table())
               if cal.samples else "nothing to fit: sigma = the raw uncertainty u")
     print(f"{len(samples)} predictions ({cal.samples - wrong} right, {wrong} wrong, "
@@ -217,6 +233,12 @@ def _select_tau(args: argparse.Namespace) -> int:
     path = save_tau(args.name, chosen, summary, dataset=args.dataset, epsilon=base.epsilon,
                     calibration=base.calibration, settings=typed, backend=backend.name,
                     model=backend.model_name(), runs=str(out))
+    if args.json:
+        emit("aec_select_tau", {
+            "name": args.name, "path": path, "dataset": args.dataset, "runs": out,
+            "epsilon": base.epsilon, "candidates": summary, "chosen": chosen,
+            "done": progress.done, "skipped": progress.skipped, "errors": progress.errors})
+        return EXIT_OK if progress.errors == 0 else EXIT_FAIL
     for s in summary:
         mark = "  <- chosen" if chosen["selected"] and s["tau"] == chosen["tau"] else ""
         print(f"tau {s['tau']:<5} success {s['success']:.3f}  replanning rounds "
@@ -249,6 +271,7 @@ def _check_store(args: argparse.Namespace) -> int:
     from veriplan.methods.aec.storecheck import check_stores
 
     ok = True
+    sets: list[dict[str, object]] = []
     for name in (["household", "scienceworld"] if args.env == "all" else [args.env]):
         if args.from_variation and args.per_task:
             seen: dict[str, int] = {}
@@ -273,12 +296,21 @@ def _check_store(args: argparse.Namespace) -> int:
             results = check_stores(env, ids, show, frame_rules=not args.no_frame_rules)
         won = sum(r.won for r in results)
         bad = sum(len(r.contradicted) for r in results)
+        ok &= bad == 0 and won == len(results)
+        if args.json:
+            sets.append({"env": name, "frame_rules": not args.no_frame_rules,
+                         "tasks": len(results), "won": won,
+                         "facts": sum(r.facts for r in results),
+                         "derived": sum(r.derived for r in results), "contradicted": bad,
+                         "seconds": time.perf_counter() - start, "episodes": results})
+            continue
         control = " without frame rules (the control)" if args.no_frame_rules else ""
         print(f"== {name}: {won}/{len(results)} won; AEC's w{control}: "
               f"{sum(r.facts for r in results)} facts and {sum(r.derived for r in results)} "
               f"derived facts checked, {bad} contradicted by the simulator "
               f"({time.perf_counter() - start:.0f} s)", flush=True)
-        ok &= bad == 0 and won == len(results)
+    if args.json:
+        emit("aec_check_store", {"ok": bool(ok), "sets": sets})
     return EXIT_OK if ok else EXIT_FAIL
 
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
+import sys
 
 from veriplan.cli.core import EXIT_FAIL, EXIT_OK
+from veriplan.cli.jsondoc import ErrorKind, emit, emit_error
 from veriplan.cli.llm_commands import add_llm_options, build_llm, method_options
 
 
@@ -23,7 +24,9 @@ def add_parsers(sub) -> None:
                    help="a hard constraint, in words (repeatable)")
     a.add_argument("--config", action="append", default=[], metavar="KEY=VALUE",
                    help="an SQ-BCP setting (repeatable), e.g. t_max=12")
-    a.add_argument("--json", action="store_true", help="print the result as JSON at the end")
+    a.add_argument("--json", action="store_true",
+                   help="print the result and the questions asked as JSON at the end (the "
+                        "questions go to stderr; answers are read from stdin)")
     add_llm_options(a)
 
 
@@ -38,6 +41,12 @@ def _ask(args: argparse.Namespace) -> int:
 
     def prompt(question: str) -> str:
         shown = question.split(" (about: ")[0]
+        if args.json:  # the question on stderr: stdout holds the document only
+            print(f"\n? {shown}\n> ", end="", file=sys.stderr, flush=True)
+            line = sys.stdin.readline()
+            if not line:
+                raise EOFError
+            return line.rstrip("\n")
         return input(f"\n? {shown}\n> ")
 
     def on_empty(message: str) -> None:
@@ -51,13 +60,23 @@ def _ask(args: argparse.Namespace) -> int:
           "(\"I have margarine instead\"), or \"I don't know\". Ctrl-C stops.")
     try:
         result = spec.solve(request, session, config)
-    except (KeyboardInterrupt, EOFError):
+    except (KeyboardInterrupt, EOFError) as exc:
         print("\n\nStopped. What I learned so far:")
         _learned(oracle)
+        if args.json:
+            why = "standard input ended" if isinstance(exc, EOFError) else "Ctrl-C"
+            emit_error("ask", ErrorKind.INTERRUPTED,
+                       f"stopped before a plan was accepted ({why}) after {oracle.calls} "
+                       "question(s); answer every question on standard input, one line each",
+                       130)
         return 130
-    if args.json:
-        print(json.dumps(result.to_dict(), indent=2))
     m = result.metrics
+    if args.json:
+        questions = [{"question": q.split(" (about: ")[0], "answer": a.status,
+                      "substitutes": list(a.substitutes)} for q, a in oracle.log]
+        emit("ask", {**result.to_dict(), "accepted": bool(m.get("accepted")),
+                     "questions": questions})
+        return EXIT_OK if m.get("accepted") else EXIT_FAIL
     if m.get("accepted"):
         print("\nAccepted plan (every precondition resolved; hard checks and the pullback "
               "check passed; not verified: nothing but your answers grounds it):")

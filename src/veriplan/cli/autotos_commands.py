@@ -9,7 +9,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from veriplan.cli.core import EXIT_FAIL, EXIT_OK
+from veriplan.cli.jsondoc import emit
 from veriplan.cli.llm_commands import add_llm_options, build_llm, method_options
+from veriplan.core.verdict import Scope
 
 
 def add_parsers(sub) -> None:
@@ -22,6 +24,7 @@ def add_parsers(sub) -> None:
                                             "same harness and checks")
     ref.add_argument("--domain", default="all", help=f"one of {', '.join(DOMAINS)}, or all")
     ref.add_argument("--data-dir", help="folder holding autotos/ (default: VERIPLAN_DATA)")
+    ref.add_argument("--json", action="store_true", help="print the counts per domain as JSON")
     run = asub.add_parser("run", help="the full loop with a model, repeated")
     run.add_argument("--domain", required=True, help=f"one of {', '.join(DOMAINS)}, or all")
     run.add_argument("--data-dir", help="folder holding autotos/ (default: VERIPLAN_DATA)")
@@ -30,6 +33,8 @@ def add_parsers(sub) -> None:
     run.add_argument("--out", default="autotos-runs", help="folder for one JSON record a run")
     run.add_argument("--config", action="append", default=[], metavar="KEY=VALUE",
                      help="a setting of veriplan.methods.autotos.Config (repeatable)")
+    run.add_argument("--json", action="store_true", help="print the runs and the tables as "
+                                                        "JSON at the end (progress on stderr)")
     add_llm_options(run)
 
 
@@ -49,6 +54,7 @@ def _reference(args: argparse.Namespace) -> int:
 
     root = data_dir(args.data_dir)
     ok = True
+    rows = []
     for name in _domains(args.domain):
         domain = get_domain(name)
         start = time.perf_counter()
@@ -57,10 +63,18 @@ def _reference(args: argparse.Namespace) -> int:
         seconds = time.perf_counter() - start
         good = r["optimal"] if domain.optimal else r["valid"]
         ok &= good == r["instances"]
+        rows.append({"domain": name, "algorithm": domain.algorithm, "instances": r["instances"],
+                     "solved": good, "valid": r["valid"],
+                     "optimal": r["optimal"] if domain.optimal else None,
+                     "categories": r["categories"], "seconds": seconds})
+        if args.json:
+            continue
         extra = f", optimal {r['optimal']}" if domain.optimal else ""
         problems = f"; {r['categories']}" if r["categories"] else ""
         print(f"{name}: {good}/{r['instances']} solved and validated{extra} "
               f"({domain.algorithm}); {seconds:.2f} s{problems}")
+    if args.json:
+        emit("autotos_reference", {"ok": bool(ok), "domains": rows})
     return EXIT_OK if ok else EXIT_FAIL
 
 
@@ -76,6 +90,7 @@ def _run(args: argparse.Namespace) -> int:
     llm = build_llm(args)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    runs = []
     for name in _domains(args.domain):
         domain = get_domain(name)
         data = domain.load(root)
@@ -87,9 +102,18 @@ def _run(args: argparse.Namespace) -> int:
                     "config": vars(config) | {"seed": seed}, **record_dict(rec)}
             path.write_text(json.dumps(scrub(body), indent=2))
             acc = {k: v.get("accuracy") for k, v in rec.accuracy.items()}
+            runs.append({"domain": name, "seed": seed, "status": rec.status,
+                         "calls": rec.calls, "categories": rec.categories,
+                         "feedback": rec.feedback, "accuracy": acc, "seconds": rec.seconds,
+                         "record": path})
             print(f"{name} seed {seed}: {rec.status}, calls {rec.calls}, errors "
                   f"{rec.categories or 'none'}, feedback calls {rec.feedback}, accuracy "
                   f"{acc}, {rec.seconds:.1f}s -> {path}")
+    if args.json:
+        emit("autotos_run", {"out": out, "backend": llm.name, "model": llm.model,
+                             "scope": Scope.SEARCH_COMPONENTS, "runs": runs,
+                             "table": table(out)})
+        return EXIT_OK
     print()
     print(table(out))
     return EXIT_OK

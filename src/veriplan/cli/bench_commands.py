@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import asdict
 from pathlib import Path
 
 from veriplan.cli.core import EXIT_FAIL, EXIT_OK
+from veriplan.cli.jsondoc import emit
 from veriplan.cli.llm_commands import method_options
 from veriplan.errors import ConfigError
 
@@ -55,16 +57,21 @@ def add_parsers(sub) -> None:
                                                                "error again")
     b.add_argument("--no-cache", action="store_true")
     b.add_argument("--cache-path")
+    b.add_argument("--json", action="store_true", help="print the run's counts as JSON at "
+                                                       "the end (the progress bar on stderr)")
 
     r = sub.add_parser("report", help="Markdown, HTML and plots from an experiment directory")
     r.add_argument("directory")
     r.add_argument("--compare", nargs=2, metavar=("A", "B"), action="append",
                    help="significance of A against B, each 'method' or "
                         "'method:key=value,...' (the unit's settings exactly); repeatable")
+    r.add_argument("--json", action="store_true",
+                   help="print the files written and the report's data (report.json) as JSON")
 
     t = sub.add_parser("trace", help="print one unit's transcript")
     t.add_argument("result_id", help="the unit id (a unique prefix is enough)")
     t.add_argument("--dir", default="veriplan-runs", help="experiment directory")
+    t.add_argument("--json", action="store_true", help="print the unit's record as JSON")
 
 
 def _plan(args: argparse.Namespace):
@@ -131,6 +138,15 @@ def _bench(args: argparse.Namespace) -> int:
                              executor=args.executor, cache_path=cache,
                              unit_timeout=args.unit_timeout, rerun_errors=args.rerun_errors,
                              on_done=on_done)
+    if args.json:
+        emit("bench", {
+            "store": Path(args.out) / "runs.sqlite", "total": progress.total,
+            "done": progress.done, "skipped": progress.skipped,
+            "verified_by_scope": [{"scope": scope, "units": n}
+                                  for scope, n in sorted(progress.by_scope.items())],
+            "failed": progress.failed, "errors": progress.errors,
+            "tokens": progress.tokens, "cost": progress.cost})
+        return EXIT_OK if progress.errors == 0 else EXIT_FAIL
     print(f"{progress.done} unit(s) run, {progress.skipped} already in the store; "
           f"{progress.verified_words()}, not verified {progress.failed}, errors {progress.errors}; "
           f"store {Path(args.out) / 'runs.sqlite'}")
@@ -142,6 +158,10 @@ def _report(args: argparse.Namespace) -> int:
 
     paths = write_report(args.directory,
                          compare_arms=[tuple(c) for c in args.compare or []])
+    if args.json:
+        emit("report", {"directory": args.directory, "files": paths,
+                        "report": json.loads(paths["json"].read_text())})
+        return EXIT_OK
     print(paths["markdown"].read_text())
     print("wrote " + ", ".join(str(p) for p in paths.values()))
     return EXIT_OK
@@ -152,6 +172,10 @@ def _trace(args: argparse.Namespace) -> int:
     from veriplan.cli.render import transcript_lines
 
     rec = RunStore(args.dir, create=False).get(args.result_id)
+    if args.json:
+        emit("trace", {**asdict(rec), "config": json.loads(rec.config),
+                       "result": rec.result_dict()})
+        return EXIT_OK
     print(f"unit {rec.id}: {rec.method} on {rec.dataset}/{rec.instance}, {rec.backend}:"
           f"{rec.model}, seed {rec.seed}, config {rec.config}")
     on = f" ({rec.scope.describes})" if rec.scope is not None and rec.verified else ""

@@ -8,6 +8,7 @@ import os
 import sys
 from pathlib import Path
 
+from veriplan.cli.jsondoc import emit
 from veriplan.errors import VeriplanError
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_BUG = 0, 1, 2, 3
@@ -78,7 +79,7 @@ def _validate(args: argparse.Namespace) -> int:
         record = result.to_dict()
         if reading is not None:
             record["reading"] = reading
-        print(json.dumps(record, indent=2))
+        emit("validate", record)
     else:
         if reading is not None:
             print("\n".join(render_reading(reading)))
@@ -266,7 +267,7 @@ def _solve_classical(args: argparse.Namespace) -> int:
     task = load_task_args(args)
     result = solve_classical(task, args.planner, time_limit=args.time_limit)
     if args.json:
-        print(json.dumps(result.to_dict(), indent=2))
+        emit("solve_classical_cli", result.to_dict())
     else:
         if result.plan is not None:
             for step in result.plan:
@@ -296,6 +297,11 @@ def _obfuscate(args: argparse.Namespace) -> int:
     (out / "domain.pddl").write_text(domain_to_pddl(new.domain))
     (out / "problem.pddl").write_text(problem_to_pddl(new.problem))
     (out / "renaming.json").write_text(json.dumps(renaming.to_dict(), indent=2) + "\n")
+    if args.json:
+        emit("obfuscate", {"domain": out / "domain.pddl", "problem": out / "problem.pddl",
+                           "renaming_file": out / "renaming.json", "seed": args.seed,
+                           "renaming": renaming.to_dict()})
+        return EXIT_OK
     print(f"wrote {out / 'domain.pddl'}, {out / 'problem.pddl'} and {out / 'renaming.json'}")
     return EXIT_OK
 
@@ -322,7 +328,12 @@ def _prompt(args: argparse.Namespace) -> int:
                 raise VeriplanError("the example problem has no plan; give --example-plan")
             plan = r.plan
         example = (ex, plan)
-    print(render_prompt(task, cfg, example=example))
+    text = render_prompt(task, cfg, example=example)
+    if args.json:
+        emit("prompt", {"prompt": text, "example_problem": args.example_problem,
+                        "example_plan": [str(s) for s in example[1]] if example else None})
+    else:
+        print(text)
     return EXIT_OK
 
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import asdict
 
 from veriplan.cli.core import EXIT_OK
+from veriplan.cli.jsondoc import emit
 
 
 def add_parsers(sub) -> None:
@@ -28,6 +30,8 @@ def add_parsers(sub) -> None:
         q.add_argument("--skip-unknown", action="store_true",
                        help="leave out records of instances the dataset does not hold (they "
                             "are listed) instead of stopping")
+        q.add_argument("--json", action="store_true", help="print what was imported and "
+                                                          "the re-judged counts as JSON")
 
 
 def _import(args: argparse.Namespace) -> int:
@@ -41,6 +45,9 @@ def _import(args: argparse.Namespace) -> int:
         from veriplan.bench.imports_mystery import import_mystery_planning
 
         s = import_mystery_planning(args.run_dir, args.out, **kw)
+    if args.json:
+        emit("import", {"kind": args.import_kind, **asdict(s)})
+        return EXIT_OK
     print(f"{s.records} record(s) of {s.source}: {s.added} added, {s.already} already in "
           f"{s.store}")
     print(f"method {s.method}, model published:{s.model}, dataset {s.dataset}")

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from veriplan.cli.core import EXIT_FAIL, EXIT_OK, load_task_args
-from veriplan.errors import ConfigError, VeriplanError
+from veriplan.cli.jsondoc import emit
+from veriplan.errors import ConfigError, ModelError
 
 if TYPE_CHECKING:
     from veriplan.methods.result import SolveResult
@@ -76,10 +76,12 @@ def add_parsers(sub, task_args) -> None:
 
     m = sub.add_parser("model", help="embedded models: list, prepare, path")
     msub = m.add_subparsers(dest="model_command", required=True)
-    msub.add_parser("list", help="the embedded models and whether they are prepared")
+    ml = msub.add_parser("list", help="the embedded models and whether they are prepared")
+    ml.add_argument("--json", action="store_true", help="print the models as JSON")
     for name in ("prepare", "path"):
         q = msub.add_parser(name, help=f"{name} an embedded model")
         q.add_argument("name", nargs="?", default=None, help="default qwen2.5-coder-1.5b")
+        q.add_argument("--json", action="store_true", help="print the model's file as JSON")
 
 
 def _progress():
@@ -164,7 +166,7 @@ def _solve(args: argparse.Namespace) -> int:
     console = _console(stderr=args.json)
     result = spec.solve(problem, session, settings, observer=event_printer(console))
     if args.json:
-        print(json.dumps(result.to_dict(), indent=2))
+        emit("solve", result.to_dict())
         return EXIT_OK if result.verified else EXIT_FAIL
     console.rule("result")
     for line in result_lines(result):
@@ -209,7 +211,7 @@ def _llm(args: argparse.Namespace) -> int:
         out.pop("extra", None)
         out["cost"] = llm.usage.calls[-1].cost
         out["cache"] = llm.cache.stats() if llm.cache is not None else None
-        print(json.dumps(out, indent=2))
+        emit("llm_complete", out)
     else:
         print(resp.text)
     return EXIT_OK
@@ -219,20 +221,33 @@ def _model(args: argparse.Namespace) -> int:
     from veriplan.llm.models import DEFAULT_MODEL, MODELS, model_path, prepare_model
 
     if args.model_command == "list":
-        for name, spec in MODELS.items():
-            ready = "prepared" if model_path(name).is_file() else "not prepared"
-            default = " (default)" if name == DEFAULT_MODEL else ""
-            print(f"{name}{default}: {spec.description} [{ready}]")
+        models = [{"name": name, "default": name == DEFAULT_MODEL,
+                   "description": spec.description, "prepared": model_path(name).is_file(),
+                   "path": model_path(name)} for name, spec in MODELS.items()]
+        if args.json:
+            emit("model_list", {"models": models})
+            return EXIT_OK
+        for m in models:
+            default = " (default)" if m["default"] else ""
+            ready = "prepared" if m["prepared"] else "not prepared"
+            print(f"{m['name']}{default}: {m['description']} [{ready}]")
         return EXIT_OK
     name = args.name or DEFAULT_MODEL
     if args.model_command == "path":
         p = model_path(name)
         if not p.is_file():
-            raise VeriplanError(f"{name} is not prepared: run veriplan model prepare {name}")
-        print(p)
+            raise ModelError(f"{name} is not prepared: run veriplan model prepare {name}")
+        if args.json:
+            emit("model_path", {"name": name, "path": p, "bytes": p.stat().st_size})
+        else:
+            print(p)
         return EXIT_OK
-    path = prepare_model(name, progress=_progress())
-    print(f"{name}: {path} ({Path(path).stat().st_size:,} bytes, verified)")
+    path = Path(prepare_model(name, progress=_progress()))
+    size = path.stat().st_size
+    if args.json:
+        emit("model_prepare", {"name": name, "path": path, "bytes": size, "verified": True})
+    else:
+        print(f"{name}: {path} ({size:,} bytes, verified)")
     return EXIT_OK
 
 
