@@ -8,6 +8,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from veriplan.core.verdict import Scope
+from veriplan.methods.failures import Failure, check_failure
 from veriplan.methods.records import Entry, Signal
 
 if TYPE_CHECKING:
@@ -76,10 +77,11 @@ class SolveResult:
     last_diagnosis: str = ""
     transcript: list[Entry] = field(default_factory=list)
     signals: list[Signal] = field(default_factory=list)
-    # Method-specific: why an unverified run failed (a category of the method's own,
-    # e.g. DRIP's goal_conflict) and numbers the report breaks results down by
-    # (``size``: objects in the task; ``plan_length``; tree size and depth; ...).
-    failure: str | None = None
+    # Method-specific: why an unverified run failed (a member of the method's own
+    # failure enum, e.g. DripFailure.GOAL_CONFLICT: see veriplan.methods.failures) and
+    # numbers the report breaks results down by (``size``: objects in the task;
+    # ``plan_length``; tree size and depth; ...).
+    failure: Failure | None = None
     metrics: dict[str, Any] = field(default_factory=dict)
     scope: Scope = Scope.PLAN_ON_TASK
     # Who did what, in one sentence, for methods where the model does part of the
@@ -88,6 +90,7 @@ class SolveResult:
 
     def __post_init__(self) -> None:
         self.scope = Scope.read(self.scope, record=f"result of {self.method}")
+        self.failure = check_failure(self.failure, method=self.method)
 
     @property
     def verified_on(self) -> str:
@@ -98,6 +101,7 @@ class SolveResult:
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["scope"] = self.scope.value
+        d["failure"] = self.failure.value if self.failure is not None else None
         return d
 
 

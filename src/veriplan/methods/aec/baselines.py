@@ -33,6 +33,7 @@ from veriplan.methods.aec.predictor import Predictor
 from veriplan.methods.aec.prompting import render
 from veriplan.methods.aec.state import Hypothesis
 from veriplan.methods.aec.verifier import unchecked
+from veriplan.methods.failures import AecFailure
 from veriplan.methods.records import Event, Observer
 from veriplan.methods.result import SolveResult
 
@@ -50,7 +51,7 @@ class DirectAgent(Agent):
         feedback: list[str] = []
         while True:
             if env.steps_left <= 0:
-                return self.end(False, "step_budget", "the step budget is spent")
+                return self.end(False, AecFailure.STEP_BUDGET, "the step budget is spent")
             self.tally.rounds += 1
             prompt = render("direct.j2", task=env.task_description, observation=self.last_text,
                             feedback=feedback, actions_help=self.model.actions_help,
@@ -76,7 +77,7 @@ class DirectAgent(Agent):
                     return result
             feedback = remember(feedback, [reason])
             if self.tally.replans >= cfg.max_replans:
-                return self.end(False, "replan_cap", f"{reason} (replanning cap "
+                return self.end(False, AecFailure.REPLAN_CAP, f"{reason} (replanning cap "
                                 f"{cfg.max_replans} reached)")
             self.tally.replans += 1
             self.emit(Event("replan", reason))
@@ -136,8 +137,8 @@ class ReactAgent(Agent):
                     # the previous turn's prompt and answer again, and no step taken: every
                     # later prompt would be this one, answered the same
                     entry.verdict += "no Action line again: the episode cannot go on"
-                    return self.end(False, "not_won", "the model gave no command, and the same "
-                                    "prompt would get the same answer (temperature 0)")
+                    return self.end(False, AecFailure.NOT_WON, "the model gave no command, and "
+                                    "the same prompt would get the same answer (temperature 0)")
                 entry.verdict = "no Action line: counted, the episode goes on"
                 history.append({"thought": turn.get("thought", ""), "action": "(none)",
                                 "observation": "Give one command on an 'Action:' line."})
@@ -161,8 +162,8 @@ class ReactAgent(Agent):
             if result.done:
                 break
         if env.steps_left <= 0:
-            return self.end(False, "step_budget", "the step budget is spent")
-        return self.end(False, "not_won", "the episode ended without completing the task")
+            return self.end(False, AecFailure.STEP_BUDGET, "the step budget is spent")
+        return self.end(False, AecFailure.NOT_WON, "the episode ended without completing the task")
 
 
 def direct(problem: EnvTask, llm: LLM, config: AgentConfig = AgentConfig(), *,

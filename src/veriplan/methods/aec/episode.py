@@ -31,6 +31,7 @@ from veriplan.methods.aec.prompting import render
 from veriplan.methods.aec.repair import Counterexample, Refinement, RuleBook
 from veriplan.methods.aec.state import GroundedStore, Hypothesis
 from veriplan.methods.aec.verifier import Verification, apply_plan, is_noop, may_change
+from veriplan.methods.failures import AecFailure
 from veriplan.methods.records import Entry, Event, Observer, quiet
 from veriplan.methods.result import Run, SolveResult
 
@@ -162,7 +163,7 @@ class Tally:
 @dataclass
 class Outcome:
     won: bool
-    failure: str | None
+    failure: AecFailure | None
     reason: str
     steps: int
     tally: Tally
@@ -203,14 +204,14 @@ class Agent:
     # ----- the whole run ---------------------------------------------------------------------
     def solve(self) -> SolveResult:
         if self.policy.verification and self.model.actions is None:
-            return self.finish([], failure="no_action_model", diagnosis=(
+            return self.finish([], failure=AecFailure.NO_ACTION_MODEL, diagnosis=(
                 f"no symbolic action model for environment {self.task.env!r}: AEC's verifier "
                 "cannot apply a plan (see veriplan.methods.aec.envmodels)"))
         outcomes: list[Outcome] = []
         try:
             env = guard(self.task.make)
         except EnvFailure as exc:
-            return self.finish([], failure="env_error", diagnosis=str(exc))
+            return self.finish([], failure=AecFailure.ENV_ERROR, diagnosis=str(exc))
         try:
             if self.config.max_steps:
                 env.max_steps = self.config.max_steps
@@ -218,7 +219,7 @@ class Agent:
                 self.emit(Event("iteration", f"iteration {iteration}"))
                 outcome = self.episode(env)
                 outcomes.append(outcome)
-                if outcome.won or outcome.failure == "env_error":
+                if outcome.won or outcome.failure is AecFailure.ENV_ERROR:
                     break
                 self.refine(outcome)
         finally:
@@ -240,7 +241,7 @@ class Agent:
         try:
             return self._episode(env)
         except EnvFailure as exc:
-            return self.end(False, "env_error", f"the environment failed: {exc}")
+            return self.end(False, AecFailure.ENV_ERROR, f"the environment failed: {exc}")
 
     def start(self, env: Env) -> Observation:
         """A fresh episode: counts, the rule book (with what refinement carried
@@ -270,7 +271,7 @@ class Agent:
         feedback: list[str] = []
         while True:
             if env.steps_left <= 0:
-                return self.end(False, "step_budget", "the step budget is spent")
+                return self.end(False, AecFailure.STEP_BUDGET, "the step budget is spent")
             self.tally.rounds += 1
             self.lessons: list[str] = []  # this round's grounded counterexamples
             hs = self.propose(env, feedback)
@@ -283,7 +284,7 @@ class Agent:
                     return result
             feedback = remember(feedback, [reason] + self.lessons[:LESSONS_PER_ROUND])
             if self.tally.replans >= cfg.max_replans:
-                return self.end(False, "replan_cap", f"{reason} (replanning cap "
+                return self.end(False, AecFailure.REPLAN_CAP, f"{reason} (replanning cap "
                                 f"{cfg.max_replans} reached)")
             self.tally.replans += 1
             self.emit(Event("replan", reason))
@@ -320,7 +321,7 @@ class Agent:
                                     "dropped": [d.to_dict() for d in r.dropped][:20],
                                     "hypotheses": [x.to_dict() for x in ctl.H][:10]}))
         if ctl.exhausted or self.env.steps_left <= 0:
-            return "", self.end(False, "step_budget", "the step budget is spent")
+            return "", self.end(False, AecFailure.STEP_BUDGET, "the step budget is spent")
         if h is None or not r.committed:
             self.tally.rejections += 1
             if h is None and r.dropped:
@@ -510,7 +511,7 @@ class Agent:
             return against, None
         for i, action in enumerate(h.actions):
             if env.steps_left <= 0:
-                return "", self.end(False, "step_budget", "the step budget is spent")
+                return "", self.end(False, AecFailure.STEP_BUDGET, "the step budget is spent")
             expected: list[Fact] = []
             if model is not None:
                 if model.preconditions(action, self.w.state) is not None:
@@ -538,7 +539,8 @@ class Agent:
                 return (f"step {i + 1} ({action}) failed: "
                         f"{result.observation.text.strip()[:160]}"), None
             if result.done:
-                return "", self.end(False, "step_budget" if env.steps_left <= 0 else "done",
+                return "", self.end(False, AecFailure.STEP_BUDGET if env.steps_left <= 0
+                                    else AecFailure.DONE,
                                     "the episode ended without completing the task",
                                     result.info.get("score"))
             against = self.relied_against(relied, i + 1)
@@ -581,7 +583,8 @@ class Agent:
         return found
 
     # ----- results --------------------------------------------------------------------------------
-    def end(self, won: bool, failure: str | None, reason: str, score: Any = None) -> Outcome:
+    def end(self, won: bool, failure: AecFailure | None, reason: str, score: Any = None
+            ) -> Outcome:
         """The episode's outcome; ``score``: the environment's (ScienceWorld's),
         else its score after the last step, whatever ended the episode."""
         self.emit(Event("stop", reason, ok=won))
@@ -591,7 +594,7 @@ class Agent:
                        list(self.rules.log), list(self.rules.disabled_now), list(self.samples),
                        list(self.decisions), score)
 
-    def finish(self, outcomes: list[Outcome], *, failure: str | None, diagnosis: str
+    def finish(self, outcomes: list[Outcome], *, failure: AecFailure | None, diagnosis: str
                ) -> SolveResult:
         return finish(self, outcomes, failure, diagnosis)
 
@@ -609,7 +612,7 @@ def _won_by(outcomes: list[Outcome], iterations: int) -> list[bool]:
     return out
 
 
-def finish(agent: Agent, outcomes: list[Outcome], failure: str | None, diagnosis: str
+def finish(agent: Agent, outcomes: list[Outcome], failure: AecFailure | None, diagnosis: str
            ) -> SolveResult:
     """The SolveResult of a run: ``verified`` is the environment's verdict that
     the task was done (a won episode), and every number the report reads."""
@@ -657,7 +660,7 @@ def finish(agent: Agent, outcomes: list[Outcome], failure: str | None, diagnosis
                        max_queries=cfg.max_queries)
     return agent.run.result(
         verified=won, plan=list(last.trajectory) if last else [],
-        attempts=max(1, t.rounds), failure=None if won else (failure or "not_won"),
+        attempts=max(1, t.rounds), failure=None if won else (failure or AecFailure.NOT_WON),
         metrics=metrics, transcript=agent.log, last_diagnosis="" if won else diagnosis,
         solved_by="llm" if won else None,
         scope=Scope.ENV_EPISODE)

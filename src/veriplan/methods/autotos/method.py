@@ -26,6 +26,7 @@ from veriplan.llm.types import LLMRequest, Message
 from veriplan.methods.autotos import judge
 from veriplan.methods.autotos.config import Config
 from veriplan.methods.autotos.problem import AutoToSProblem, AutoToSResult
+from veriplan.methods.failures import AutoToSFailure
 from veriplan.methods.records import Entry, Event, Observer, quiet
 from veriplan.methods.result import Run
 from veriplan.sandbox.secrets import scrub
@@ -343,8 +344,8 @@ def solve(problem: AutoToSProblem, llm: LLM, config: Config = Config(), *,
     rec = run_loop(domain, data, run.llm, config, observer)
     final = rec.accuracy.get("final", {})
     verified = final.get("accuracy") == 1.0
-    failure = None if verified else (rec.status if rec.status != "passed"
-                                     else "inaccurate")
+    failure = None if verified else (AutoToSFailure.INACCURATE if rec.status == "passed"
+                                     else AutoToSFailure(rec.status))
     accuracy = {k: v.get("accuracy") for k, v in rec.accuracy.items()}
     return run.result(
         cls=AutoToSResult, verified=verified, plan=[], attempts=sum(rec.calls.values()),

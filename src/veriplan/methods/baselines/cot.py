@@ -14,6 +14,7 @@ from veriplan.methods.asking import logged_asker
 from veriplan.methods.baselines import render
 from veriplan.methods.drip.config import SPACES
 from veriplan.methods.drip.ontask import check_on_task
+from veriplan.methods.failures import CotFailure, Failure
 from veriplan.methods.records import Entry, Event, Observer, quiet
 from veriplan.methods.result import PlanningProblem, Run, SolveResult, as_problem
 from veriplan.methods.settings import check
@@ -75,16 +76,18 @@ def solve(problem: PlanningProblem | Task, llm: LLM, config: Config = Config(), 
     on_task = check_on_task(task, space, steps)
     method_ok = verdict.valid and not unread and bool(steps)
     verified = method_ok and on_task.valid
+    failure: Failure | None
     if verified:
         failure = None
     elif (mapping := on_task.failure(method_ok)) is not None:
         failure = mapping
     elif not steps:
-        failure = "no_plan"
+        failure = CotFailure.NO_PLAN
     elif unread:
-        failure = "unread_lines"
+        failure = CotFailure.UNREAD_LINES
     else:
-        failure = "precondition" if verdict.failed_step is not None else "goal"
+        failure = (CotFailure.PRECONDITION if verdict.failed_step is not None
+                   else CotFailure.GOAL)
     diagnosis = ("" if verified else f"{len(unread)} line(s) of the plan could not be read"
                  if unread else on_task.diagnosis if method_ok else
                  f"in the {space.name} action space: {verdict.feedback()}")

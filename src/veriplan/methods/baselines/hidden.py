@@ -23,6 +23,7 @@ from veriplan.domains.hidden.task import HiddenTask
 from veriplan.llm.client import LLM
 from veriplan.llm.types import LLMRequest, Message
 from veriplan.methods.baselines import render
+from veriplan.methods.failures import HiddenTaskFailure
 from veriplan.methods.records import Entry, Event, Observer, quiet
 from veriplan.methods.result import Run, SolveResult
 from veriplan.methods.settings import check
@@ -202,8 +203,9 @@ def _finish(run: Run, s: _Setting, log: list[Entry], plan: list[str], emit: Obse
     metrics = {**j, "queries": s.oracle.calls, "oracle_calls": s.oracle.calls,
                "hypotheses": 0, "latent": s.task.m, "hidden": s.req.hidden,
                "family": s.task.family, "plan_length": len(plan), **(extra or {})}
-    failure = None if verified else ("no_plan" if not plan else "violation" if j["violated"]
-                                     else "unknown" if j["unknown"] else "wrong")
+    failure = None if verified else (
+        HiddenTaskFailure.NO_PLAN if not plan else HiddenTaskFailure.VIOLATION if j["violated"]
+        else HiddenTaskFailure.UNKNOWN if j["unknown"] else HiddenTaskFailure.WRONG)
     return run.result(verified=verified, plan=plan, attempts=sum(e.call is not None for e in log),
                       failure=failure, metrics=metrics, transcript=log,
                       last_diagnosis="" if verified else verdict,

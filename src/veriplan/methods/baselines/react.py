@@ -24,6 +24,7 @@ from veriplan.methods.asking import logged_asker
 from veriplan.methods.baselines import render
 from veriplan.methods.drip.config import SPACES
 from veriplan.methods.drip.ontask import check_on_task
+from veriplan.methods.failures import Failure, ReactFailure
 from veriplan.methods.records import Entry, Event, Observer, quiet
 from veriplan.methods.result import PlanningProblem, Run, SolveResult, as_problem
 from veriplan.methods.settings import check
@@ -135,10 +136,11 @@ def solve(problem: PlanningProblem | Task, llm: LLM, config: Config = Config(), 
     on_task = check_on_task(task, space, plan)
     method_ok = verdict.valid and stop != "too_long"
     verified = method_ok and on_task.valid
-    failure = None if verified else (on_task.failure(method_ok)
-                                     or (stop if stop in ("too_long", "invalid_actions")
-                                         else "precondition" if verdict.failed_step is not None
-                                         else "goal"))
+    failure: Failure | None = None if verified else (
+        on_task.failure(method_ok)
+        or (ReactFailure(stop) if stop in (ReactFailure.TOO_LONG, ReactFailure.INVALID_ACTIONS)
+            else ReactFailure.PRECONDITION if verdict.failed_step is not None
+            else ReactFailure.GOAL))
     diagnosis = ("" if verified else on_task.diagnosis if method_ok else
                  f"in the {space.name} action space: {verdict.feedback()}")
     log.append(on_task.entry())

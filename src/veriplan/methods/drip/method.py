@@ -26,6 +26,7 @@ from veriplan.methods.drip.config import Config
 from veriplan.methods.drip.decomposers import LLMDecomposer, RegressionDecomposer
 from veriplan.methods.drip.ontask import check_on_task
 from veriplan.methods.drip.tree import Kind, Node, Status, Tree
+from veriplan.methods.failures import DripFailure, Failure
 from veriplan.methods.records import Entry, Event, Observer, quiet
 from veriplan.methods.result import PlanningProblem, Run, SolveResult, as_problem
 from veriplan.methods.templates import environment
@@ -240,22 +241,26 @@ def _result(run: _Run, session: Run, stop: str, iterations: int, user: Task) -> 
     failed_nodes = [n for n in run.tree.nodes if n.status is Status.FAILED]
     untargeted = (_untargeted(run, verdict.unmet_goals)
                   if verdict.failed_step is None and len(run.tree) > 1 else [])
+    failure: Failure | None
     if verified:
         failure = None
     elif (mapping := on_task.failure(verdict.valid)) is not None:
         failure = mapping  # not verified on the user's task (see ontask.py)
     elif getattr(run.actuator, "lost_condition", 0):
-        failure = "actuator_lost_condition"  # an update answer had no "Final condition:"
+        # an update answer had no "Final condition:"
+        failure = DripFailure.ACTUATOR_LOST_CONDITION
     elif claimed:
-        failure = "invalid_plan"  # the actuator believed the goal reached; the verifier did not
+        # the actuator believed the goal reached; the verifier did not
+        failure = DripFailure.INVALID_PLAN
     elif untargeted:
-        failure = "incomplete_decomposition"  # no node ever aimed at some unmet goal fact
+        # no node ever aimed at some unmet goal fact
+        failure = DripFailure.INCOMPLETE_DECOMPOSITION
     elif run.undos or run.conflicts:
-        failure = "goal_conflict"
+        failure = DripFailure.GOAL_CONFLICT
     elif failed_nodes:
-        failure = "decomposition"
+        failure = DripFailure.DECOMPOSITION
     else:
-        failure = stop
+        failure = DripFailure(stop)  # max_iter, call_budget or stalled ("goal" is claimed)
     roles: dict[str, int] = {}
     for entry in run.log:
         roles[entry.role] = roles.get(entry.role, 0) + 1

@@ -20,14 +20,17 @@ from typing import Any
 from veriplan.core.plan import Step
 from veriplan.core.verdict import Scope
 from veriplan.domains.blocksworld import ActionSpace, map_back
+from veriplan.methods.failures import OnTaskFailure
 from veriplan.methods.records import Entry
 from veriplan.pddl.task import Task
 from veriplan.verify import validate_plan
 
 # Failure categories of a plan valid in the method's space that is not verified on the
 # user's task.
-NOT_ON_TASK = "not_verified_on_task"  # the user's domain is not recognisably Blocksworld
-INVALID_ON_TASK = "invalid_on_task"  # mapped, but the validator rejected it on the task
+# NOT_ON_TASK: the user's domain is not recognisably Blocksworld; INVALID_ON_TASK:
+# mapped, but the validator rejected it on the task.
+NOT_ON_TASK = OnTaskFailure.NOT_VERIFIED_ON_TASK
+INVALID_ON_TASK = OnTaskFailure.INVALID_ON_TASK
 
 
 @dataclass(frozen=True)
@@ -48,7 +51,7 @@ class OnTask:
     def mapped(self) -> bool:
         return self.scope is Scope.PLAN_ON_TASK
 
-    def failure(self, method_valid: bool) -> str | None:
+    def failure(self, method_valid: bool) -> OnTaskFailure | None:
         """:data:`NOT_ON_TASK` when nothing could be mapped; :data:`INVALID_ON_TASK`
         when the plan was ``method_valid`` in the method's own space and the
         mapped plan is not valid on the task; else None (the plan is verified,

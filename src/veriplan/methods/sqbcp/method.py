@@ -20,6 +20,7 @@ from veriplan.core.verdict import Scope, Verdict
 from veriplan.llm.client import LLM
 from veriplan.llm.parsing import parse_structured
 from veriplan.llm.types import LLMRequest, Message
+from veriplan.methods.failures import HiddenTaskFailure
 from veriplan.methods.records import Entry, Event, Observer, quiet
 from veriplan.methods.result import Run, SolveResult
 from veriplan.methods.sqbcp.config import Config
@@ -640,18 +641,21 @@ def finish(run: Run, search: _Search, req: Request, plan: list[str], accepted: b
     judged = judge(req.task, plan) if req.task is not None else {}
     verdict = judged.get("verdict")
     verified = accepted and verdict == Verdict.VALID.value and bool(plan)
+    failure: HiddenTaskFailure | None
     if not accepted:
-        failure = "no_plan"
+        failure = HiddenTaskFailure.NO_PLAN
     elif verified:
         failure = None
     elif judged.get("violated"):
-        failure = "violation"  # accepted on grounded knowledge, yet violates the true task
+        # accepted on grounded knowledge, yet violates the true task
+        failure = HiddenTaskFailure.VIOLATION
     elif verdict == Verdict.UNKNOWN.value:
-        failure = "unknown"  # accepted, but no fact of the true task decides it
+        failure = HiddenTaskFailure.UNKNOWN  # accepted, but no fact of the true task decides it
     elif judged:
-        failure = "wrong"  # accepted, and the true task says it is wrong (goal, product)
+        # accepted, and the true task says it is wrong (goal, product)
+        failure = HiddenTaskFailure.WRONG
     else:
-        failure = "not_judged"  # no true task to judge on
+        failure = HiddenTaskFailure.NOT_JUDGED  # no true task to judge on
     t = search.tally
     hidden = req.hidden
     violations = judged.get("violations", [])
