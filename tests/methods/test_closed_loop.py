@@ -170,7 +170,7 @@ def test_final_validation_only_gives_rc_the_binary_verdict_alone():
                                   "binary_feedback"]
     for p in prompts(backend)[1:]:
         repair = p.split("Repair instructions from checking earlier plans:")[1]
-        repair = repair.split("Problem (PDDL):")[0]
+        repair = repair.split("\nWrite a plan")[0]  # the directives come last
         assert repair.strip() == "- The previous plan was not valid."
     # The stop rule's gain measure: 0 or 1, never the steps a plan executed (3 here).
     assert [s.data["progress"] for s in result.signals] == [0.0, 0.0, 0.0, 1.0]

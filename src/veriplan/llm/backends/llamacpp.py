@@ -7,7 +7,9 @@ import json
 import os
 import threading
 import time
-from collections.abc import Mapping
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from veriplan.errors import BackendError, BackendUnavailableError, BadRequestError
@@ -49,6 +51,89 @@ def prefix_cache_size_mb(value: object = None) -> int:
     return mb
 
 
+@dataclass(frozen=True)
+class KeptState:
+    """The context's saved data (``data``, ``size`` bytes: its key/value cache
+    and last logits) after reading ``tokens``."""
+
+    tokens: tuple[int, ...]
+    data: object  # a ctypes byte array, handed back to llama.cpp as it is
+    size: int
+    seed: int
+
+    @property
+    def input_ids(self):  # type: ignore[no-untyped-def]
+        """The tokens as llama-cpp-python's completion code reads a cache item's."""
+        import numpy as np
+
+        return np.asarray(self.tokens, dtype=np.intc)
+
+    @property
+    def nbytes(self) -> int:
+        return self.size + 8 * len(self.tokens)
+
+
+def _common_prefix(a: tuple[int, ...], b: tuple[int, ...]) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+class PrefixStateCache:
+    """Model states keyed by the tokens they were saved after, at most
+    ``capacity_bytes`` in all (each state's data and tokens), least recently
+    used first out. Looked up by a prompt: the state sharing the longest
+    beginning with it (``KeyError`` when none shares a token). A state whose
+    tokens begin a newer state's is dropped when that one is kept: the newer
+    one serves every prompt the older one could. The interface is the one
+    llama-cpp-python's completion code uses for its ``cache``."""
+
+    def __init__(self, capacity_bytes: int) -> None:
+        self.capacity_bytes = capacity_bytes
+        self.states: OrderedDict[tuple[int, ...], KeptState] = OrderedDict()
+        self.cache_size = 0
+        self.hits = self.misses = 0
+
+    def __bool__(self) -> bool:  # the library tests ``if self.cache``
+        return True
+
+    def longest(self, tokens: Sequence[int]) -> tuple[tuple[int, ...] | None, int]:
+        """The key sharing the longest beginning with ``tokens``, and its length."""
+        key = tuple(tokens)
+        best, n = None, 0
+        for k in self.states:
+            m = _common_prefix(k, key)
+            if m > n:
+                best, n = k, m
+        return best, n
+
+    def __contains__(self, tokens: Sequence[int]) -> bool:
+        return self.longest(tokens)[0] is not None
+
+    def __getitem__(self, tokens: Sequence[int]) -> KeptState:
+        key, _ = self.longest(tokens)
+        if key is None:
+            self.misses += 1
+            raise KeyError("no kept state shares a beginning with this prompt")
+        self.hits += 1
+        self.states.move_to_end(key)
+        return self.states[key]
+
+    def __setitem__(self, tokens: Sequence[int], state: KeptState) -> None:
+        key = tuple(tokens)
+        for k in [k for k in self.states if len(k) <= len(key) and key[:len(k)] == k]:
+            self.cache_size -= self.states.pop(k).nbytes
+        if state.nbytes > self.capacity_bytes:
+            return
+        self.states[key] = state
+        self.cache_size += state.nbytes
+        while self.cache_size > self.capacity_bytes:
+            self.cache_size -= self.states.popitem(last=False)[1].nbytes
+
+
 class LlamaCppBackend:
     """A GGUF model loaded once, answering chat requests in-process.
 
@@ -58,15 +143,20 @@ class LlamaCppBackend:
 
     Prompt prefixes are not read twice: llama.cpp keeps the last call's tokens in
     its context and reads only what follows the longest common prefix; on top of
-    that the model's state after each call (prompt and answer) is kept in a cache
-    in memory of at most ``prefix_cache_mb`` MB (default
+    that the model's state after each call (prompt and answer) is kept in a
+    :class:`PrefixStateCache` of at most ``prefix_cache_mb`` MB (default
     :data:`DEFAULT_PREFIX_CACHE_MB`, or ``VERIPLAN_LLAMA_CACHE_MB``; 0: off;
-    least recently used states are dropped first), and a call whose prompt starts
-    with a kept state's tokens, further than the context's, restores that state
-    and reads only the rest. A state holds the key/value cache of its tokens
-    (about 28 KB a token for the default Qwen2.5-Coder-1.5B) and the last logits.
-    ``prompt_evaluated`` (in each response's ``extra``) counts the prompt tokens
-    the model actually read.
+    least recently used states are dropped first), and a call whose prompt
+    shares a longer beginning with a kept state than with the context restores
+    that state and reads only the rest. A state is the context's own saved data
+    (the key/value cache of its tokens, about 28 KB a token for the default
+    Qwen2.5-Coder-1.5B, and the last call's logits) and its tokens, and the
+    bound counts exactly those bytes. (llama-cpp-python's own ``LlamaRAMCache``
+    also copies a score matrix of up to 512 x vocabulary floats into every
+    state, 311 MB for a 152k-token vocabulary, which its bound does not count
+    and nothing reads without ``logits_all``.) ``prompt_evaluated`` (in each
+    response's ``extra``) counts the prompt tokens the model actually read;
+    ``cache_stats`` says what the cache holds and how often it was used.
     """
 
     name = "llamacpp"
@@ -104,10 +194,19 @@ class LlamaCppBackend:
                                                 n_threads=n_threads, verbose=False, seed=0)
         except (ValueError, RuntimeError) as exc:
             raise BackendError(f"llama.cpp could not load {path}: {exc}") from None
+        self.cache: PrefixStateCache | None = None
         if self.prefix_cache_mb > 0:
-            from llama_cpp.llama_cache import LlamaRAMCache
+            self.cache = PrefixStateCache(self.prefix_cache_mb << 20)
+            self._llm.set_cache(self.cache)
 
-            self._llm.set_cache(LlamaRAMCache(capacity_bytes=self.prefix_cache_mb << 20))
+    def cache_stats(self) -> dict[str, int]:
+        """The prefix cache's states, bytes held, bound, hits and misses (all
+        0 when it is off)."""
+        c = self.cache
+        if c is None:
+            return {"states": 0, "bytes": 0, "capacity": 0, "hits": 0, "misses": 0}
+        return {"states": len(c.states), "bytes": c.cache_size, "capacity": c.capacity_bytes,
+                "hits": c.hits, "misses": c.misses}
 
     def complete(self, request: LLMRequest) -> LLMResponse:
         start = time.perf_counter()
@@ -177,6 +276,30 @@ def _llama_class(llama_cpp):  # type: ignore[no-untyped-def]
             if self.prompt_evaluated is None:
                 self.prompt_evaluated = len(tokens)
             return super().eval(tokens)
+
+        def save_state(self) -> KeptState:  # type: ignore[override]
+            """The context's data and tokens, without the library's score copy."""
+            ctx = self._ctx.ctx
+            size = int(llama_cpp.llama_state_get_size(ctx))
+            data = (ctypes.c_uint8 * size)()
+            n = int(llama_cpp.llama_state_get_data(ctx, data, size))
+            if n > size:
+                raise BackendError("llama.cpp wrote more state than it said it would")
+            return KeptState(tuple(self.input_ids[:self.n_tokens].tolist()), data, n,
+                             self._seed)
+
+        def load_state(self, state):  # type: ignore[no-untyped-def]
+            if not isinstance(state, KeptState):
+                return super().load_state(state)
+            n = len(state.tokens)
+            self.input_ids[:n] = state.tokens
+            self.n_tokens = n
+            self._requires_eval = True  # the next call reads at least one token
+            self._seed = state.seed
+            if int(llama_cpp.llama_state_set_data(self._ctx.ctx, state.data, state.size)
+                   ) != state.size:
+                raise BackendError("llama.cpp could not restore a kept state")
+            return None
 
         def _init_sampler(self, **kw):  # type: ignore[no-untyped-def]
             if hook and _plain_greedy(kw):

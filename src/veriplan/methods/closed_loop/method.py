@@ -42,14 +42,17 @@ def names_obfuscated(problem: PlanningProblem) -> bool:
 
 def lp_prompt(task: Task, c: ConstraintSet, previous: str | None, *,
               random_names: bool = True) -> str:
-    """LP's prompt: the domain first (a shared prefix across instances, which
-    llama.cpp's prompt cache reuses), then C, the problem and repair context.
+    """LP's prompt, what stays the same first: the domain (the same for every
+    instance of it), C's structure, the problem (the same for every attempt),
+    then what an attempt changes: the previous plan and RC's directives. A
+    model that keeps the state of a prompt's beginning (llama.cpp's context,
+    the embedded backend's prefix cache) reads only the changed end again.
     ``random_names``: say that the names were chosen at random (only where they
     were)."""
     return _ENV.get_template("lp.j2").render(
-        domain_pddl=domain_to_pddl(task.domain), constraints=SC.render(c),
+        domain_pddl=domain_to_pddl(task.domain), constraints=SC.render(c, directives=False),
         problem_pddl=problem_to_pddl(task.problem), previous=previous,
-        random_names=random_names)
+        directives=SC.render_directives(c), random_names=random_names)
 
 
 def solve(problem: PlanningProblem | Task, llm: LLM, config: Config = Config(), *,

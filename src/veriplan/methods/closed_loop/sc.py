@@ -195,8 +195,10 @@ def possible_first(task: Task, c: ConstraintSet) -> tuple[str, ...]:
     return tuple(out)
 
 
-def render(c: ConstraintSet) -> str:
-    """C as prompt text: structure only, in the domain's own symbols."""
+def render(c: ConstraintSet, *, directives: bool = True) -> str:
+    """C as prompt text: structure only, in the domain's own symbols; RC's
+    directives last unless ``directives`` is false (LP's prompt shows them
+    after the problem: :func:`render_directives`)."""
     lines = ["Actions (parameters; what must hold; what becomes true; what becomes false):"]
     for s in c.actions:
         params = " ".join(f"{n} - {t}" for n, t in s.params) or "none"
@@ -220,7 +222,14 @@ def render(c: ConstraintSet) -> str:
             f"{a} before {b}" for a, b in c.orderings[:12]))
     if c.first_actions:
         lines.append("Actions possible in the initial state: " + ", ".join(c.first_actions))
-    if c.directives:
-        lines.append("Repair instructions from checking earlier plans:")
-        lines += [f"- {d}" for d in c.directives[-6:]]
+    if directives and c.directives:
+        lines.append(render_directives(c))
     return "\n".join(lines)
+
+
+def render_directives(c: ConstraintSet) -> str:
+    """RC's latest directives (at most 6) as prompt text; "" when there are none."""
+    if not c.directives:
+        return ""
+    return "\n".join(["Repair instructions from checking earlier plans:",
+                      *(f"- {d}" for d in c.directives[-6:])])
