@@ -7,6 +7,23 @@ Every message names the offending thing and, where there is one, the fix.
 
 from __future__ import annotations
 
+import os
+from collections.abc import Mapping
+from typing import Protocol
+
+
+class StaleUnitLike(Protocol):
+    """What :class:`StaleUnitsError` reads of a stale unit."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def dataset(self) -> str: ...
+    @property
+    def stored_version(self) -> str: ...
+    @property
+    def current_version(self) -> str: ...
+
 
 class VeriplanError(Exception):
     """Base class of every error veriplan raises on purpose."""
@@ -112,6 +129,23 @@ class DataError(VeriplanError):
 class RecordError(DataError):
     """A stored record (a run store's unit, a results file) with a field this
     version cannot read; names the record, the field and what to do."""
+
+
+class StaleUnitsError(RecordError):
+    """Stored units that ran on another version of their dataset than the one
+    a resumed sweep would run: going on would pool results of two datasets.
+    ``units`` holds each unit's id, dataset and both versions."""
+
+    def __init__(self, store: str | os.PathLike[str], units: Mapping[str, StaleUnitLike]) -> None:
+        self.units = dict(units)
+        first = next(iter(self.units.values()))
+        datasets = sorted({u.dataset for u in self.units.values()})
+        super().__init__(
+            f"{len(self.units)} unit(s) in {store} ran on another version of "
+            f"{', '.join(datasets)} (e.g. unit {first.id}: stored on "
+            f"{first.stored_version}, the data is now {first.current_version}); run again "
+            "with --rerun-stale to run them on the current data (their records are "
+            "replaced), or give another --out")
 
 
 class EnvironmentDied(VeriplanError):

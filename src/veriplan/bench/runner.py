@@ -15,7 +15,7 @@ from veriplan.bench.ray_executor import run_on_ray
 from veriplan.bench.store import RunStore, UnitRecord
 from veriplan.bench.units import BackendSpec, SweepPlan, Unit, canonical
 from veriplan.core.verdict import Scope
-from veriplan.errors import VeriplanError
+from veriplan.errors import StaleUnitsError, VeriplanError
 from veriplan.llm import LLM
 from veriplan.methods import get_method
 
@@ -90,12 +90,34 @@ def plan_work(plan: SweepPlan, models: dict[BackendSpec, str], root: str | Path 
 OnDone = Callable[[UnitRecord, Progress], None]
 
 
+@dataclass(frozen=True)
+class StaleUnit:
+    """A stored unit whose dataset has changed since it ran."""
+
+    id: str
+    dataset: str
+    stored_version: str
+    current_version: str
+
+
+def stale_units(store: RunStore, work: list[Work]) -> dict[str, StaleUnit]:
+    """The units of ``work`` stored with another dataset version, by id."""
+    versions = store.dataset_versions()
+    return {w.unit.id: StaleUnit(w.unit.id, w.unit.dataset, versions[w.unit.id],
+                                 w.dataset_version)
+            for w in work if versions.get(w.unit.id, w.dataset_version) != w.dataset_version}
+
+
 def run_sweep(plan: SweepPlan, out_dir: str | Path, *, data_root: str | Path | None = None,
               workers: int = 1, executor: str = "local", cache_path: Path | None = None,
               unit_timeout: float | None = None, rerun_errors: bool = False,
+              rerun_stale: bool = False,
               on_done: OnDone | None = None, llms: dict[BackendSpec, LLM] | None = None,
               ) -> Progress:
-    """Run every unit of ``plan`` not yet in ``out_dir``'s store."""
+    """Run every unit of ``plan`` not yet in ``out_dir``'s store. A stored unit
+    that ran on another version of its dataset is stale: the sweep refuses to
+    go on beside it (:class:`~veriplan.errors.StaleUnitsError`) unless
+    ``rerun_stale``, which runs it again and replaces its record."""
     store = RunStore(out_dir)
     store.compact()  # a store from before compressed results
     llms = dict(llms or {})
@@ -105,11 +127,15 @@ def run_sweep(plan: SweepPlan, out_dir: str | Path, *, data_root: str | Path | N
     models = {s: s.model_name() for s in plan.backends}
     work = plan_work(plan, models, data_root)
     finished = store.finished_ids(include_errors=not rerun_errors)
-    todo = [w for w in work if w.unit.id not in finished]
+    stale = stale_units(store, work)
+    if stale and not rerun_stale:
+        raise StaleUnitsError(store.path, stale)
+    todo = [w for w in work if w.unit.id not in finished or w.unit.id in stale]
     progress = Progress(total=len(todo), skipped=len(work) - len(todo))
 
     def record(rec: UnitRecord) -> None:
-        stored = store.replace(rec) if rerun_errors else store.add(rec)
+        replace = rerun_errors or rec.id in stale
+        stored = store.replace(rec) if replace else store.add(rec)
         if stored is not False:
             progress.add(rec)
             if on_done:

@@ -6,7 +6,12 @@ unit twice; a kill at any moment loses at most the units still running.
 A unit's result (its transcript included) is stored zlib-compressed: the
 transcripts repeat their prompts, and the AEC household units took about 30
 times less room. A store written before that holds its results as text; it is
-read as it is, and :meth:`RunStore.compact` (run by every sweep) compresses it."""
+read as it is, and :meth:`RunStore.compact` (run by every sweep) compresses it.
+
+A result's ``failure`` is stored as its text and read back as the unit's
+method's typed failure (:mod:`veriplan.methods.failures`) whenever the result
+is read (:meth:`UnitRecord.result_dict`, :attr:`UnitRecord.failure`); a text
+that method does not report is a RecordError naming the unit and the field."""
 
 from __future__ import annotations
 
@@ -20,6 +25,7 @@ from pathlib import Path
 
 from veriplan.core.verdict import Scope
 from veriplan.errors import DataError
+from veriplan.methods.failures import Failure, read_failure
 from veriplan.storage import WalDatabase
 
 STORE_NAME = "runs.sqlite"
@@ -70,7 +76,25 @@ class UnitRecord:
     scope: Scope | None = None
 
     def result_dict(self) -> dict:
-        return json.loads(self.result) if self.result else {}
+        """The method's result, its ``failure`` read back as the typed value
+        (see :attr:`failure`)."""
+        if not self.result:
+            return {}
+        data = json.loads(self.result)
+        if data.get("failure") is not None:
+            data["failure"] = read_failure(data["failure"], method=self.method,
+                                           record=f"unit {self.id} ({self.method})")
+        return data
+
+    @property
+    def failure(self) -> Failure | None:
+        """Why the method's run was not verified: a member of the method's
+        failure enum, or None; a stored text the method does not report is a
+        :class:`~veriplan.errors.RecordError` naming this unit and the field."""
+        if not self.result:
+            return None
+        return read_failure(json.loads(self.result).get("failure"), method=self.method,
+                            record=f"unit {self.id} ({self.method})")
 
 
 def stored_scope(unit: str, result: str | None, where: str = "", dataset: str = ""
@@ -167,6 +191,10 @@ class RunStore:
     def finished_ids(self, *, include_errors: bool = True) -> set[str]:
         q = "SELECT id FROM units" + ("" if include_errors else " WHERE status = 'done'")
         return {r[0] for r in self._conn().execute(q)}
+
+    def dataset_versions(self) -> dict[str, str]:
+        """The version of its dataset each stored unit ran on, by unit id."""
+        return dict(self._conn().execute("SELECT id, dataset_version FROM units"))
 
     def records(self) -> Iterator[UnitRecord]:
         cur = self._conn().execute(f"SELECT {', '.join(_COLUMNS)} FROM units ORDER BY finished")

@@ -55,6 +55,8 @@ def add_parsers(sub) -> None:
                                                       "a timeout")
     b.add_argument("--rerun-errors", action="store_true", help="run units that ended in an "
                                                                "error again")
+    b.add_argument("--rerun-stale", action="store_true", help="run again the stored units "
+                   "whose dataset has changed since they ran (their records are replaced)")
     b.add_argument("--no-cache", action="store_true")
     b.add_argument("--cache-path")
     b.add_argument("--json", action="store_true", help="print the run's counts as JSON at "
@@ -137,6 +139,7 @@ def _bench(args: argparse.Namespace) -> int:
         progress = run_sweep(plan, args.out, data_root=args.data_dir, workers=args.workers,
                              executor=args.executor, cache_path=cache,
                              unit_timeout=args.unit_timeout, rerun_errors=args.rerun_errors,
+                             rerun_stale=args.rerun_stale,
                              on_done=on_done)
     if args.json:
         emit("bench", {
