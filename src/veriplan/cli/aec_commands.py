@@ -87,6 +87,8 @@ def add_parsers(sub) -> None:
     k.add_argument("--no-frame-rules", action="store_true",
                    help="the control: w keeps every fact until the agent's own action may "
                         "change it (AEC's store before issue 30)")
+    k.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="N processes, each with its own simulator (task i to process i mod N)")
     k.add_argument("--json", action="store_true", help="print each set's counts and episodes "
                                                       "as JSON at the end (progress on stderr)")
 
@@ -266,9 +268,8 @@ def _select_tau(args: argparse.Namespace) -> int:
 def _check_store(args: argparse.Namespace) -> int:
     import time
 
-    from veriplan.envs import make_env
     from veriplan.envs.check import select_ids
-    from veriplan.methods.aec.storecheck import check_stores
+    from veriplan.methods.aec.storecheck import check_stores_in
 
     ok = True
     sets: list[dict[str, object]] = []
@@ -292,8 +293,8 @@ def _check_store(args: argparse.Namespace) -> int:
             print(f"{name} {ep.task_id}: {'won' if ep.won else 'NOT WON'} in {ep.steps} "
                   f"steps; w {ep.facts} facts, {ep.derived} derived{bad}{extra}", flush=True)
 
-        with make_env(name) as env:
-            results = check_stores(env, ids, show, frame_rules=not args.no_frame_rules)
+        results = check_stores_in(name, ids, show, frame_rules=not args.no_frame_rules,
+                                  workers=args.workers)
         won = sum(r.won for r in results)
         bad = sum(len(r.contradicted) for r in results)
         ok &= bad == 0 and won == len(results)

@@ -141,6 +141,7 @@ class ScienceWorld(Env):
         self._names_at = -1  # the step they were read at
         self.score = 0.0  # the engine's score after the last step (0 at the reset)
         self._choosing = False  # the engine waits for the number of an action
+        self._gold_of: str | None = None  # the task loaded with its gold path
 
     @contextlib.contextmanager
     def _java(self):
@@ -168,20 +169,37 @@ class ScienceWorld(Env):
 
     def _load(self, task_id: str, gold: bool = False) -> None:
         task, var = check_task_id(task_id)
+        self._gold_of = None
         with self._java():
             self._env.load(task, var, self.simplifications, generateGoldPath=gold)
+        self._gold_of = task_id if gold else None
 
-    def gold_path(self, task_id: str) -> list[str]:
-        self._load(task_id, gold=True)
+    def gold_path(self, task_id: str, *, loaded: bool = False) -> list[str]:
+        """The engine's gold path for ``task_id``, from a fresh load; with
+        ``loaded``, the gold path of the world the last ``reset(task_id)``
+        loaded, without loading again. A variation's world is not the same from
+        load to load (which animals are outside, say, and the path with them:
+        the engine draws them from state its earlier calls left), so the path
+        to replay in the world being played is that one."""
+        if not loaded or self._gold_of != task_id:
+            if loaded:
+                raise VeriplanError(f"gold_path({task_id!r}, loaded=True): the engine has not "
+                                    f"loaded {task_id!r}; reset({task_id!r}) first")
+            self._load(task_id, gold=True)
         with self._java():
             return list(self._env.get_gold_action_sequence())
 
     # ----- the interface --------------------------------------------------------------
     def _reset(self, task_id: str, seed: int) -> str:
-        # ScienceWorld's variations are its seeds: the same id gives the same world.
+        # A variation fixes the task's parameters; the rest of its world (which animals,
+        # say) the engine draws at each load from state its earlier calls left, so the
+        # same id gives the same world only after the same calls (see gold_path).
         self._load(task_id, gold=True)
         with self._java():
-            self._env.reset()
+            # ScienceWorldEnv.reset but its server.reset(): the engine's reset is a load
+            # with the same arguments (gold path and all), and the task was just loaded
+            self._env.lastStepScore = 0
+            self._engine_step("look around")
             self.task_description = self._env.get_task_description()
             self._shared = self._shared_names()
             self._room = None
@@ -235,14 +253,28 @@ class ScienceWorld(Env):
                 # request: ...") and would take this input as the number of one of
                 # them; an answer that is not a number cancels the question first (a
                 # blank answer), so that the action is read as an action.
-                self._env.step("")
-            obs, reward, done, info = self._env.step(action)
+                self._engine_step("")
+            obs, reward, done, score = self._engine_step(action)
             self._choosing = obs.startswith("Ambiguous request:")
-        score = info.get("score", 0)
         self.score = float(score)
         won = bool(done and score >= 100)
-        return obs, float(reward), bool(done), {"score": score, "won": won,
-                                                "valid": info.get("valid")}
+        return obs, float(reward), bool(done), {"score": score, "won": won}
+
+    def _engine_step(self, action: str) -> tuple[str, int, bool, int]:
+        """One engine step: (observation, reward, completed, score), as
+        ``ScienceWorldEnv.step`` computes them, without the extras of its info
+        dict (a free look, the inventory, the task text, and the valid actions
+        read one by one over the gateway: most of a step's time, and none of it
+        used here; ``valid_actions`` reads them when they are wanted). Its step
+        limit (``envStepLimit``, 10**6 here) is never reached: an episode's
+        budget is ``max_steps``."""
+        env = self._env
+        obs = env.server.step(action)
+        score = int(round(100 * env.server.getScore()))
+        done = bool(env.server.getCompleted()) or score < 0
+        reward = score - env.lastStepScore
+        env.lastStepScore = score
+        return obs, reward, done, score
 
     def valid_actions(self) -> list[str]:
         with self._java():

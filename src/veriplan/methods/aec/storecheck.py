@@ -17,10 +17,14 @@ derive from it is checked against the simulator's state (for what it exposes:
 from __future__ import annotations
 
 import dataclasses
+import multiprocessing
+import queue
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from multiprocessing.queues import Queue
 
 from veriplan.envs.base import Env, EnvTask
+from veriplan.errors import ConfigError
 
 
 @dataclass
@@ -40,8 +44,12 @@ class StoreCheck:
 
 
 def _path(env: Env, task_id: str) -> tuple[list[str], Callable[[str], str | None]]:
+    """The steps to replay and how each becomes a command, once ``env`` was reset
+    to ``task_id``: ScienceWorld's gold path is the one of the world that reset
+    loaded (no second load: another load may draw another world)."""
     if env.name == "scienceworld":
-        return list(env.gold_path(task_id)), lambda step: step  # type: ignore[attr-defined]
+        return (list(env.gold_path(task_id, loaded=True)),  # type: ignore[attr-defined]
+                lambda step: step)
     from veriplan.envs.household.games import load_game
 
     return list(load_game(task_id).plan), env.command_for  # type: ignore[attr-defined]
@@ -59,14 +67,14 @@ def replay_store(env: Env, task_id: str, *, frame_rules: bool = True) -> StoreCh
     from veriplan.methods.aec.episode import Agent, guard
 
     out = StoreCheck(task_id)
-    path, command = _path(env, task_id)
     agent = Agent("aec-store-check", EnvTask(env.name, task_id), LLM(ScriptedBackend()),
                   AgentConfig(), Policy())
     if not frame_rules:
         agent.model = dataclasses.replace(agent.model, persistent=None)
-    env.max_steps = max(env.max_steps, len(path) + 1)
     agent.env = env
     agent.start(env)
+    path, command = _path(env, task_id)
+    env.max_steps = max(env.max_steps, len(path) + 1)
     rules = rules_for(env.name, agent.rules.disabled)
 
     def check(label: str) -> None:
@@ -110,4 +118,72 @@ def check_stores(env: Env, task_ids: list[str],
     return out
 
 
-__all__ = ["StoreCheck", "check_stores", "replay_store"]
+def _worker(env_name: str, jobs: list[tuple[int, str]], frame_rules: bool,
+            results: Queue) -> None:
+    """One process of :func:`check_stores_in`: its own simulator for its tasks;
+    each episode goes back as (index, StoreCheck), then (-1, None) at the end."""
+    from veriplan.envs import make_env
+
+    with make_env(env_name) as env:
+        for i, tid in jobs:
+            (ep,) = check_stores(env, [tid], frame_rules=frame_rules)
+            results.put((i, ep))
+    results.put((-1, None))
+
+
+def check_stores_in(env_name: str, task_ids: list[str],
+                    on_episode: Callable[[StoreCheck], None] | None = None, *,
+                    frame_rules: bool = True, workers: int = 1) -> list[StoreCheck]:
+    """:func:`check_stores` on a new ``env_name`` environment; with ``workers``
+    > 1, that many processes, each with its own simulator (for ScienceWorld,
+    its own Java engine), task i going to process i mod ``workers``. What each
+    episode checks is the same; ``on_episode`` sees the episodes as they end,
+    and the list is in the order of ``task_ids``. A process that stops before
+    it reported all its tasks leaves each of them with the reason."""
+    from veriplan.envs import make_env
+
+    if workers < 1:
+        raise ConfigError(f"workers must be at least 1, not {workers}")
+    workers = min(workers, len(task_ids)) or 1
+    if workers == 1:
+        with make_env(env_name) as env:
+            return check_stores(env, task_ids, on_episode, frame_rules=frame_rules)
+    ctx = multiprocessing.get_context("spawn")
+    results: Queue = ctx.Queue()
+    jobs = [[(i, t) for i, t in enumerate(task_ids) if i % workers == w] for w in range(workers)]
+    procs = [ctx.Process(target=_worker, args=(env_name, j, frame_rules, results), daemon=True)
+             for j in jobs]
+    for p in procs:
+        p.start()
+    done: dict[int, StoreCheck] = {}
+    ended = 0
+    try:
+        while ended < workers:
+            try:
+                i, ep = results.get(timeout=5)
+            except queue.Empty:
+                if all(p.exitcode is not None for p in procs):
+                    break  # a process died without its end mark
+                continue
+            if ep is None:
+                ended += 1
+                continue
+            done[i] = ep
+            if on_episode is not None:
+                on_episode(ep)
+    finally:
+        for p in procs:
+            p.join(timeout=30)
+            if p.exitcode is None:
+                p.terminate()
+    for w, (p, j) in enumerate(zip(procs, jobs, strict=True)):
+        for i, tid in j:
+            if i not in done:
+                done[i] = StoreCheck(tid, problem=f"worker process {w + 1} stopped (exit "
+                                                  f"status {p.exitcode}) before this task")
+                if on_episode is not None:
+                    on_episode(done[i])
+    return [done[i] for i in range(len(task_ids))]
+
+
+__all__ = ["StoreCheck", "check_stores", "check_stores_in", "replay_store"]
