@@ -1,90 +1,266 @@
-"""The embedded model re-reads less: recorded prompts replayed with and without the
-prefix cache (issue 36, part 3).
+"""The embedded model re-reads less: recorded prompts of the multi-call methods replayed
+through the embedded model, before and after issue 36 part 3, in the same run.
 
-The prompts: the transcripts of run stores (``runs.sqlite``) of multi-call methods,
-in the order each unit sent them (calls answered from veriplan's response cache left
-out, as the model never saw them): SQ-BCP (``results/sqbcp-qwen``), AEC
-(``results/aec-qwen``) and the closed loop (``--closed-loop STORE``; no closed-loop
-store is kept in ``results/``). Each prompt is sent as the user message it was, at
-temperature 0, with at most ``--max-tokens`` answer tokens (the recorded prompts do
-not depend on the answers, so a short answer keeps the run short without changing
-what is read).
+The prompts: every model call of recorded units (run stores, ``runs.sqlite``), in the
+order each unit sent them; calls answered from veriplan's response cache are kept (a
+fresh run sends them), calls a method skipped itself (the same prompt again at
+temperature 0) are not. The closed loop (``--closed-loop STORE``, default
+``/tmp/rd/runs/cl/runs.sqlite`` when it exists: no closed-loop store is kept in
+``results/``), SQ-BCP (``results/sqbcp-qwen``) and AEC (``results/aec-qwen``), each with
+the system message its method sends.
 
-Two copies of the embedded model in one process, the same prompts unit by unit,
-alternating which goes first: ``before`` (``prefix_cache_mb=0``: llama.cpp keeps
-only the last call's tokens in its context) and ``after`` (the prefix cache,
-``--cache-mb``). Printed per method: prompt tokens sent, prompt tokens each read,
-seconds a unit, the ratios, and whether the answers are the same.
+"before" is the code as it was: the prompt layout recorded (what stays the same came
+after what changes: the closed loop's repair directives inside C, before the problem;
+AEC's planning instructions after the facts and the feedback; two of its three
+prediction prompts with the facts or the question first) and llama.cpp's context alone
+(``prefix_cache_mb=0``: it reads what follows the longest common prefix with the last
+call). "after" is the code now: the layout of the methods' templates today (stable
+text first) and the backend's prefix-state cache (``--cache-mb``). The new layout is
+made from each recorded prompt by reading its fields (the old template rendered with
+them must give the recorded prompt back exactly; a prompt that does not is kept as it
+was and counted under "kept") and rendering the method's template today. SQ-BCP's
+prompts are unchanged (its layout was not changed).
 
-    flock /tmp/veriplan-model.lock python benchmarks/llamacpp_prefix_cache.py \
-        [--units 2] [--calls 8] [--max-tokens 32] [--closed-loop STORE]
+``--count`` runs no model: it tokenizes the prompts and answers recorded over
+``--units`` units a method (units one after another, as a sweep runs them) and counts
+the prompt tokens llama.cpp would read: before, the old layout with the context alone;
+after, the new layout with the context and a cache holding ``--cache-mb`` of states
+(28 KB a token for the default model); also the two halves (new layout with the
+context alone; old layout with the cache).
 
-``--count`` runs no model: it counts, over ``--units`` units of each method (every
-call), the prompt tokens llama.cpp would read with its context alone and with the
-cache of ``--cache-mb`` (about 28 KB a token of state for the default model), from
-the recorded prompts and answers tokenized as the default model's chat template has
-them (Qwen's default system message; units one after another, as a sweep runs them).
+Without ``--count`` the model runs: three copies of the embedded model in one process
+replay ``--units`` units a method (the first ``--calls`` calls of each, at temperature
+0, at most ``--max-tokens`` answer tokens: the recorded prompts do not depend on the
+answers), unit by unit, rotating which copy goes first: ``before`` (old layout, no
+cache), ``layout`` (new layout, no cache) and ``after`` (new layout, cache). Printed per
+method: prompt tokens sent, prompt tokens read, seconds a unit, the before/after
+ratios, and whether ``layout`` and ``after`` (the same prompts, the cache off and on)
+gave the same answers.
+
+    flock /tmp/veriplan-model.lock python benchmarks/llamacpp_prefix_cache.py \\
+        [--units 2] [--calls 8] [--max-tokens 8] [--closed-loop STORE]
+    python benchmarks/llamacpp_prefix_cache.py --count --units 20
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import sqlite3
 import sys
 import time
 import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
+
+import jinja2
 
 import common
 from veriplan.llm.backends.llamacpp import LlamaCppBackend
 from veriplan.llm.types import LLMRequest, Message
+from veriplan.methods.aec.prompting import render as aec_render
+from veriplan.methods.closed_loop.method import _ENV as CLOSED_LOOP_TEMPLATES
+from veriplan.methods.closed_loop.method import SYSTEM as CLOSED_LOOP_SYSTEM
+from veriplan.methods.sqbcp.method import SYSTEM as SQBCP_SYSTEM
 
 ROOT = Path(__file__).resolve().parents[1]
+CLOSED_LOOP_STORE = Path("/tmp/rd/runs/cl/runs.sqlite")
 STORES = [("sqbcp", ROOT / "results" / "sqbcp-qwen" / "runs.sqlite"),
           ("aec", ROOT / "results" / "aec-qwen" / "runs.sqlite")]
+SYSTEMS = {"closed-loop": CLOSED_LOOP_SYSTEM, "sqbcp": SQBCP_SYSTEM, "aec": None}
+
+# ----- the layout before (the templates as they were at 55ea6d3) ---------------------------
+OLD = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
+                         autoescape=False, loader=jinja2.DictLoader({
+    "lp.j2": """You are solving a planning problem.{% if random_names %} The names of actions, \
+predicates and objects below were chosen at random and mean nothing: do not guess from them.\
+{% endif %} Use only the definitions.
+
+Domain (PDDL):
+{{ domain_pddl }}
+{{ constraints }}
+
+Problem (PDDL):
+{{ problem_pddl }}
+{% if previous %}
+Your previous plan:
+{{ previous }}
+{% endif %}
+Write a plan that reaches the goal from the initial state: one action per line in the form \
+(action-name object ...), in execution order, nothing else. End with [PLAN END].
+""",
+    "generate.j2": """You act in a text environment. Your task: {{ task }}
+
+What has been observed for certain (anything not listed is unknown, not false):
+{% for f in facts %}- {{ f }}
+{% else %}- (nothing yet)
+{% endfor %}
+{% if actions_help %}Commands look like this:
+{{ actions_help }}
+{% endif %}{% if admissible %}Commands available right now include: \
+{{ admissible | join(", ") }}
+{% endif %}{% if feedback %}
+What went wrong before:
+{% for f in feedback %}- {{ f }}
+{% endfor %}{% endif %}
+Propose up to {{ k }} different candidate plans that would complete the task from here. Where
+something has not been observed (for example where an object is), different plans may
+assume different things. For each plan give:
+- "actions": the commands, in order, exactly as the environment takes them;
+- "preconditions": the facts about the world right now that the plan relies on and does
+  not bring about itself{% if max_preconditions %} (the {{ max_preconditions }} that matter most,
+  at most){% endif %}, each {"predicate": NAME, "args": [...], "value": true or false}
+  with NAME(args) one of {{ predicates | join(", ") }}, written like the observed facts above;
+- "score": how likely the plan is to work, from 0 to 1.
+Answer only with JSON: {"plans": [ ... ]}
+""",
+    "predict_doubt.j2": """Statement: {{ question }}.
+
+Evidence so far:
+{% for f in facts %}- {{ f }}
+{% else %}- (none)
+{% endfor %}
+Context: someone is trying to {{ task }}
+Is the statement true now? If the evidence does not settle it, give your best guess, or
+"unknown" if you really cannot guess. Answer only with JSON: \
+{"answer": "yes" | "no" | "unknown"}
+""",
+    "predict_world.j2": """You are a world model for a text environment. You know only \
+these observations:
+{% for f in facts %}- {{ f }}
+{% else %}- (nothing observed yet)
+{% endfor %}
+The agent's task is: {{ task }}
+Using what is usual in such places, predict whether {{ question }} is true at this moment.
+Reply with JSON {"answer": "yes" | "no" | "unknown"} and nothing else.
+"""}))
+
+_LP = re.compile(r"You are solving a planning problem\.(?P<rn>.*?) Use only the definitions\."
+                 r"\n\nDomain \(PDDL\):\n(?P<domain>.*?)\n(?P<c>Actions \(parameters;.*?)"
+                 r"\n\nProblem \(PDDL\):\n(?P<problem>.*?)\n(?:\nYour previous plan:\n"
+                 r"(?P<prev>.*)\n)?\nWrite a plan that reaches the goal[^\n]*\n\Z", re.S)
+_REPAIR = "\nRepair instructions from checking earlier plans:\n"
+_GEN = re.compile(r"You act in a text environment\. Your task: (?P<task>[^\n]*)\n\n"
+                  r"What has been observed for certain \(anything not listed is unknown, not "
+                  r"false\):\n(?P<facts>(?:- [^\n]*\n)+)\n"
+                  r"(?:Commands look like this:\n(?P<help>.*?)\n"
+                  r"(?=Commands available|\nWhat went wrong|\nPropose))?"
+                  r"(?:Commands available right now include: (?P<adm>[^\n]*)\n)?"
+                  r"(?:\nWhat went wrong before:\n(?P<fb>(?:- [^\n]*\n)+))?"
+                  r"\nPropose up to (?P<k>\d+) different.*?"
+                  r"(?:\(the (?P<mp>\d+) that matter most,.*?)?"
+                  r" one of (?P<preds>.*?), written like the observed facts above;", re.S)
+_DOUBT = re.compile(r"Statement: (?P<q>.*?)\.\n\nEvidence so far:\n(?P<facts>(?:- [^\n]*\n)+)\n"
+                    r"Context: someone is trying to (?P<task>[^\n]*)\n", re.S)
+_WORLD = re.compile(r"You are a world model for a text environment\. You know only these "
+                    r"observations:\n(?P<facts>(?:- [^\n]*\n)+)\nThe agent's task is: "
+                    r"(?P<task>[^\n]*)\nUsing what is usual in such places, predict whether "
+                    r"(?P<q>.*?) is true at this moment\.", re.S)
 
 
-def units(store: Path, method: str, n: int, calls: int) -> list[tuple[str, list[str]]]:
-    """(unit id, prompts in the order sent) of the first ``n`` units with 2+ model calls."""
+def _lines(block: str | None, empty: str) -> list[str]:
+    items = [x[2:] for x in (block or "").splitlines()]
+    return [] if items == [empty] else items
+
+
+def _lp(p: str) -> tuple[str, str] | None:
+    m = _LP.match(p)
+    if not m:
+        return None
+    c, _, directives = m["c"].partition(_REPAIR)
+    values = dict(domain_pddl=m["domain"], problem_pddl=m["problem"], previous=m["prev"],
+                  random_names=bool(m["rn"]))
+    old = OLD.get_template("lp.j2").render(constraints=m["c"], **values)
+    new = CLOSED_LOOP_TEMPLATES.get_template("lp.j2").render(
+        constraints=c, directives=(_REPAIR[1:] + directives) if directives else "", **values)
+    return old, new
+
+
+def _generate(p: str) -> tuple[str, str] | None:
+    m = _GEN.match(p)
+    if not m:
+        return None
+    values = dict(task=m["task"], facts=_lines(m["facts"], "(nothing yet)"),
+                  actions_help=m["help"] or "", admissible=m["adm"].split(", ") if m["adm"]
+                  else [], feedback=_lines(m["fb"], ""), k=int(m["k"]),
+                  max_preconditions=int(m["mp"] or 0), predicates=m["preds"].split(", "))
+    return (OLD.get_template("generate.j2").render(**values),
+            aec_render("generate.j2", **values))
+
+
+def _predict(name: str, pattern: re.Pattern[str], empty: str
+             ) -> Callable[[str], tuple[str, str] | None]:
+    def read(p: str) -> tuple[str, str] | None:
+        m = pattern.match(p)
+        if not m:
+            return None
+        values = dict(task=m["task"], facts=_lines(m["facts"], empty), question=m["q"])
+        return OLD.get_template(name).render(**values), aec_render(name, **values)
+    return read
+
+
+READERS: dict[str, list[Callable[[str], tuple[str, str] | None]]] = {
+    "closed-loop": [_lp],
+    "aec": [_generate, _predict("predict_doubt.j2", _DOUBT, "(none)"),
+            _predict("predict_world.j2", _WORLD, "(nothing observed yet)")],
+}
+
+
+@dataclass
+class Unit:
+    uid: str
+    old: list[str] = field(default_factory=list)
+    new: list[str] = field(default_factory=list)
+    answers: list[str] = field(default_factory=list)
+    kept: int = 0  # prompts whose fields could not be read back exactly (left as they were)
+
+
+def relayout(method: str, prompt: str) -> tuple[str, bool]:
+    """The prompt in today's layout, and whether it was read back exactly (a
+    prompt that is not is returned as it was)."""
+    for read in READERS.get(method, []):
+        got = read(prompt)
+        if got is not None:
+            old, new = got
+            return (new, True) if old == prompt else (prompt, False)
+    # not one of the changed templates (e.g. AEC's first prediction variant: unchanged)
+    return prompt, True
+
+
+def load_units(store: Path, method: str, n: int, calls: int | None) -> list[Unit]:
+    """The first ``n`` units of ``method`` with 2+ model calls, each call's prompt
+    before and after, and the recorded answers."""
     con = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
-    out = []
+    out: list[Unit] = []
     for uid, blob in con.execute("SELECT id, result FROM units WHERE method = ? AND "
-                                 "llm_calls > 1 ORDER BY id", (method,)):
+                                 "llm_calls > 1 AND result IS NOT NULL ORDER BY id", (method,)):
         try:
             result = json.loads(zlib.decompress(blob))
         except zlib.error:
             result = json.loads(blob)
-        prompts = [t["prompt"] for t in result.get("transcript", [])
-                   if t.get("prompt") and not t.get("cached")][:calls]
-        if len(prompts) > 1:
-            out.append((uid, prompts))
+        unit = Unit(uid)
+        for t in result.get("transcript", []):
+            if t.get("call") is None or not t.get("prompt"):
+                continue  # not a model call (a query, a check, a prompt asked again)
+            new, exact = relayout(method, t["prompt"])
+            unit.old.append(t["prompt"])
+            unit.new.append(new)
+            unit.answers.append(t.get("response") or "")
+            unit.kept += not exact
+        if calls:
+            unit.old, unit.new, unit.answers = (unit.old[:calls], unit.new[:calls],
+                                                unit.answers[:calls])
+        if len(unit.old) > 1:
+            out.append(unit)
         if len(out) >= n:
             break
     con.close()
     return out
 
 
-def replay(backend: LlamaCppBackend, prompts: list[str], max_tokens: int
-           ) -> tuple[int, int, float, list[str]]:
-    """(prompt tokens sent, prompt tokens read, seconds, answers)."""
-    sent = read = 0
-    answers = []
-    start = time.perf_counter()
-    for p in prompts:
-        r = backend.complete(LLMRequest(messages=(Message("user", p),), temperature=0.0,
-                                        max_tokens=max_tokens, seed=0))
-        sent += r.prompt_tokens
-        read += int(r.extra.get("prompt_evaluated", 0))
-        answers.append(r.text)
-    return sent, read, time.perf_counter() - start, answers
-
-
-QWEN_HEAD = ("<|im_start|>system\nYou are Qwen, created by Alibaba Cloud. You are a helpful "
-             "assistant.<|im_end|>\n<|im_start|>user\n")
-QWEN_TAIL = "<|im_end|>\n<|im_start|>assistant\n"
-
-
+# ----- counting (no model) -----------------------------------------------------------------
 def _lcp(a: list[int], b: list[int]) -> int:
     n = 0
     for x, y in zip(a, b, strict=False):
@@ -94,9 +270,27 @@ def _lcp(a: list[int], b: list[int]) -> int:
     return n
 
 
-def count(stores: list[tuple[str, Path]], n_units: int, cache_mb: int,
-          model: str | None) -> None:
-    """Prompt tokens sent and read (context only / with the cache), no model run."""
+class Reader:
+    """The prompt tokens llama.cpp reads: the context's longest common prefix with
+    the last call, and with ``cache_tokens`` of kept states (0: none)."""
+
+    def __init__(self, cache_tokens: int) -> None:
+        self.cap = cache_tokens
+        self.ctx: list[int] = []
+        self.cache: list[list[int]] = []
+        self.read = 0
+
+    def call(self, prompt: list[int], answer: list[int]) -> None:
+        shared = max([_lcp(self.ctx, prompt), *(_lcp(c, prompt) for c in self.cache)])
+        self.read += len(prompt) - min(shared, len(prompt) - 1)
+        self.ctx = prompt + answer
+        if self.cap:
+            self.cache = [c for c in self.cache if self.ctx[:len(c)] != c] + [self.ctx]
+            while self.cache and sum(map(len, self.cache)) > self.cap:
+                self.cache.pop(0)
+
+
+def count(work: list[tuple[str, list[Unit]]], cache_mb: int, model: str | None) -> None:
     import llama_cpp
 
     from veriplan.llm.models import DEFAULT_MODEL, resolve_model
@@ -104,100 +298,120 @@ def count(stores: list[tuple[str, Path]], n_units: int, cache_mb: int,
     vocab = llama_cpp.Llama(model_path=str(resolve_model(model or DEFAULT_MODEL)),
                             vocab_only=True, verbose=False)
 
-    def tok(text: str) -> list[int]:
+    def chat(system: str | None, user: str) -> list[int]:
+        system = system or "You are Qwen, created by Alibaba Cloud. You are a helpful assistant."
+        text = (f"<|im_start|>system\n{system}<|im_end|>\n<|im_start|>user\n{user}<|im_end|>\n"
+                "<|im_start|>assistant\n")
         return vocab.tokenize(text.encode(), add_bos=False, special=True)
 
-    cap = (cache_mb << 20) // (28 << 10)  # tokens of state the cache holds
-    print(f"{'method':12s} {'units':>5s} {'calls':>5s} {'sent':>8s} {'read: context':>13s} "
-          f"{'read: cache':>11s} {'context/cache':>13s} {'sent/cache':>10s}")
-    for method, store in stores:
-        con = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
-        sent = single = multi = calls = units = 0
-        ctx: list[int] = []
-        cache: list[list[int]] = []
-        for (blob,) in con.execute("SELECT result FROM units WHERE method = ? AND llm_calls > 1 "
-                                   "AND result IS NOT NULL ORDER BY id LIMIT ?",
-                                   (method, n_units)):
-            try:
-                result = json.loads(zlib.decompress(blob))
-            except zlib.error:
-                result = json.loads(blob)
-            units += 1
-            for t in result.get("transcript", []):
-                if not t.get("prompt") or t.get("cached"):
-                    continue
-                p = tok(QWEN_HEAD + t["prompt"] + QWEN_TAIL)
-                full = p + tok(t.get("response") or "")
+    cap = (cache_mb << 20) // (28 << 10)
+    print(f"{'method':12s} {'units':>5s} {'calls':>5s} {'kept':>4s} {'sent':>8s} "
+          f"{'before':>8s} {'new layout':>10s} {'old+cache':>9s} {'after':>8s} "
+          f"{'before/after':>12s} {'sent/after':>10s}")
+    for method, units in work:
+        system = SYSTEMS.get(method)
+        sent = 0
+        readers = {k: Reader(c) for k, c in (("before", 0), ("layout", 0),
+                                              ("oldcache", cap), ("after", cap))}
+        calls = kept = 0
+        for u in units:
+            kept += u.kept
+            for old, new, ans in zip(u.old, u.new, u.answers, strict=True):
+                po, pn = chat(system, old), chat(system, new)
+                a = vocab.tokenize(ans.encode(), add_bos=False, special=False)
                 calls += 1
-                sent += len(p)
-                a = _lcp(ctx, p)
-                single += len(p) - min(a, len(p) - 1)
-                b = max([a, *(_lcp(c, p) for c in cache)])
-                multi += len(p) - min(b, len(p) - 1)
-                ctx = full
-                if cap:
-                    cache.append(full)
-                while cache and sum(map(len, cache)) > cap:
-                    cache.pop(0)
-        con.close()
-        print(f"{method:12s} {units:5d} {calls:5d} {sent:8d} {single:13d} {multi:11d} "
-              f"{single / max(multi, 1):12.2f}x {sent / max(multi, 1):9.2f}x", flush=True)
+                sent += len(pn)
+                readers["before"].call(po, a)
+                readers["oldcache"].call(po, a)
+                readers["layout"].call(pn, a)
+                readers["after"].call(pn, a)
+        r = {k: v.read for k, v in readers.items()}
+        print(f"{method:12s} {len(units):5d} {calls:5d} {kept:4d} {sent:8d} {r['before']:8d} "
+              f"{r['layout']:10d} {r['oldcache']:9d} {r['after']:8d} "
+              f"{r['before'] / max(r['after'], 1):11.2f}x {sent / max(r['after'], 1):9.2f}x",
+              flush=True)
+
+
+# ----- the model ---------------------------------------------------------------------------
+def replay(backend: LlamaCppBackend, system: str | None, prompts: list[str], max_tokens: int
+           ) -> tuple[int, int, float, list[str]]:
+    """(prompt tokens sent, prompt tokens read, seconds, answers)."""
+    sent = read = 0
+    answers = []
+    start = time.perf_counter()
+    for p in prompts:
+        msgs = ((Message("system", system),) if system else ()) + (Message("user", p),)
+        r = backend.complete(LLMRequest(msgs, temperature=0.0, max_tokens=max_tokens, seed=0))
+        sent += r.prompt_tokens
+        read += int(r.extra.get("prompt_evaluated", 0))
+        answers.append(r.text)
+    return sent, read, time.perf_counter() - start, answers
+
+
+def run_model(work: list[tuple[str, list[Unit]]], args) -> None:  # type: ignore[no-untyped-def]
+    copies = {"before": LlamaCppBackend(args.model, prefix_cache_mb=0),
+              "layout": LlamaCppBackend(args.model, prefix_cache_mb=0),
+              "after": LlamaCppBackend(args.model, prefix_cache_mb=args.cache_mb)}
+    load0 = os.getloadavg()
+    print(f"{'method':12s} {'units':>5s} {'calls':>5s} {'sent':>7s} {'read before':>11s} "
+          f"{'read layout':>11s} {'read after':>10s} {'ratio':>6s} {'s/unit before':>13s} "
+          f"{'s/unit layout':>13s} {'s/unit after':>12s} {'ratio':>6s} same answers")
+    turn = 0
+    for method, units in work:
+        system = SYSTEMS.get(method)
+        tot = {k: [0, 0, 0.0] for k in copies}
+        same = total = calls = 0
+        for u in units:
+            order = list(copies)
+            order = order[turn % 3:] + order[:turn % 3]
+            turn += 1
+            got = {}
+            for name in order:
+                prompts = u.old if name == "before" else u.new
+                sent, read, secs, answers = replay(copies[name], system, prompts,
+                                                   args.max_tokens)
+                t = tot[name]
+                t[0], t[1], t[2] = t[0] + sent, t[1] + read, t[2] + secs
+                got[name] = answers
+            same += sum(a == b for a, b in zip(got["layout"], got["after"], strict=True))
+            total += len(u.new)
+            calls += len(u.new)
+        n = max(1, len(units))
+        b, lay, a = tot["before"], tot["layout"], tot["after"]
+        print(f"{method:12s} {len(units):5d} {calls:5d} {a[0]:7d} {b[1]:11d} {lay[1]:11d} "
+              f"{a[1]:10d} {b[1] / max(a[1], 1):5.2f}x {b[2] / n:13.1f} {lay[2] / n:13.1f} "
+              f"{a[2] / n:12.1f} {b[2] / max(a[2], 1e-9):5.2f}x {same}/{total}", flush=True)
+    stats = copies["after"].cache_stats()
+    print(f"load average {load0[0]:.1f} / {load0[1]:.1f} at the start, "
+          f"{os.getloadavg()[0]:.1f} / {os.getloadavg()[1]:.1f} at the end; max "
+          f"{args.max_tokens} answer tokens; cache {args.cache_mb} MB: {stats['states']} "
+          f"states, {stats['bytes'] / (1 << 20):.0f} MB held at the end, "
+          f"{stats['hits']} hits, {stats['misses']} misses")
 
 
 def main() -> int:
     ap = common.parser(__doc__)
     ap.add_argument("--units", type=int, default=2, help="units a method (default 2)")
-    ap.add_argument("--calls", type=int, default=8, help="first calls of a unit (default 8)")
-    ap.add_argument("--max-tokens", type=int, default=32)
+    ap.add_argument("--calls", type=int, default=8,
+                    help="first calls of a unit replayed through the model (default 8; "
+                         "--count takes every call)")
+    ap.add_argument("--max-tokens", type=int, default=8)
     ap.add_argument("--cache-mb", type=int, default=1024)
-    ap.add_argument("--closed-loop", type=Path, default=None,
-                    help="a closed-loop run store (runs.sqlite) to replay as well")
+    ap.add_argument("--closed-loop", type=Path, default=CLOSED_LOOP_STORE,
+                    help="a closed-loop run store (runs.sqlite)")
+    ap.add_argument("--methods", default="closed-loop,sqbcp,aec")
     ap.add_argument("--model", default=None)
     ap.add_argument("--count", action="store_true",
                     help="count the tokens read without running the model")
     args = ap.parse_args()
-    stores = list(STORES)
-    if args.closed_loop:
-        stores.insert(0, ("closed-loop", args.closed_loop))
+    stores = [("closed-loop", args.closed_loop), *STORES]
+    wanted = args.methods.split(",")
+    work = [(m, load_units(s, m, args.units, None if args.count else args.calls))
+            for m, s in stores if m in wanted and s.is_file()]
     if args.count:
-        extra = [("self-ask", STORES[0][1]), ("aec-react", STORES[1][1])]
-        count([(m, s) for m, s in stores + extra if s.is_file()], args.units, args.cache_mb,
-              args.model)
-        return 0
-    work = [(m, units(s, m, args.units, args.calls)) for m, s in stores if s.is_file()]
-    before = LlamaCppBackend(args.model, prefix_cache_mb=0)
-    after = LlamaCppBackend(args.model, prefix_cache_mb=args.cache_mb)
-    load0 = os.getloadavg()[0]
-    print(f"{'method':12s} {'units':>5s} {'calls':>5s} {'sent':>7s} {'read before':>11s} "
-          f"{'read after':>10s} {'ratio':>6s} {'s/unit before':>13s} {'s/unit after':>12s} "
-          f"{'ratio':>6s} same answers")
-    flip = False
-    for method, todo in work:
-        tot = {"before": [0, 0, 0.0], "after": [0, 0, 0.0]}
-        same = total = calls = 0
-        for _uid, prompts in todo:
-            got = {}
-            sides = [("before", before), ("after", after)]
-            if flip:
-                sides.reverse()
-            flip = not flip
-            for name, backend in sides:
-                sent, read, secs, answers = replay(backend, prompts, args.max_tokens)
-                t = tot[name]
-                t[0] += sent
-                t[1] += read
-                t[2] += secs
-                got[name] = answers
-            same += sum(a == b for a, b in zip(got["before"], got["after"], strict=True))
-            total += len(prompts)
-            calls += len(prompts)
-        n = max(1, len(todo))
-        b, a = tot["before"], tot["after"]
-        print(f"{method:12s} {len(todo):5d} {calls:5d} {b[0]:7d} {b[1]:11d} {a[1]:10d} "
-              f"{b[1] / max(a[1], 1):5.2f}x {b[2] / n:13.1f} {a[2] / n:12.1f} "
-              f"{b[2] / max(a[2], 1e-9):5.2f}x {same}/{total}", flush=True)
-    print(f"load average {load0:.1f} before, {os.getloadavg()[0]:.1f} after; "
-          f"max {args.max_tokens} answer tokens; cache {args.cache_mb} MB")
+        count(work, args.cache_mb, args.model)
+    else:
+        run_model(work, args)
     return 0
 
 
