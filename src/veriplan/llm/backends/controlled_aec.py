@@ -2,18 +2,35 @@
 errors known and seeded, so AEC's claims can be tested where no strong model
 can run.
 
-``--backend controlled-aec --model aec:p=0.2,acc=0.8,conf=calibrated,seed=0``
+``--backend controlled-aec --model aec:p=0.2,g=0.2,acc=0.8,conf=calibrated,seed=0``
 answers AEC's planning, prediction, Direct and ReAct prompts:
 
 - **planner** (AEC, its ablations, WKM, Query-Only, the WALL-E stand-in: up to
   K plans per round; Direct: one plan; ReAct: one command per turn): each
   plan is the game's gold path (Fast Downward's walkthrough, as commands),
-  *perturbed* with probability ``p``: the place the first object is taken
-  from is replaced by another receptacle of the room, drawn uniformly (the
-  plan goes there, opens it if it opens, takes the object from it, then goes
-  on as the gold path does). Each plan states the one precondition it relies
-  on, ``in(object, place) = true``. Its self-reported score is a uniform draw
-  (it says nothing);
+  with two kinds of error, each drawn on its own:
+
+  - a *precondition* error, with probability ``p``: the place the first
+    object is taken from is replaced by another receptacle of the room, drawn
+    uniformly (the plan goes there, opens it if it opens, takes the object
+    from it, then goes on as the gold path does). Its step "take" needs
+    ``in(object, place)``, which is in Pre(h), so AEC's gate settles it (by a
+    query or a prediction) before V is reached;
+  - a *goal* error, with probability ``g`` (default 0): the plan's last "move"
+    puts the object in a receptacle of another kind than the gold one (drawn
+    uniformly; the plan goes there and opens it if it opens), or, in a task
+    with no final move (look at an object under a lamp), the lamp is never
+    switched on (the "use" step is left out). Every step of such a plan can
+    be taken; only V's goal check (or the finished plan's outcome) shows it
+    wrong: the error no query settles.
+
+  Each plan states the one precondition it relies on, ``in(object, place) =
+  true``. Its self-reported score is a uniform draw (it says nothing). The
+  planner reads its prompt's grounded facts as a model would for one thing:
+  when they say the first object is held, or is in a receptacle other than
+  its gold source and target, the plan starts from there (takes it from that
+  receptacle, or does not take it again), so an executed wrong placement can
+  be undone by the next plan;
 - **predictor** (M(w, p), each ensemble member one request): a predicate
   whose value the game's initial state fixes (in, open, at, holds, hot, cool,
   clean, switched on) gets a predicted value that is the truth with
@@ -62,12 +79,13 @@ VARIANT_MARKS = ("Question: does ", "You are a world model", "Statement: ")
 
 @dataclass(frozen=True)
 class Settings:
-    """``aec:p=P,acc=A,conf=calibrated|over,seed=S``."""
+    """``aec:p=P,g=G,acc=A,conf=calibrated|over,seed=S``."""
 
     p: float = 0.2  # a plan's perturbation rate (a wrong place for the object)
     acc: float = 0.8  # a prediction's accuracy
     conf: str = "calibrated"  # or "over": every prediction unanimous
     seed: int = 0
+    g: float = 0.0  # a plan's goal-error rate (the object put in a wrong kind of place)
 
     @classmethod
     def parse(cls, spec: str) -> Settings:
@@ -77,9 +95,9 @@ class Settings:
         values: dict[str, Any] = {}
         for part in filter(None, (x.strip() for x in rest.split(","))):
             k, sep, v = part.partition("=")
-            if not sep or k not in ("p", "acc", "conf", "seed"):
+            if not sep or k not in ("p", "g", "acc", "conf", "seed"):
                 raise ConfigError(f"controlled-aec model {spec!r}: unknown setting {part!r} "
-                                  "(p, acc, conf, seed)")
+                                  "(p, g, acc, conf, seed)")
             try:
                 values[k] = int(v) if k == "seed" else v if k == "conf" else float(v)
             except ValueError:
@@ -87,8 +105,9 @@ class Settings:
         s = cls(**values)
         if s.conf not in ("calibrated", "over"):
             raise ConfigError(f"controlled-aec model {spec!r}: conf is 'calibrated' or 'over'")
-        if not 0 <= s.p <= 1 or not 0.6 <= s.acc <= 1:
-            raise ConfigError(f"controlled-aec model {spec!r}: p in [0, 1], acc in [0.6, 1]")
+        if not 0 <= s.p <= 1 or not 0 <= s.g <= 1 or not 0.6 <= s.acc <= 1:
+            raise ConfigError(f"controlled-aec model {spec!r}: p and g in [0, 1], acc in "
+                              "[0.6, 1]")
         return s
 
 
@@ -105,6 +124,12 @@ def confidence(s: Settings, *parts: object) -> float:
 
 def _name(pddl: str) -> str:
     return pddl.replace("_", " ")
+
+
+def _kind(name: str) -> str:
+    """A receptacle's kind: "drawer 2" -> "drawer"."""
+    base, _, n = name.rpartition(" ")
+    return base if base and n.isdigit() else name
 
 
 def command(step: str) -> str | None:
@@ -142,13 +167,45 @@ class GameFacts:
         m = re.match(r"take (.+) from (.+)$", self.gold[take]) if take is not None else None
         self.obj, self.source = (m.group(1), m.group(2)) if m else ("", "")
 
-    def plan(self, place: str) -> list[str]:
-        """The gold path with the first object taken from ``place``."""
-        if self.take is None or place == self.source:
+    def plan(self, place: str, *, held: bool = False) -> list[str]:
+        """The gold path with the first object taken from ``place`` (``held``:
+        the object is already held, so the plan goes on from the gold take)."""
+        if self.take is None or (place == self.source and not held):
             return list(self.gold)
         rest = self.gold[self.take + 1:]
+        if held:
+            return rest
         head = [f"go to {place}"] + ([f"open {place}"] if place in self.openable else [])
         return head + [f"take {self.obj} from {place}"] + rest
+
+    @property
+    def target(self) -> str:
+        """Where the gold path's last "move" puts its object ("" if none)."""
+        moves = [m.group(2) for m in (re.match(r"move (.+) to (.+)$", c) for c in self.gold)
+                 if m]
+        return moves[-1] if moves else ""
+
+    def wrong_targets(self) -> list[str]:
+        """The receptacles of another kind than the gold target."""
+        t = self.target
+        return [r for r in self.receptacles if t and _kind(r) != _kind(t)]
+
+    def misplaced(self, actions: list[str], where: str) -> list[str]:
+        """``actions`` with the goal error: the last "move" goes to ``where``
+        (reached, and opened if it opens, in place of the gold target), or
+        without its "use" step when there is no move."""
+        last = max((i for i, c in enumerate(actions) if c.startswith("move ")), default=None)
+        if last is None:
+            use = max((i for i, c in enumerate(actions) if c.startswith("use ")), default=None)
+            return actions if use is None else actions[:use] + actions[use + 1:]
+        m = re.match(r"move (.+) to (.+)$", actions[last])
+        assert m is not None
+        what, gold = m.group(1), m.group(2)
+        go = max((i for i in range(last) if actions[i] == f"go to {gold}"), default=last)
+        between = [c for c in actions[go + 1:last] if not c.endswith(f" {gold}")]
+        return (actions[:go] + [f"go to {where}"]
+                + ([f"open {where}"] if where in self.openable else []) + between
+                + [f"move {what} to {where}"] + actions[last + 1:])
 
     def value(self, pred: str, args: tuple[str, ...]) -> bool | None:
         """The initial state's value of a predicate, None when it does not fix it."""
@@ -223,36 +280,59 @@ class GameTruth:
 
 
 class Model:
-    """The controlled planner and predictor of one game."""
+    """The controlled planner and predictor of one game. ``prompt``: the
+    planning prompt, whose grounded facts say where the object is now."""
 
-    def __init__(self, game: GameFacts, s: Settings) -> None:
+    def __init__(self, game: GameFacts, s: Settings, prompt: str = "") -> None:
         self.g, self.s = game, s
+        obj = re.escape(game.obj)
+        self.held = bool(obj) and re.search(
+            rf"^(?:- )?holds\(agent, {obj}\) = true$", prompt, re.M) is not None
+        seen = re.findall(rf"^(?:- )?in\({obj}, (.+?)\) = true$", prompt, re.M) if obj else []
+        moved = [r for r in seen if r not in (game.source, game.target)]
+        self.base = moved[0] if moved and not self.held else game.source
 
     def place(self, *parts: object) -> str:
-        """The source of a plan: the gold one, or with probability p another."""
-        g = self.g
-        others = [r for r in g.receptacles if r != g.source]
-        if not others or not g.source or draw(self.s, g.id, "perturb", *parts) >= self.s.p:
-            return g.source
+        """The source of a plan: where the object is (the gold source, or where
+        the prompt's facts say it was put), or with probability p another."""
+        g, base = self.g, self.base
+        others = [r for r in g.receptacles if r != base]
+        if not others or not base or draw(self.s, g.id, "perturb", *parts) >= self.s.p:
+            return base
         return others[int(draw(self.s, g.id, "where", *parts) * len(others))]
+
+    def actions(self, *parts: object) -> tuple[list[str], str]:
+        """One plan's commands and the place it takes the object from: the
+        gold path with a precondition error at rate p and a goal error at rate
+        g, each drawn on its own."""
+        g = self.g
+        place = self.place(*parts)
+        plan = g.plan(place, held=self.held)
+        wrong = g.wrong_targets()
+        if self.s.g and (wrong or not g.target) and \
+                draw(self.s, g.id, "goal", *parts) < self.s.g:
+            where = wrong[int(draw(self.s, g.id, "target", *parts) * len(wrong))] \
+                if wrong else ""
+            plan = g.misplaced(plan, where)
+        return plan, place
 
     def plans(self, k: int, round_: object) -> str:
         out = []
         for j in range(k):
-            place = self.place(round_, j)
-            out.append({"actions": self.g.plan(place),
+            actions, place = self.actions(round_, j)
+            out.append({"actions": actions,
                         "preconditions": [{"predicate": "in", "args": [self.g.obj, place],
-                                           "value": True}] if place else [],
+                                           "value": True}] if place and not self.held else [],
                         "score": round(draw(self.s, self.g.id, "score", round_, j), 3)})
         return json.dumps({"plans": out})
 
     def direct(self, round_: object) -> str:
-        return json.dumps({"actions": self.g.plan(self.place("direct", round_))})
+        return json.dumps({"actions": self.actions("direct", round_)[0]})
 
     def react(self, prompt: str) -> str:
         done = re.findall(r"^Action: (.+)$", prompt, re.M)
         tries = prompt.count("Nothing happens.")
-        plan = self.g.plan(self.place("react", tries))
+        plan = self.actions("react", tries)[0]
         nxt = plan[0] if plan else "look"
         for a in reversed(done):
             if a.strip() in plan:
@@ -297,7 +377,7 @@ class ControlledAECBackend(ScriptedTruthBackend):
         self.requests = []
 
     def answer(self, prompt: str, request: LLMRequest) -> str:
-        model = Model(self.truth.find(prompt), self.settings)
+        model = Model(self.truth.find(prompt), self.settings, prompt)
         kind = request.schema_name if request.schema is not None else "turn"
         if kind == "prediction":
             key = read_question(prompt)
