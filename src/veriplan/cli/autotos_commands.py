@@ -12,6 +12,7 @@ from veriplan.cli.core import EXIT_FAIL, EXIT_OK
 from veriplan.cli.jsondoc import emit
 from veriplan.cli.llm_commands import add_llm_options, build_llm, method_options
 from veriplan.core.verdict import Scope
+from veriplan.errors import ConfigError
 
 
 def add_parsers(sub) -> None:
@@ -24,6 +25,8 @@ def add_parsers(sub) -> None:
                                             "same harness and checks")
     ref.add_argument("--domain", default="all", help=f"one of {', '.join(DOMAINS)}, or all")
     ref.add_argument("--data-dir", help="folder holding autotos/ (default: VERIPLAN_DATA)")
+    ref.add_argument("--limit", type=int, default=0, metavar="N",
+                     help="the first N evaluation instances of each domain (default: all)")
     ref.add_argument("--json", action="store_true", help="print the counts per domain as JSON")
     run = asub.add_parser("run", help="the full loop with a model, repeated")
     run.add_argument("--domain", required=True, help=f"one of {', '.join(DOMAINS)}, or all")
@@ -52,6 +55,9 @@ def _reference(args: argparse.Namespace) -> int:
     from veriplan.domains.autotos import get_domain
     from veriplan.methods.autotos import Config, reference
 
+    if args.limit < 0:
+        raise ConfigError(f"--limit {args.limit}: give a number of instances, 0 or more "
+                          "(0: all)")
     root = data_dir(args.data_dir)
     ok = True
     rows = []
@@ -59,7 +65,7 @@ def _reference(args: argparse.Namespace) -> int:
         domain = get_domain(name)
         start = time.perf_counter()
         data = domain.load(root)
-        r = reference(domain, data, Config())
+        r = reference(domain, data, Config(eval_limit=args.limit))
         seconds = time.perf_counter() - start
         good = r["optimal"] if domain.optimal else r["valid"]
         ok &= good == r["instances"]

@@ -30,36 +30,6 @@ from veriplan import errors
 
 SCHEMA_VERSION = 1
 
-#: Every document a command prints with ``--json``, by command path
-#: (``"aec run"``): the name of its schema (and of its ``schema_id``).
-DOCUMENTS: Mapping[str, str] = {
-    "validate": "validate",
-    "solve-classical": "solve_classical_cli",
-    "obfuscate": "obfuscate",
-    "prompt": "prompt",
-    "solve": "solve",
-    "llm complete": "llm_complete",
-    "model list": "model_list",
-    "model prepare": "model_prepare",
-    "model path": "model_path",
-    "bench": "bench",
-    "report": "report",
-    "trace": "trace",
-    "autotos reference": "autotos_reference",
-    "autotos run": "autotos_run",
-    "env play": "env_play",
-    "env check": "env_check",
-    "env check-queries": "env_check_queries",
-    "ask": "ask",
-    "aec run": "aec_run",
-    "aec calibrate": "aec_calibrate",
-    "aec select-tau": "aec_select_tau",
-    "aec check-store": "aec_check_store",
-    "export-inspect": "export_inspect",
-    "import planbench": "import",
-    "import mystery-planning": "import",
-}
-
 ERROR_DOCUMENT = "cli_error"
 
 
