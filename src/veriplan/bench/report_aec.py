@@ -577,7 +577,8 @@ def _flow_md(rows: list[dict[str, Any]]) -> list[str]:
 # ----- paired tests ----------------------------------------------------------------------------
 def paired(eps: list[Episode]) -> list[dict[str, Any]]:
     """AEC (each of its settings) against every other configuration on the
-    episodes both ran, per dataset and model: the exact McNemar test on won.
+    episodes both ran, per dataset and model (a controlled method without a
+    predictor: per planner setting, :func:`_matches`): the exact McNemar test on won.
     An episode left out (a harness error or an environment failure, in either
     arm) is taken out of both arms; ``left_out`` counts those pairs by reason
     (a pair left out for both arms' reasons counts under each)."""
@@ -590,7 +591,7 @@ def paired(eps: list[Episode]) -> list[dict[str, Any]]:
         if a[0] != "aec":
             continue
         for b, eb in sorted(arms.items()):
-            if b == a or b[2:] != a[2:] or (b[0] == "aec" and b < a):
+            if b == a or not _matches(a, b) or (b[0] == "aec" and b < a):
                 continue
             both_ran = sorted(set(ea) & set(eb))
             if not both_ran:
@@ -603,6 +604,7 @@ def paired(eps: list[Episode]) -> list[dict[str, Any]]:
             left = {why: n for why in LEFT_OUT
                     if (n := sum(why in (ea[k].left_out, eb[k].left_out) for k in dropped))}
             out.append({"a": f"{a[0]} ({a[1]})", "b": f"{b[0]} ({b[1]})", "model": a[2],
+                        "b_model": b[2],
                         "dataset": a[3], "shared": p.shared, "only_a": p.only_a,
                         "only_b": p.only_b, "both": p.both, "p_value": p.p_value,
                         "a_won": sum(wa.values()), "b_won": sum(wb.values()),
@@ -633,6 +635,40 @@ def _paired_md(rows: list[dict[str, Any]]) -> list[str]:
 def controlled(e: Episode) -> bool:
     """An episode run with a controlled test model (``--backend controlled-aec``)."""
     return e.record.backend.startswith("controlled")
+
+
+# methods that ask the controlled model for plans only (no predictor): their episodes are
+# the same under every predictor setting of one planner, so a sweep runs them once
+PREDICTOR_FREE = ("query-only", "aec-direct", "aec-react")
+
+
+def planner_of(model: str) -> str:
+    """A controlled model's planner setting: its spec without the predictor's
+    settings (``acc``, ``conf``); another model's string as it is."""
+    if not model.startswith("controlled-aec:"):
+        return model
+    head, _, rest = model.partition(":aec:")
+    keep = [x for x in rest.split(",") if x.partition("=")[0] not in ("acc", "conf")]
+    return f"{head}:aec:{','.join(keep)}"
+
+
+def setting(model: str) -> dict[str, float | str]:
+    """A controlled-aec model string's settings (p, g, acc, conf, seed), with
+    the backend's defaults for those it does not name."""
+    from veriplan.llm.backends.controlled_aec import Settings
+
+    s = Settings.parse(model.removeprefix("controlled-aec:"))
+    return {"p": s.p, "g": s.g, "acc": s.acc, "conf": s.conf, "seed": s.seed}
+
+
+def _matches(a: tuple, b: tuple) -> bool:
+    """Whether arm ``b`` ran the same episodes as AEC arm ``a``: the same model
+    and dataset, or (a method without a predictor, controlled models) the same
+    planner setting."""
+    if b[2:] == a[2:]:
+        return True
+    return (b[0] in PREDICTOR_FREE and b[3] == a[3] and b[2].startswith("controlled-aec:")
+            and planner_of(b[2]) == planner_of(a[2]))
 
 
 def _itot(e: Episode, key: str) -> float | None:
@@ -679,7 +715,7 @@ def query_pairs(eps: list[Episode]) -> list[dict[str, Any]]:
         if a[0] != "aec":
             continue
         for b, eb in sorted(arms.items()):
-            if b[0] != "query-only" or b[2:] != a[2:]:
+            if b[0] != "query-only" or not _matches(a, b):
                 continue
             shared = sorted(set(ea) & set(eb))
             if not shared:
@@ -698,18 +734,125 @@ def _ci(c: list[float] | None, digits: int = 2) -> str:
     return "" if not c else f" ({c[0]:.{digits}f} to {c[1]:.{digits}f})"
 
 
+ABLATIONS = (("AEC", ("defaults", "tau=0.2")), ("without V", ("verification=False",)),
+             ("without the gate", ("gating=False",)))
+
+
+def ablation_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The AEC paper's Figure 1 per controlled model: failure rate and
+    replanning rounds of AEC, AEC without V and AEC without the gate."""
+    out = []
+    for model in sorted({r["model"] for r in rows if r["method"] == "aec"}):
+        arms = []
+        for name, configs in ABLATIONS:
+            r = next((r for r in rows if r["method"] == "aec" and r["model"] == model
+                      and r["config"] in configs), None)
+            if r is not None:
+                arms.append({"arm": name, "units": r["units"],
+                             "failure": 1 - r["success"], "replans": r["replans"]})
+        if len(arms) > 1:
+            out.append({"model": model, "arms": arms})
+    return out
+
+
+def _plot_ablation(rows: list[dict[str, Any]], out: Path) -> list[str]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
+    names = [name for name, _ in ABLATIONS]
+    width = 0.8 / max(1, len(rows))
+    for i, r in enumerate(rows):
+        label = r["model"].removeprefix("controlled-aec:aec:")
+        arms = {a["arm"]: a for a in r["arms"]}
+        xs = [j + i * width for j, n in enumerate(names) if n in arms]
+        axes[0].bar(xs, [100 * arms[n]["failure"] for n in names if n in arms], width,
+                    label=label)
+        axes[1].bar(xs, [arms[n]["replans"] or 0 for n in names if n in arms], width,
+                    label=label)
+    for ax, what in zip(axes, ("failure rate (%)", "replanning rounds / episode")):
+        ax.set_xticks([j + width * (len(rows) - 1) / 2 for j in range(len(names))])
+        ax.set_xticklabels(names, fontsize=8)
+        ax.set_ylabel(what)
+    axes[0].legend(fontsize=6)
+    fig.suptitle("AEC ablations with controlled models (Figure 1's layout)", fontsize=9)
+    fig.tight_layout()
+    name = "aec_controlled_ablation.png"
+    fig.savefig(out / name, dpi=110)
+    plt.close(fig)
+    return [name]
+
+
+def axis_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Success and queries per episode along the planner's error rate p, per
+    configuration and (g, acc, conf): only where at least two p were run."""
+    groups: dict[tuple, list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        if not r["model"].startswith("controlled-aec:"):
+            continue
+        st = setting(r["model"])
+        groups[(r["method"], r["config"], st["g"], st["acc"], st["conf"], r["dataset"])].append(
+            dict(r, p=st["p"]))
+    out = []
+    for (method, config, g, acc, conf, dataset), rs in sorted(groups.items(), key=str):
+        if len({r["p"] for r in rs}) < 2:
+            continue
+        rs.sort(key=lambda r: r["p"])
+        out.append({"method": method, "config": config, "g": g, "acc": acc, "conf": conf,
+                    "dataset": dataset, "p": [r["p"] for r in rs],
+                    "success": [r["success"] for r in rs],
+                    "wilson": [r["wilson"] for r in rs],
+                    "queries": [r["queries"] for r in rs]})
+    return out
+
+
+def _plot_axis(rows: list[dict[str, Any]], out: Path) -> list[str]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
+    for r in rows:
+        label = (f"{r['method']} ({r['config']}), g={r['g']}, acc={r['acc']} {r['conf']}")
+        lo = [max(0.0, 100 * (s - w[0])) for s, w in zip(r["success"], r["wilson"])]
+        hi = [max(0.0, 100 * (w[1] - s)) for s, w in zip(r["success"], r["wilson"])]
+        axes[0].errorbar(r["p"], [100 * x for x in r["success"]], yerr=[lo, hi], fmt="o-",
+                         capsize=3, label=label)
+        axes[1].plot(r["p"], [q or 0 for q in r["queries"]], "o-", label=label)
+    axes[0].set_ylabel("success (%), Wilson 95%")
+    axes[0].set_ylim(-2, 102)
+    axes[1].set_ylabel("queries / episode")
+    for ax in axes:
+        ax.set_xlabel("planner's precondition-error rate p")
+    axes[1].legend(fontsize=5)
+    fig.suptitle("AEC and its baselines along p (controlled models)", fontsize=9)
+    fig.tight_layout()
+    name = "aec_controlled_p.png"
+    fig.savefig(out / name, dpi=110)
+    plt.close(fig)
+    return [name]
+
+
 def controlled_section(eps: list[Episode], out: Path
                        ) -> tuple[list[str], dict[str, Any], list[str]]:
     rows, qp, pairs, its = (controlled_rows(eps), query_pairs(eps), paired(eps),
                             iterations(eps))
+    ablations, axis = ablation_rows(rows), axis_rows(rows)
     lines = ["", "## Controlled-model results: AEC and its baselines", "",
              "Controlled test models (`--backend controlled-aec`): a seeded planner that "
-             "proposes the game's gold path with the object's place perturbed at rate p, and "
+             "proposes the game's gold path with the object's place wrong at rate p (a "
+             "precondition error, which AEC's gate settles) and the object's final place of "
+             "a wrong kind at rate g (a goal error, which no query settles), and "
              "a predictor right at rate acc, its votes calibrated to how often it is right "
              "(`conf=calibrated`) or unanimous whatever (`conf=over`). These are not model "
              "results and are never pooled with them. Success with Wilson 95% intervals; "
              "per-episode means over all of an episode's iterations, queries with a "
-             "bootstrap 95% interval.", "",
+             "bootstrap 95% interval. Query-Only, Direct and ReAct use no predictor: their "
+             "episodes are paired with AEC's under every predictor setting of the same "
+             "planner (p, g, seed).", "",
              "| model | method | settings | dataset | episodes | success | queries | "
              "simulations | replanning rounds | env steps | unchecked commits |",
              "|" + "---|" * 11]
@@ -732,13 +875,27 @@ def controlled_section(eps: list[Episode], out: Path
                          f"{r['diff']:+.2f}{_ci(r['diff_ci'])} | {r['a_won']} | "
                          f"{r['b_won']} |")
     plots: list[str] = []
+    if ablations:
+        lines += ["", "### The ablations (the AEC paper's Figure 1)", "",
+                  "| model | arm | episodes | failure rate | replanning rounds |",
+                  "|---|---|---|---|---|"]
+        for r in ablations:
+            for a in r["arms"]:
+                lines.append(f"| {r['model']} | {a['arm']} | {a['units']} | "
+                             f"{100 * a['failure']:.0f}% | {_f(a['replans'], 2)} |")
+        plots += _plot_ablation(ablations, out)
+        lines += ["", f"![{plots[-1]}]({plots[-1]})"]
+    if axis:
+        plots += _plot_axis(axis, out)
+        lines += ["", "### Along the planner's error rate p", "", f"![{plots[-1]}]({plots[-1]})"]
     if its:
         lines += _iterations_md(its)
-        plots = _plot_iterations(its, out, "aec_controlled_iterations.png")
-        lines += ["", f"![{plots[0]}]({plots[0]})"]
+        plots += _plot_iterations(its, out, "aec_controlled_iterations.png")
+        lines += ["", f"![{plots[-1]}]({plots[-1]})"]
     if pairs:
         lines += _paired_md(pairs)
-    return lines, {"rows": rows, "query_pairs": qp, "paired": pairs, "iterations": its}, plots
+    return lines, {"rows": rows, "query_pairs": qp, "paired": pairs, "iterations": its,
+                   "ablations": ablations, "p_axis": axis}, plots
 
 
 # ----- the section -----------------------------------------------------------------------------

@@ -27,11 +27,12 @@ class Rec:
         return {}
 
 
-def ep(method, backend, instance, won, queries, config=None, iters=None):
-    m = {"queries": queries, "totals": {"queries": queries}}
+def ep(method, backend, instance, won, queries, config=None, iters=None, model="aec:p=0.4",
+       replans=0):
+    m = {"queries": queries, "totals": {"queries": queries}, "replanning_rounds": replans}
     if iters:
         m["success_by_iteration"] = iters
-    return Episode(Rec(method, json.dumps(config or {}), backend, "aec:p=0.4", instance), won,
+    return Episode(Rec(method, json.dumps(config or {}), backend, model, instance), won,
                    "household", "pick_and_place", "eval", m)
 
 
@@ -77,3 +78,41 @@ def test_the_sweep_file_names_registered_methods_and_valid_settings():
     for m in sweep["models"]:
         assert m["backend"] == "controlled-aec"
         Settings.parse(m["model"])
+
+
+def test_a_baseline_without_a_predictor_pairs_with_every_predictor_of_its_planner():
+    """Query-Only ran once per planner (p, g, seed); AEC under each predictor
+    setting of that planner is paired with it, never across planners."""
+    eps = [ep("aec", "controlled-aec", f"g{i}", True, 2, model=f"aec:p=0.4,g=0.2,acc={a}")
+           for i in range(3) for a in ("0.7", "0.9")]
+    eps += [ep("query-only", "controlled-aec", f"g{i}", True, 4,
+               model="aec:p=0.4,g=0.2,acc=0.9") for i in range(3)]
+    eps += [ep("query-only", "controlled-aec", f"g{i}", False, 9, model="aec:p=0.6,g=0.2")
+            for i in range(3)]
+    qp = report_aec.query_pairs(eps)
+    assert sorted(q["model"] for q in qp) == ["controlled-aec:aec:p=0.4,g=0.2,acc=0.7",
+                                              "controlled-aec:aec:p=0.4,g=0.2,acc=0.9"]
+    assert all(q["diff"] == -2.0 and q["b_won"] == 3 for q in qp)
+    pairs = [r for r in report_aec.paired(eps) if r["b"].startswith("query-only")]
+    assert len(pairs) == 2 and all(r["b_model"].endswith("acc=0.9") for r in pairs)
+    assert report_aec.planner_of("controlled-aec:aec:p=0.4,acc=0.7,conf=over,seed=1") == \
+        "controlled-aec:aec:p=0.4,seed=1"
+
+
+def test_the_ablations_and_the_p_axis_get_their_tables_and_plots(tmp_path):
+    eps = []
+    for p_ in ("0.0", "0.4"):
+        model = f"aec:p={p_},g=0.2,acc=0.9"
+        eps += [ep("aec", "controlled-aec", f"g{i}", True, 2, {"tau": 0.2}, model=model)
+                for i in range(4)]
+        eps += [ep("aec", "controlled-aec", f"g{i}", i < 2, 1, {"verification": False},
+                   model=model, replans=3) for i in range(4)]
+    lines, data, plots = report_aec.controlled_section(eps, tmp_path)
+    (abl, _) = data["ablations"]
+    assert [a["arm"] for a in abl["arms"]] == ["AEC", "without V"]
+    assert abl["arms"][1]["failure"] == 0.5 and abl["arms"][1]["replans"] == 3
+    axis = {r["config"]: r for r in data["p_axis"]}
+    assert axis["verification=False"]["p"] == [0.0, 0.4]
+    assert axis["tau=0.2"]["success"] == [1.0, 1.0]
+    assert plots == ["aec_controlled_ablation.png", "aec_controlled_p.png"]
+    assert all((tmp_path / name).exists() for name in plots)
