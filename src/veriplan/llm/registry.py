@@ -21,6 +21,7 @@ BACKENDS: Registry[type] = Registry("backend", {
     "scripted": "veriplan.llm.backends.scripted:ScriptedBackend",
     "controlled": "veriplan.llm.backends.controlled:ControlledBackend",
     "controlled-aec": "veriplan.llm.backends.controlled_aec:ControlledAECBackend",
+    "controlled-plan": "veriplan.llm.backends.controlled_plan:ControlledPlanBackend",
 }, group="veriplan.backends", error=UnknownBackendError)
 DEFAULT_BACKEND = "llamacpp"
 

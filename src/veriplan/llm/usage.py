@@ -10,7 +10,8 @@ from pathlib import Path
 from veriplan.errors import ConfigError
 from veriplan.llm.types import LLMResponse
 
-LOCAL_BACKENDS = frozenset({"llamacpp", "scripted", "replay", "controlled", "controlled-aec"})
+LOCAL_BACKENDS = frozenset({"llamacpp", "scripted", "replay", "controlled", "controlled-aec",
+                            "controlled-plan"})
 
 
 @dataclass
