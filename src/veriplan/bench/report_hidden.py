@@ -247,6 +247,81 @@ def controlled_rows(records: list[UnitRecord]) -> list[dict[str, Any]]:
     return out
 
 
+def controlled_by_k(records: list[UnitRecord]) -> list[dict[str, Any]]:
+    """Controlled-model units by dataset, setting, method and k (the paper's
+    k = 1..4, which the main table pools): violations and verified plans, with
+    Wilson intervals."""
+    groups: dict[tuple, list[UnitRecord]] = defaultdict(list)
+    for r in _current(records, controlled=True):
+        groups[(r.dataset, _setting(r.model), r.method,
+                int(json.loads(r.config).get("k", 1)))].append(r)
+    out = []
+    for (dataset, setting, method, k), rs in sorted(groups.items()):
+        n = len(rs)
+        bad = sum(bool(_metrics(r).get("violated")) for r in rs)
+        ok = sum(bool(r.verified) for r in rs)
+        out.append({"dataset": dataset, "setting": setting, "method": method, "k": k,
+                    "units": n, "violated": bad, "verified": ok,
+                    "wilson": list(wilson_interval(bad, n)),
+                    "wilson_success": list(wilson_interval(ok, n))})
+    return out
+
+
+def _by_k_md(rows: list[dict[str, Any]], a: str = "sqbcp", b: str = "self-ask") -> list[str]:
+    """SQ-BCP beside Self-Ask (the baseline that asks) at each k."""
+    cells = {(r["dataset"], r["setting"], r["method"], r["k"]): r for r in rows}
+    keys = sorted({(d, s, k) for d, s, m, k in cells if m == a and (d, s, b, k) in cells})
+    if not keys or len({k for _, _, k in keys}) < 2:
+        return []
+    lines = ["", f"By k (the paper averages k = 1..4; the table above pools them): {a} and "
+             f"{b}, violations and verified plans out of the units, Wilson 95%.", "",
+             f"| dataset | setting | k | {a} violations | {a} verified | {b} violations | "
+             f"{b} verified |", "|" + "---|" * 7]
+
+    def cell(x: int, n: int, w: list[float]) -> str:
+        return f"{x}/{n} ({100 * w[0]:.0f}-{100 * w[1]:.0f}%)"
+
+    for d, s, k in keys:
+        ra, rb = cells[(d, s, a, k)], cells[(d, s, b, k)]
+        lines.append(f"| {d} | {s} | {k} | "
+                     f"{cell(ra['violated'], ra['units'], ra['wilson'])} | "
+                     f"{cell(ra['verified'], ra['units'], ra['wilson_success'])} | "
+                     f"{cell(rb['violated'], rb['units'], rb['wilson'])} | "
+                     f"{cell(rb['verified'], rb['units'], rb['wilson_success'])} |")
+    return lines
+
+
+def _by_k_plot(rows: list[dict[str, Any]], out: Path, method: str = "sqbcp") -> list[str]:
+    mine = [r for r in rows if r["method"] == method]
+    if len({r["k"] for r in mine}) < 2:
+        return []
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    datasets = sorted({r["dataset"] for r in mine})
+    fig, axes = plt.subplots(1, len(datasets), figsize=(4 * len(datasets), 3.4), squeeze=False)
+    for j, d in enumerate(datasets):
+        for setting in sorted({r["setting"] for r in mine if r["dataset"] == d}):
+            rs = sorted((r for r in mine if r["dataset"] == d and r["setting"] == setting),
+                        key=lambda r: r["k"])
+            axes[0][j].plot([r["k"] for r in rs], [100 * r["verified"] / r["units"] for r in rs],
+                            "o-", label=setting)
+        axes[0][j].set_title(d, fontsize=9)
+        axes[0][j].set_xlabel("k")
+        axes[0][j].set_xticks(sorted({r["k"] for r in mine}))
+        axes[0][j].set_ylim(-2, 102)
+    axes[0][0].set_ylabel(f"{method} verified (%)")
+    axes[0][-1].legend(fontsize=6)
+    fig.suptitle(f"Controlled model: {method}'s success by k", fontsize=9)
+    fig.tight_layout()
+    name = "controlled_sqbcp_by_k.png"
+    fig.savefig(out / name, dpi=110)
+    plt.close(fig)
+    return [name]
+
+
 def controlled_pairs(records: list[UnitRecord]) -> list[dict[str, Any]]:
     """SQ-BCP against each method on the same (task, k, seed), per dataset and
     setting: exact McNemar on violations and on verified plans."""
@@ -309,7 +384,9 @@ def controlled_section(records: list[UnitRecord], out: Path) -> tuple[str, list[
             cells = "; ".join(f"{h}: {c['queries']:.2f} / {c['hypotheses']:.2f} ({c['units']})"
                               for h, c in r["by_hidden"].items())
             lines.append(f"| {r['dataset']} | {r['setting']} | {cells} |")
-    plots = _controlled_plot(table, out)
+    by_k = controlled_by_k(records)
+    lines += _by_k_md(by_k)
+    plots = _controlled_plot(table, out) + _by_k_plot(by_k, out)
     for p in plots:
         lines += ["", f"![{p}]({p})"]
     return "\n".join(lines) + "\n", plots
