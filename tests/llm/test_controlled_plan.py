@@ -341,3 +341,36 @@ def test_other_prompts_are_refused():
     backend = ControlledPlanBackend("plan:p=0.1")
     with pytest.raises(BackendError):
         ask(backend, "Solve this: put block a on block b. Plan:")
+
+
+# ----- the report's section -------------------------------------------------------------------
+def _record(method: str, config: dict, p: float, instance: str, verified: bool,
+            attempts: int = 1, backend: str = "controlled-plan"):
+    import json
+
+    from veriplan.bench.store import UnitRecord
+
+    result = {"attempts": attempts, "transcript": []}
+    return UnitRecord(f"{method}{config}{p}{instance}", method, "bw", instance, backend,
+                      f"plan:p={p},seed=0", json.dumps(config, sort_keys=True), 0, "done",
+                      verified, "llm" if verified else None, attempts, 10, 0.0, 0.1, None,
+                      None, json.dumps(result), "0", "0", 0.0)
+
+
+def test_the_report_section_pairs_arms_on_the_same_tasks(tmp_path):
+    from veriplan.bench import report_controlled_plan as R
+
+    records = [_record("direct", {"prompt": "pddl"}, 0.2, f"i{i}", i < 2) for i in range(6)]
+    records += [_record("closed-loop", {"max_attempts": 2}, 0.2, f"i{i}", i < 5, 1 + (i >= 2))
+                for i in range(6)]
+    records += [_record("direct", {"prompt": "pddl"}, 0.2, "i0", True, backend="llamacpp")]
+    md, data, plots = R.section(records, tmp_path)
+    assert data is not None and plots and (tmp_path / plots[0]).exists()
+    rows = {r["arm"]: r for r in data["rows"]}
+    assert rows["direct"]["verified"] == 2 and rows["direct"]["n"] == 6  # llamacpp left out
+    assert rows["closed-loop K=2"]["verified"] == 5
+    assert rows["closed-loop K=2"]["rounds"] == 4 / 6
+    (pair,) = [t for t in data["pairs"] if t["a"] == "closed-loop K=2" and t["b"] == "direct"]
+    assert (pair["only_a"], pair["only_b"], pair["both"]) == (3, 0, 2)
+    assert "Controlled-model results" in md
+    assert R.section([records[-1]], tmp_path) == ("", None, [])

@@ -600,7 +600,11 @@ def write_report(directory: str | Path, *,
 
     aec_md, aec, aec_plots = report_aec.section(records, out)
     md += aec_md
-    hidden_plots = hidden_plots + aec_plots
+    from veriplan.bench import report_controlled_plan
+
+    plan_md, controlled_plan, plan_plots = report_controlled_plan.section(records, out)
+    md += plan_md
+    hidden_plots = hidden_plots + aec_plots + plan_plots
     from veriplan.bench import published
 
     published_md, published_json = published.section(records)
@@ -616,5 +620,6 @@ def write_report(directory: str | Path, *,
         "comparisons": comparisons, "autotos": autotos, "hidden": hidden,
         "published": published_json, "aec": aec, "left_out": left_out,
         # controlled-model units (issue 33): apart from model results, never pooled
-        "controlled": report_hidden.controlled_rows(records)}, indent=2))
+        "controlled": report_hidden.controlled_rows(records),
+        "controlled_plan": controlled_plan}, indent=2))
     return paths
