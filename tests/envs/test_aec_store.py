@@ -86,3 +86,27 @@ def test_v_never_refutes_a_scienceworld_gold_path(sciworld, task_id):
     (h,) = build([read_plan({"actions": path}, m.predicates)], agent.w, agent.rules, m)
     v = verify(h, agent.w.state, agent.rules, m.actions, m.goal_for(sciworld.task_description))
     assert v.verdict is Verdict.UNKNOWN and v.uncheckable, [str(f) for f in v.findings][:3]
+
+
+def test_a_replay_loads_its_task_once_and_plays_the_gold_path_of_that_load(sciworld,
+                                                                            monkeypatch):
+    """The engine draws a variation's world anew at each load (from state its
+    earlier calls left: which animals are outside, and the gold path with
+    them), so the replay on this reused simulator loads the task once, at the
+    reset, and plays that load's gold path, a step per engine step."""
+    engine, played, golds = sciworld._env, [], []
+    load, step = engine.load, type(sciworld)._engine_step
+
+    def spy_load(*args, **kwargs):
+        load(*args, **kwargs)
+        golds.append(list(engine.get_gold_action_sequence()))
+
+    def spy_step(self, action):
+        played.append(action)
+        return step(self, action)
+
+    monkeypatch.setattr(engine, "load", spy_load)
+    monkeypatch.setattr(type(sciworld), "_engine_step", spy_step)
+    r = replay_store(sciworld, "find-non-living-thing:225")
+    assert r.won and r.steps > 0 and not r.problem and r.contradicted == []
+    assert len(golds) == 1 and played == ["look around", *golds[0]]

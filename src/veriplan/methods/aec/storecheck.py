@@ -17,6 +17,7 @@ derive from it is checked against the simulator's state (for what it exposes:
 from __future__ import annotations
 
 import dataclasses
+import functools
 import multiprocessing
 import queue
 from collections.abc import Callable
@@ -24,7 +25,7 @@ from dataclasses import dataclass, field
 from multiprocessing.queues import Queue
 
 from veriplan.envs.base import Env, EnvTask
-from veriplan.errors import ConfigError
+from veriplan.errors import ConfigError, EnvironmentDied
 
 
 @dataclass
@@ -118,40 +119,71 @@ def check_stores(env: Env, task_ids: list[str],
     return out
 
 
-def _worker(env_name: str, jobs: list[tuple[int, str]], frame_rules: bool,
-            results: Queue) -> None:
-    """One process of :func:`check_stores_in`: its own simulator for its tasks;
-    each episode goes back as (index, StoreCheck), then (-1, None) at the end."""
-    from veriplan.envs import make_env
-
-    with make_env(env_name) as env:
-        for i, tid in jobs:
+def _run(make: Callable[[], Env], jobs: list[tuple[int, str]], frame_rules: bool,
+         report: Callable[[int, StoreCheck], None], env: Env | None = None) -> None:
+    """:func:`replay_store` over ``jobs`` ((index, task id)) on ``env`` (else one
+    made by ``make``), on a new one after a simulator died (the tasks after it
+    would all fail on the dead one); if no environment can be made, each task
+    left is reported with the reason."""
+    try:
+        for n, (i, tid) in enumerate(jobs):
+            if env is None:
+                try:
+                    env = make()
+                except Exception as e:  # noqa: BLE001 - reported per task, as check_stores does
+                    for j, t in jobs[n:]:
+                        report(j, StoreCheck(t, problem=f"the environment could not start: "
+                                                        f"{type(e).__name__}: {e}"))
+                    return
             (ep,) = check_stores(env, [tid], frame_rules=frame_rules)
-            results.put((i, ep))
+            report(i, ep)
+            if ep.problem.startswith(f"{EnvironmentDied.__name__}:"):
+                env.close()
+                env = None
+    finally:
+        if env is not None:
+            env.close()
+
+
+def _worker(make: Callable[[], Env], jobs: list[tuple[int, str]], frame_rules: bool,
+            results: Queue) -> None:
+    """One process of :func:`check_stores_in`: each episode goes back as
+    (index, StoreCheck), then (-1, None) at the end."""
+    _run(make, jobs, frame_rules, lambda i, ep: results.put((i, ep)))
     results.put((-1, None))
 
 
-def check_stores_in(env_name: str, task_ids: list[str],
+def check_stores_in(env: str | Callable[[], Env], task_ids: list[str],
                     on_episode: Callable[[StoreCheck], None] | None = None, *,
                     frame_rules: bool = True, workers: int = 1) -> list[StoreCheck]:
-    """:func:`check_stores` on a new ``env_name`` environment; with ``workers``
-    > 1, that many processes, each with its own simulator (for ScienceWorld,
-    its own Java engine), task i going to process i mod ``workers``. What each
-    episode checks is the same; ``on_episode`` sees the episodes as they end,
-    and the list is in the order of ``task_ids``. A process that stops before
-    it reported all its tasks leaves each of them with the reason."""
+    """:func:`check_stores` on a new environment (``env``: its registered name,
+    or a function that makes one, which ``workers`` > 1 need picklable); with
+    ``workers`` > 1, that many processes, each with its own simulator (for
+    ScienceWorld, its own Java engine), task i going to process i mod
+    ``workers``. What each episode checks is the same; ``on_episode`` sees the
+    episodes as they end, and the list is in the order of ``task_ids``. A
+    process that stops before it reported all its tasks leaves each of them
+    with the reason."""
     from veriplan.envs import make_env
 
     if workers < 1:
-        raise ConfigError(f"workers must be at least 1, not {workers}")
+        raise ConfigError(f"--workers must be at least 1, not {workers}")
+    make = functools.partial(make_env, env) if isinstance(env, str) else env
     workers = min(workers, len(task_ids)) or 1
     if workers == 1:
-        with make_env(env_name) as env:
-            return check_stores(env, task_ids, on_episode, frame_rules=frame_rules)
+        out: list[StoreCheck] = []
+
+        def keep(_: int, ep: StoreCheck) -> None:
+            out.append(ep)
+            if on_episode is not None:
+                on_episode(ep)
+
+        _run(make, list(enumerate(task_ids)), frame_rules, keep, make())
+        return out
     ctx = multiprocessing.get_context("spawn")
     results: Queue = ctx.Queue()
     jobs = [[(i, t) for i, t in enumerate(task_ids) if i % workers == w] for w in range(workers)]
-    procs = [ctx.Process(target=_worker, args=(env_name, j, frame_rules, results), daemon=True)
+    procs = [ctx.Process(target=_worker, args=(make, j, frame_rules, results), daemon=True)
              for j in jobs]
     for p in procs:
         p.start()
@@ -160,7 +192,7 @@ def check_stores_in(env_name: str, task_ids: list[str],
     try:
         while ended < workers:
             try:
-                i, ep = results.get(timeout=5)
+                i, ep = results.get(timeout=1)
             except queue.Empty:
                 if all(p.exitcode is not None for p in procs):
                     break  # a process died without its end mark
