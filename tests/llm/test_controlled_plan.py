@@ -280,15 +280,39 @@ DRIP_PROBLEMS = [Task(DOMAIN, parse_problem((EXAMPLES / "blocks6-problem.pddl").
                                                          for i in range(5)]
 
 
-@pytest.mark.parametrize("condition", ["never", "on_conflict", "always"])
-def test_at_p_zero_the_decomposer_is_drips_perfect_decomposer(condition):
+def test_at_p_zero_the_decomposer_is_drips_perfect_decomposer():
     backend = ControlledPlanBackend("drip:p=0,seed=0")
     for task in DRIP_PROBLEMS:
-        perfect = drip.solve(task, LLM(backend), DripConfig(decomposer="regression",
-                                                             condition=condition))
-        ours = drip.solve(task, LLM(backend), DripConfig(condition=condition))
+        perfect = drip.solve(task, LLM(backend), DripConfig(decomposer="regression"))
+        ours = drip.solve(task, LLM(backend), DripConfig())
         assert ours.plan == perfect.plan and ours.verified == perfect.verified
         assert ours.metrics["tree_size"] == perfect.metrics["tree_size"]
+
+
+def test_with_the_condition_it_knows_only_what_the_prompt_says():
+    # DRIP's prompt with the condition asks not to undo goal facts but does not state the
+    # goal. Tower b-c-a (b at the bottom), goal c-a-b: "stack b a" needs a not above b.
+    # The perfect decomposer, which has the task's goal, clears b (c goes to the table
+    # with a on it), keeping the goal fact (on a c); the controlled decomposer at p = 0
+    # cannot know that (on a c) is a goal fact and puts a down, undoing it.
+    from veriplan.core.plan import Step
+    from veriplan.domains.blocksworld import goal_atoms
+    from veriplan.methods.drip.decomposers import RegressionDecomposer
+    from veriplan.methods.drip.tree import Kind, Node
+
+    text = (f"(define (problem tower) (:domain {DOMAIN.name}) (:objects a b c) (:init "
+            "(handempty) (ontable b) (on c b) (on a c) (clear a)) (:goal (and (on a c) "
+            "(on b a))))")
+    space = SPACES["relaxed"]
+    stask = space.task(Task(DOMAIN, parse_problem(text, DOMAIN)))
+    condition = space.describe_state(stask, stask.init)
+    node = Node(1, Kind.ACTION, "stack b a", 0, 1, step=Step("stack", ("b", "a")))
+    perfect = RegressionDecomposer(stask, space, goal_atoms(stask)).decompose(
+        node, condition, stask.init)
+    assert [c.text for c in perfect.children] == ["unstack blocks b"]
+    got = decomposition(_decompose_prompt("stack b a", condition=condition),
+                        Settings("drip", 0.0, 0))
+    assert [t for t, _ in got.steps] == ["put-down a"]
 
 
 def _decompose_prompt(goal: str, space: str = "relaxed", condition: str | None = None) -> str:

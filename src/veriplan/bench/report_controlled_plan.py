@@ -134,7 +134,7 @@ def _plot(table: list[dict], out: Path) -> list[str]:
         axes[0][j].set_xlabel("per-step error rate p")
         axes[0][j].set_ylabel("verified (%)")
         axes[0][j].set_ylim(-2, 102)
-        axes[1][j].set_title(f"{ds}: repair rounds (closed loop) / re-decompositions (DRIP)")
+        axes[1][j].set_title(f"{ds}: repair rounds / re-decompositions")
         axes[1][j].set_xlabel("per-step error rate p")
         axes[1][j].set_ylabel("mean per task")
         axes[0][j].legend(fontsize=7)

@@ -69,7 +69,12 @@ deterministic. DRIP's prompts state the node to decompose (the last
 decomposer (:class:`~veriplan.methods.drip.decomposers.RegressionDecomposer`)
 answers for that node, over a task built from the blocks the prompt names
 (without the condition its answer depends on the node alone; with it, on the
-condition, which names every block). The method under test sees only the
+condition, which names every block). The one thing it cannot have is the
+task's goal when it is not the node: DRIP's prompt with the condition asks not
+to undo goal facts but does not list them, so where the perfect decomposer
+(which has the goal) prefers an achiever that undoes no goal fact, this model
+cannot tell goal facts apart and may undo one (tests: "knows only what the
+prompt says"). The method under test sees only the
 text this model writes: action lines or child lines, never a verdict, a
 state or the reference as such.
 """
