@@ -315,6 +315,42 @@ def test_what_a_run_prints_as_it_goes_goes_to_stderr(capsys, monkeypatch) -> Non
     assert "(unstack c a)" in err  # the model's answer, shown as the run went
 
 
+def test_a_process_s_stdout_holds_the_document_only() -> None:
+    """Run as a process (standard output a pipe, moved at the descriptor level while
+    the command runs): stdout is the one document, the run's progress is on stderr."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.run([sys.executable, "-m", "veriplan.cli", "solve", "--domain", D,
+                           "--problem", P, *SCRIPTED, "--script",
+                           "tests.mcp.scripted_model:answer", "--json"],
+                          capture_output=True, text=True, env=env, cwd=REPO, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert check_document(proc.stdout, "solve")["verified"]
+    assert "(unstack c a)" in proc.stderr
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path: Path) -> None:
+    """``veriplan validate --json ... | head -c 10``: exit code 141 (the closed pipe),
+    nothing on stderr (no traceback from the moved standard output)."""
+    import os
+    import subprocess
+    import sys
+
+    plan = tmp_path / "long.txt"
+    plan.write_text("(unstack c a)\n(put-down c)\n" + "(pick-up c)\n(put-down c)\n" * 2000)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    proc = subprocess.Popen([sys.executable, "-m", "veriplan.cli", "validate", "--domain", D,
+                             "--problem", P, "--plan", str(plan), "--trace", "--json"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    assert proc.stdout is not None and proc.stdout.read(10).startswith(b"{")
+    proc.stdout.close()
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 141 and err == b""
+
+
 def test_scope_and_verdict_vocabulary_is_the_one_of_core_verdict() -> None:
     """The schemas' scope, verdict and finding kinds are veriplan.core.verdict's, so a
     new scope cannot appear in a document without its schema knowing it."""

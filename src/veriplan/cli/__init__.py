@@ -6,7 +6,7 @@ import argparse
 import importlib
 import sys
 import warnings
-from typing import Any
+from typing import Any, NoReturn
 
 from veriplan import __version__
 from veriplan.cli import core
@@ -192,7 +192,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse's parser, whose usage errors under ``--json`` become an error
     document (the usage and the message still go to standard error)."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         if not _JSON_ERRORS:
             super().error(message)
         self.print_usage(sys.stderr)
@@ -266,7 +266,8 @@ def _run(commands: dict[str, Any], args: argparse.Namespace, *, json: bool) -> i
                 print(f"warning: {w.message}", file=sys.stderr)
         return code
     except BrokenPipeError:  # the reader of our output went away (| head): end quietly
-        core.quiet_stdout()
+        if not json:  # (under --json, stdout is stderr here: json_mode quiets the pipe)
+            core.quiet_stdout()
         return EXIT_PIPE
     except _UsageError as exc:  # options that do not go together (under --json only)
         return fail(jsondoc.ErrorKind.USAGE, exc.message, EXIT_USAGE)

@@ -107,6 +107,7 @@ class _Out:
 
     stream: TextIO | None = None
     emitted: bool = False
+    broken: bool = False  # the reader of standard output went away
 
 
 def _default(value: object) -> object:
@@ -132,8 +133,12 @@ def emit(name: str, payload: Mapping[str, object]) -> None:
     doc = {"schema_id": schema_id(name), **{k: v for k, v in payload.items()
                                             if k != "schema_id"}}
     stream = _Out.stream or sys.stdout
-    stream.write(json.dumps(doc, indent=2, default=_default) + "\n")
-    stream.flush()
+    try:
+        stream.write(json.dumps(doc, indent=2, default=_default) + "\n")
+        stream.flush()
+    except BrokenPipeError:  # the reader went away (| head): json_mode cleans up
+        _Out.broken = True
+        raise
     _Out.emitted = True
 
 
@@ -170,20 +175,33 @@ def json_mode() -> Iterator[None]:
                        closefd=False)
         except OSError:
             saved, doc = None, real
-    _Out.stream, _Out.emitted = doc, False
+    _Out.stream, _Out.emitted, _Out.broken = doc, False, False
     try:
         with contextlib.redirect_stdout(sys.stderr):
             yield
     finally:
         _Out.stream = None
+        if _Out.broken:  # what is left goes nowhere, now and at the interpreter's exit
+            if saved is not None:
+                with contextlib.suppress(OSError, ValueError):
+                    doc.close()
+            _quiet(saved if saved is not None else fd)
         if saved is not None:
-            try:
+            with contextlib.suppress(OSError, ValueError):
                 real.flush()
                 doc.flush()
-            except OSError:
-                pass
             os.dup2(saved, 1)
             os.close(saved)
+
+
+def _quiet(fd: int | None) -> None:
+    """Point ``fd`` (the closed pipe) at /dev/null."""
+    if fd is None:
+        return
+    with contextlib.suppress(OSError):
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, fd)
+        os.close(null)
 
 
 def emitted() -> bool:
