@@ -322,7 +322,8 @@ def test_a_process_s_stdout_holds_the_document_only() -> None:
     import subprocess
     import sys
 
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        p for p in (os.environ.get("PYTHONPATH"), str(REPO)) if p)}
     proc = subprocess.run([sys.executable, "-m", "veriplan.cli", "solve", "--domain", D,
                            "--problem", P, *SCRIPTED, "--script",
                            "tests.mcp.scripted_model:answer", "--json"],
@@ -341,7 +342,8 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path: Path) -> Non
 
     plan = tmp_path / "long.txt"
     plan.write_text("(unstack c a)\n(put-down c)\n" + "(pick-up c)\n(put-down c)\n" * 2000)
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        p for p in (os.environ.get("PYTHONPATH"), str(REPO)) if p)}
     proc = subprocess.Popen([sys.executable, "-m", "veriplan.cli", "validate", "--domain", D,
                              "--problem", P, "--plan", str(plan), "--trace", "--json"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
