@@ -150,7 +150,8 @@ def check_failure(value: object, *, method: str) -> Failure | None:
     types = REPORTED_BY.get(method, FAILURE_TYPES)
     if isinstance(value, types):
         return value  # type: ignore[return-value]
-    raise TypeError(f"method {method}: failure {value!r} ({type(value).__name__}) is not "
+    text = str(value) if isinstance(value, str) else repr(value)
+    raise TypeError(f"method {method}: failure {text!r} ({type(value).__name__}) is not "
                     f"one it reports; a result's failure is a member of "
                     f"{', '.join(t.__name__ for t in types) or 'no enum'} "
                     "(veriplan.methods.failures) or None")
