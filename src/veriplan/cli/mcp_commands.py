@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import TYPE_CHECKING
 
@@ -94,9 +93,10 @@ def _mcp(args: argparse.Namespace) -> int:
                             "(or pip install 'mcp>=2.3,<3')") from None
     cfg = config_of(args)
     if args.describe:
+        from veriplan.cli.jsondoc import emit
         from veriplan.mcp.server import describe
 
-        print(json.dumps(describe(cfg), indent=2))
+        emit("mcp_server", describe(cfg))
         return EXIT_OK
     from veriplan.mcp.server import serve
 
