@@ -398,3 +398,19 @@ def test_the_report_section_pairs_arms_on_the_same_tasks(tmp_path):
     assert (pair["only_a"], pair["only_b"], pair["both"]) == (3, 0, 2)
     assert "Controlled-model results" in md
     assert R.section([records[-1]], tmp_path) == ("", None, [])
+
+
+def test_the_report_pairs_units_under_the_same_seeds_only(tmp_path):
+    from veriplan.bench import report_controlled_plan as R
+
+    records = []
+    for seed, wins in ((0, (True, False)), (1, (False, True))):
+        for method, config, verified in (("direct", {"prompt": "pddl"}, wins[0]),
+                                         ("closed-loop", {"max_attempts": 2}, wins[1])):
+            r = _record(method, config, 0.2, "i0", verified)
+            records.append(type(r)(**{**r.__dict__, "id": f"{r.id}{seed}",
+                                      "model": f"plan:p=0.2,seed={seed}"}))
+    _, data, _ = R.section(records, tmp_path)
+    assert data is not None
+    (pair,) = [t for t in data["pairs"] if t["a"] == "closed-loop K=2" and t["b"] == "direct"]
+    assert (pair["shared"], pair["only_a"], pair["only_b"]) == (2, 1, 1)

@@ -28,7 +28,7 @@ class Unit:
     dataset: str
     arm: str  # method and the settings that tell arms apart
     p: float
-    instance: str
+    instance: str  # the problem and the seeds: what pairs units across arms
     verified: bool
     rounds: int  # repair rounds (closed loop, direct) or re-decompositions (DRIP)
     calls: int
@@ -65,7 +65,10 @@ def units(records: list[UnitRecord]) -> list[Unit]:
         result = r.result_dict()
         rounds = (_redecompositions(result) if r.method == "drip"
                   else max(0, int(result.get("attempts") or 1) - 1))
-        out.append(Unit(r.dataset, arm_of(r), _p(r.model), r.instance,
+        # a pair is the same problem under the same seeds (the model's and the sweep's)
+        seed = re.search(r"\bseed=(\d+)", r.model)
+        key = f"{r.instance} (seeds {seed.group(1) if seed else 0}, {r.seed})"
+        out.append(Unit(r.dataset, arm_of(r), _p(r.model), key,
                         bool(r.verified) and r.solved_by == "llm", rounds, r.llm_calls))
     return out
 
