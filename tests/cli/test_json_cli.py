@@ -306,6 +306,30 @@ def test_errors_are_one_error_document(argv: list[str], kind: str, code: int,
     assert doc["error"]["message"] and doc["error"]["message"] in err
 
 
+@pytest.mark.parametrize("raised, kind, code", [
+    (RuntimeError("boom"), "internal", 3), (KeyboardInterrupt(), "interrupted", 130)])
+def test_a_crash_or_ctrl_c_is_an_error_document_too(raised: BaseException, kind: str, code: int,
+                                                    capsys, monkeypatch) -> None:
+    import veriplan.cli
+
+    def handler(args: argparse.Namespace) -> int:
+        raise raised
+
+    monkeypatch.setitem(veriplan.cli.COMMANDS, "obfuscate", handler)
+    got, out, err = run(["obfuscate", D, P, "--out", "x", "--json"], capsys, monkeypatch)
+    doc = check_document(out, "cli_error")
+    assert got == code and doc["exit_code"] == code and doc["error"]["kind"] == kind
+    assert doc["command"] == "obfuscate" and "boom" not in out  # a crash's text: stderr only
+
+
+def test_ask_whose_answers_run_out_says_so_in_its_error_document(capsys, monkeypatch) -> None:
+    argv = CASES["ask"].argv(Context(Path(".")))
+    got, out, err = run([*argv, "--json"], capsys, monkeypatch, stdin="no\n")
+    doc = check_document(out, "cli_error")
+    assert got == 130 and doc["error"]["kind"] == "interrupted"
+    assert "standard input ended" in doc["error"]["message"] and "? Is it true" in err
+
+
 def test_what_a_run_prints_as_it_goes_goes_to_stderr(capsys, monkeypatch) -> None:
     """solve's progress (prompts, answers, verdicts) stays off stdout under --json."""
     code, out, err = run(["solve", "--domain", D, "--problem", P, *SCRIPTED, "--script",
