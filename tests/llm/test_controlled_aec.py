@@ -19,6 +19,7 @@ from veriplan.llm.backends.controlled_aec import (
     Model,
     Settings,
     command,
+    locate,
     read_question,
 )
 from veriplan.llm.types import LLMRequest, Message
@@ -193,3 +194,44 @@ def test_the_planner_starts_from_where_its_prompt_says_the_object_is():
     # the object seen where the gold path takes it from changes nothing
     same = Model(g, s, f"- in(apple 1, {g.source}) = true\n")
     assert json.loads(same.plans(1, 0))["plans"][0]["actions"] == g.gold
+
+
+def test_a_place_is_never_the_goals_variable():
+    """A problem's text lists the goal's ``?r - receptacle`` with the
+    receptacles; a perturbed place or a wrong target drawn on it is drawn
+    again, never proposed."""
+    g = game(1)
+    g = Game(g.id, g.task_type, g.floorplan, g.seed, g.task,
+             g.problem + "\n (:goal (exists (?o - object ?r - receptacle) (inReceptacle ?o ?r)))",
+             [], g.plan)
+    facts = GameTruth([g]).games()[0]
+    assert "?r" in facts.receptacles
+    m = Model(facts, Settings(p=1.0, g=1.0, seed=2))
+    seen = set()
+    for r in range(200):
+        for plan in json.loads(m.plans(5, r))["plans"]:
+            assert not any("?" in a for a in plan["actions"])
+            seen.add(plan["preconditions"][0]["args"][1])
+    assert len(seen) == len(facts.receptacles) - 2  # every other place, not ?r nor the source
+
+
+def test_react_finds_its_place_in_a_plan_that_repeats_a_command():
+    plan = ["go to fridge 1", "go to countertop 5", "take egg 1 from countertop 5",
+            "go to fridge 1", "cool egg 1 with fridge 1", "go to sinkbasin 1",
+            "move egg 1 to sinkbasin 1"]
+    assert locate(plan, ["go to fridge 1"]) == 0
+    assert locate(plan, plan[:4]) == 3  # the second "go to fridge 1", not the first
+    assert locate(plan, ["look", "go to fridge 1", "go to countertop 5",
+                         "take egg 1 from countertop 5", "go to fridge 1"][1:]) == 3
+    assert locate(plan, ["go to cabinet 2"]) is None
+    assert locate(plan, ["go to countertop 5", "open cabinet 9"]) == 1  # the latest it holds
+
+
+def test_a_react_turn_goes_on_from_the_last_successful_command():
+    g = GameTruth(GAMES[:1]).games()[0]
+    m = Model(g, Settings(p=0.0, seed=0))
+    gold = g.gold
+    turns = "".join(f"Action: {a}\nObservation: done.\n" for a in gold[:3])
+    assert m.react(turns).endswith(f"Action: {gold[3]}")
+    failed = turns + f"Action: {gold[3]}\nObservation: Nothing happens.\n"
+    assert m.react(failed).endswith(f"Action: {gold[3]}")  # p = 0: the same plan again

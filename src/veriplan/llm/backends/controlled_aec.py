@@ -289,6 +289,16 @@ class Model:
         self.held = bool(obj) and re.search(
             rf"^(?:- )?holds\(agent, {obj}\) = true$", prompt, re.M) is not None
         seen = re.findall(rf"^(?:- )?in\({obj}, (.+?)\) = true$", prompt, re.M) if obj else []
+        if obj and not seen and not self.held:
+            # a ReAct prompt has no fact lines: where the latest observation that moved
+            # the object put it, unless it was picked up since (its plan then goes on
+            # from its position in the plan, see react)
+            last = None
+            for m in re.finditer(rf"You pick up the {obj} from the (.+?)\.|"
+                                 rf"You move the {obj} to the (.+?)\.", prompt):
+                last = m
+            if last is not None and last.group(2) is not None:
+                seen = [last.group(2)]
         moved = [r for r in seen if r not in (game.source, game.target)]
         self.base = moved[0] if moved and not self.held else game.source
 
@@ -299,7 +309,18 @@ class Model:
         others = [r for r in g.receptacles if r != base]
         if not others or not base or draw(self.s, g.id, "perturb", *parts) >= self.s.p:
             return base
-        return others[int(draw(self.s, g.id, "where", *parts) * len(others))]
+        return self.pick(others, "where", *parts)
+
+    def pick(self, names: list[str], *key: object) -> str:
+        """One of ``names``, drawn uniformly; a draw that lands on a name that is
+        no receptacle (``?r``: the variable of a goal's ``exists``, which the
+        problem's text lists with the receptacles) is drawn again, so that every
+        other draw stays what it was."""
+        name, again = names[int(draw(self.s, self.g.id, *key) * len(names))], 0
+        while name.startswith("?") and any(not n.startswith("?") for n in names):
+            again += 1
+            name = names[int(draw(self.s, self.g.id, *key, "again", again) * len(names))]
+        return name
 
     def actions(self, *parts: object) -> tuple[list[str], str]:
         """One plan's commands and the place it takes the object from: the
@@ -311,8 +332,7 @@ class Model:
         wrong = g.wrong_targets()
         if self.s.g and (wrong or not g.target) and \
                 draw(self.s, g.id, "goal", *parts) < self.s.g:
-            where = wrong[int(draw(self.s, g.id, "target", *parts) * len(wrong))] \
-                if wrong else ""
+            where = self.pick(wrong, "target", *parts) if wrong else ""
             plan = g.misplaced(plan, where)
         return plan, place
 
@@ -330,15 +350,23 @@ class Model:
         return json.dumps({"actions": self.actions("direct", round_)[0]})
 
     def react(self, prompt: str) -> str:
-        done = re.findall(r"^Action: (.+)$", prompt, re.M)
-        tries = prompt.count("Nothing happens.")
+        """One ReAct turn: the next command of the current plan. The turns in
+        view (the prompt's Action/Observation pairs) say where it is: the last
+        command that did something, placed in the plan by the longest run of
+        earlier successful commands that matches the steps before it (a
+        command may occur twice in a plan: "go to fridge 1" before and after
+        taking the egg). A refused command ("Nothing happens.") or a "look"
+        (the plan ran out without the task done) makes it draw the plan again."""
+        turns = re.findall(r"^Action: (.+)\nObservation: (.*)$", prompt, re.M)
+        ok = [a.strip() for a, o in turns
+              if not o.startswith("Nothing happens") and a.strip() != "look"]
+        tries = sum(o.startswith("Nothing happens") or a.strip() == "look" for a, o in turns)
         plan = self.actions("react", tries)[0]
-        nxt = plan[0] if plan else "look"
-        for a in reversed(done):
-            if a.strip() in plan:
-                i = plan.index(a.strip())
-                nxt = plan[i + 1] if i + 1 < len(plan) else "look"
-                break
+        at = locate(plan, ok)
+        if at is None:
+            nxt = plan[0] if plan else "look"
+        else:
+            nxt = plan[at + 1] if at + 1 < len(plan) else "look"
         return f"Thought: next step.\nAction: {nxt}"
 
     def vote(self, key: tuple[str, tuple[str, ...]], member: int) -> str:
@@ -355,6 +383,25 @@ class Model:
         value = truth if right else not truth
         said = value if member < agree else not value
         return json.dumps({"answer": "yes" if said else "no"})
+
+
+def locate(plan: list[str], done: list[str]) -> int | None:
+    """The index in ``plan`` of the latest command of ``done`` it holds, at the
+    occurrence that the most commands before it in ``done`` match step by
+    step (the first such occurrence on a tie); None if it holds none."""
+    for t in range(len(done) - 1, -1, -1):
+        best, at = -1, None
+        for j, step in enumerate(plan):
+            if step != done[t]:
+                continue
+            run = 0
+            while run < j and run < t and plan[j - run - 1] == done[t - run - 1]:
+                run += 1
+            if run > best:
+                best, at = run, j
+        if at is not None:
+            return at
+    return None
 
 
 def member_of(prompt: str, request: LLMRequest) -> int:
