@@ -11,6 +11,7 @@ each as a :class:`PDDLLenientWarning` with its location.
 
 from __future__ import annotations
 
+import re
 import warnings
 from pathlib import Path
 
@@ -44,7 +45,7 @@ from veriplan.pddl.ast import (
 )
 from veriplan.pddl.inputs import BOM, read_text
 from veriplan.pddl.names import is_name
-from veriplan.pddl.sexpr import SList, Source, Sym, offset_of, read, read_fast
+from veriplan.pddl.sexpr import _BAD_CHAR, _COMMENT, SList, Source, Sym, offset_of, read, read_fast
 
 SUPPORTED_REQUIREMENTS = frozenset({
     ":strips", ":typing", ":negative-preconditions", ":equality",
@@ -78,7 +79,11 @@ def parse_problem(
 ) -> Problem:
     """Parse a PDDL problem text of ``domain``; names, arities and types are checked
     (a leading byte-order mark is skipped)."""
-    src = Source(_no_bom(text), file)
+    text = _no_bom(text)
+    problem = _plain_problem(text, domain, file)
+    if problem is not None:
+        return problem
+    src = Source(text, file)
     try:
         return _Parser(src, strict, domain, located=False).problem()
     except _NeedLocation:
@@ -643,3 +648,159 @@ def _subtype(types: dict[str, str], sub: str, sup: str) -> bool:
         seen.add(sub)
         sub = types.get(sub, OBJECT)
     return False
+
+
+# ----- the plain problem ---------------------------------------------------------------
+# Most problem files are plain: (define (problem N) (:domain D) [(:requirements ...)]
+# [(:objects ...)] (:init (p a ...) ...) (:goal G)), in that order, with no numeric
+# facts, no metric and no comma (a comma is in no name). _plain_problem reads such a
+# text with a few regular expressions instead of a tree walk, and checks what the
+# parser checks; it gives up (None) on anything else, and on anything the parser
+# would refuse or warn about, and the parser then reads the text. Tokens are what
+# read_fast makes of the text: runs of characters other than white space
+# (str.isspace, which is also what \s matches in a str pattern) and parentheses.
+_PLAIN = re.compile(
+    r"\s*\(\s*define\s*\(\s*problem\s+([^\s()]+)\s*\)"
+    r"\s*\(\s*:domain\s+([^\s()]+)\s*\)"
+    r"(?:\s*\(\s*:requirements(?=[\s)])([^()]*)\))?"
+    r"(?:\s*\(\s*:objects(?=[\s)])([^()]*)\))?"
+    r"\s*\(\s*:init(?=[\s()])((?:\s*+\([^()]*+\))*+)\s*\)"
+    r"\s*\(\s*:goal\s*(\((?:[^()]++|\((?:[^()]++|\([^()]*+\))*+\))*+\))\s*\)"
+    r"\s*\)\s*")
+_FLAT_LIST = re.compile(r"\(([^()]*)\)")  # the text inside a list without sublists
+_FLAT_AND = re.compile(r"\(\s*and((?:\s*+\([^()]*+\))*+)\s*\)")  # (and (p a) ...)
+
+
+def _plain_problem(text: str, dom: Domain, file: str) -> Problem | None:
+    """The problem of a plain text (see above), equal to what the parser makes of
+    it, or None (the parser reads the text then)."""
+    if _BAD_CHAR.search(text) is not None:
+        return None
+    if ";" in text:
+        text = _COMMENT.sub(" ", text)
+    if "," in text:
+        return None
+    m = _PLAIN.fullmatch(text.lower())
+    if m is None:
+        return None
+    name, domain_name, reqs, objs, init_text, goal_text = m.groups()
+    if domain_name != dom.name:
+        return None
+    if reqs is not None:
+        for r in reqs.split():
+            if r not in SUPPORTED_REQUIREMENTS:
+                return None
+    types = dom.types
+    constants = dom.constants
+    objects: dict[str, str] = {}
+    if objs is not None:
+        words = objs.split()
+        if "-" in words:
+            typed = _typed_objects(words, types)
+            if typed is None:
+                return None
+        else:
+            typed = [(w, OBJECT) for w in words]
+        for n, t in typed:
+            if n in constants or n in objects or not is_name(n):
+                return None
+            objects[n] = t
+    preds = dom.predicates
+    new_atom = tuple.__new__
+    if types:
+        def atom(words: list[str]) -> Atom | None:
+            sig = preds.get(words[0])
+            if sig is None or len(words) != len(sig) + 1:
+                return None
+            for a, p in zip(words[1:], sig):  # as _Parser.atom: fitting types
+                t = constants.get(a) or objects.get(a)
+                if t is None or (p.type != t and not _subtype(types, t, p.type)
+                                 and not _subtype(types, p.type, t)):
+                    return None
+            return new_atom(Atom, (words[0], tuple(words[1:])))
+    else:
+        known = {**constants, **objects}
+
+        def atom(words: list[str]) -> Atom | None:
+            sig = preds.get(words[0])
+            if sig is None or len(words) != len(sig) + 1:
+                return None
+            for a in words[1:]:
+                if a not in known:
+                    return None
+            return new_atom(Atom, (words[0], tuple(words[1:])))
+    init = []
+    for item in _FLAT_LIST.findall(init_text):
+        words = item.split()
+        # "=" (a numeric fact) and "not" (skipped) are the parser's to read
+        if not words or words[0] == "=" or words[0] == "not":
+            return None
+        a = atom(words)
+        if a is None:
+            return None
+        init.append(a)
+    goal: Formula | None
+    flat = _FLAT_AND.fullmatch(goal_text)
+    if flat is not None:
+        parts = []
+        for item in _FLAT_LIST.findall(flat.group(1)):
+            words = item.split()
+            if not words or words[0] in _GOAL_KEYWORDS:
+                return None
+            a = atom(words)
+            if a is None:
+                return None
+            parts.append(a)
+        goal = And(tuple(parts))
+    else:
+        goal = _general_goal(goal_text, dom, file, objects)
+        if goal is None:
+            return None
+    return Problem(name, domain_name, objects, tuple(init), {}, goal, None, (), file)
+
+
+# Heads a goal part may have that are not atoms (the parser reads those parts).
+_GOAL_KEYWORDS = frozenset({"and", "or", "not", "imply", "exists", "forall", "=",
+                            *NUMERIC_OPS})
+
+
+def _typed_objects(words: list[str], types: dict[str, str]) -> list[tuple[str, str]] | None:
+    """``a b - t c`` as (object, type) pairs, as _Parser.typed_list reads it, with
+    each type declared; None where the parser would refuse the list."""
+    out: list[tuple[str, str]] = []
+    pending: list[str] = []
+    i = 0
+    while i < len(words):
+        w = words[i]
+        if w == "-":
+            if i + 1 >= len(words) or not pending:
+                return None
+            t = words[i + 1]
+            if t != OBJECT and t not in types:
+                return None
+            out.extend((p, t) for p in pending)
+            pending = []
+            i += 2
+            continue
+        pending.append(w)
+        i += 1
+    out.extend((p, OBJECT) for p in pending)
+    return out
+
+
+def _general_goal(goal_text: str, dom: Domain, file: str,
+                  objects: dict[str, str]) -> Formula | None:
+    """A goal other than a conjunction of atoms, read by the parser's own fast pass;
+    None where that pass needs the located one."""
+    tree = read_fast(goal_text)
+    if tree is None:
+        return None
+    p = _Parser(Source(goal_text, file), True, dom, located=False)
+    p.objects = objects
+    p.types = dom.types
+    if not dom.types:
+        p.fast_names = {**dom.constants, **objects}
+    try:
+        return p.formula(tree, {})
+    except _NeedLocation:
+        return None
