@@ -365,15 +365,19 @@ def run_model(work: list[tuple[str, list[Unit]]], args) -> None:  # type: ignore
             order = list(copies)
             order = order[turn % 3:] + order[:turn % 3]
             turn += 1
-            got = {}
+            got: dict[str, tuple[int, int, float, list[str]]] = {}
             for name in order:
+                if name == "layout" and u.old == u.new:
+                    continue  # the same prompts as before's (SQ-BCP): the same run
                 prompts = u.old if name == "before" else u.new
-                sent, read, secs, answers = replay(copies[name], system, prompts,
-                                                   args.max_tokens)
+                got[name] = replay(copies[name], system, prompts, args.max_tokens)
+            got.setdefault("layout", got["before"])
+            for name, (sent, read, secs, _) in got.items():
                 t = tot[name]
                 t[0], t[1], t[2] = t[0] + sent, t[1] + read, t[2] + secs
-                got[name] = answers
-            same += sum(a == b for a, b in zip(got["layout"], got["after"], strict=True))
+            same += sum(a == b for a, b in zip(got["layout"][3], got["after"][3], strict=True))
+            print(f"  {method} {u.uid}: {len(u.new)} calls; read " + ", ".join(
+                f"{k} {v[1]} in {v[2]:.1f} s" for k, v in got.items()), flush=True)
             total += len(u.new)
             calls += len(u.new)
         n = max(1, len(units))

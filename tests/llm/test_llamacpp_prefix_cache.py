@@ -32,6 +32,8 @@ def test_the_cache_size_is_a_bounded_setting(monkeypatch):
 class _FakeLlama:
     def __init__(self) -> None:
         self.evals: list[int] = []
+        self.n_tokens = 0
+        self.n_batch = 512
 
     def eval(self, tokens):
         self.evals.append(len(tokens))

@@ -78,3 +78,63 @@ def test_a_shared_beginning_is_read_once_across_another_call(smol):
     held = list(smol.cache.states.values())
     assert all(isinstance(s, KeptState) for s in held)
     assert stats["bytes"] == sum(s.nbytes for s in held)
+
+
+class _Context:
+    """The part of llama_cpp.Llama that reading a prompt touches: the tokens read
+    (``input_ids`` up to ``n_tokens``) and each batch handed to llama.cpp."""
+
+    def __init__(self, n_batch: int = 512) -> None:
+        import numpy as np
+
+        self.n_batch = n_batch
+        self.n_tokens = 0
+        self.input_ids = np.zeros(4096, dtype=np.intc)
+        self.batches: list[list[int]] = []
+
+    def eval(self, tokens):
+        for i in range(0, len(tokens), self.n_batch):
+            batch = list(tokens[i:i + self.n_batch])
+            self.batches.append(batch)
+            self.input_ids[self.n_tokens:self.n_tokens + len(batch)] = batch
+            self.n_tokens += len(batch)
+
+
+def _reader(n_batch: int = 512):
+    from types import SimpleNamespace
+
+    from veriplan.llm.backends.llamacpp import _llama_class
+
+    return _llama_class(SimpleNamespace(Llama=_Context))(n_batch)
+
+
+def test_a_short_unread_rest_is_read_with_the_tokens_before_it():
+    """llama.cpp computes a batch of fewer than MIN_PROMPT_BATCH tokens on another
+    path (other logits): a prompt whose kept beginning leaves fewer unread reads
+    the tokens before them again, so no prompt batch is short."""
+    from veriplan.llm.backends.llamacpp import MIN_PROMPT_BATCH as M
+
+    llm = _reader()
+    llm.prompt_evaluated = None
+    llm.eval(list(range(100, 140)))  # a fresh prompt of 40 tokens
+    llm.eval([7])  # an answer token, read alone as always
+    assert llm.batches == [list(range(100, 140)), [7]]
+    # the next prompt shares 39 tokens with the context and 1 is unread
+    llm.n_tokens, llm.batches, llm.prompt_evaluated = 39, [], None
+    llm.eval([9])
+    assert llm.batches == [list(range(139 - M + 1, 139)) + [9]]
+    assert llm.prompt_evaluated == M and llm.n_tokens == 40
+    # a rest of MIN_PROMPT_BATCH or more is read as it is
+    llm.n_tokens, llm.batches, llm.prompt_evaluated = 20, [], None
+    llm.eval(list(range(M)))
+    assert llm.batches == [list(range(M))] and llm.prompt_evaluated == M
+
+
+def test_a_fresh_prompt_never_ends_with_a_short_batch():
+    from veriplan.llm.backends.llamacpp import MIN_PROMPT_BATCH as M
+
+    llm = _reader(n_batch=16)
+    llm.prompt_evaluated = None
+    llm.eval(list(range(33)))  # 16 + 16 + 1 in the library's batches
+    assert [len(b) for b in llm.batches] == [16, 16 - M + 1, M]
+    assert sum(llm.batches, []) == list(range(33)) and llm.prompt_evaluated == 33

@@ -261,6 +261,16 @@ class LlamaCppBackend:
 # masked only when the grammar refuses it. The token chosen is the library's, always.
 
 
+#: The fewest prompt tokens read in one batch. llama.cpp's CPU kernels compute a
+#: batch of fewer tokens on another path whose results differ in the first decimals
+#: (logits up to 0.67 apart for Qwen2.5-Coder-1.5B, batches of 1 to 6 tokens; 8 and
+#: more gave bit-identical logits: benchmarks/llamacpp_batch_split.py), so an answer
+#: at temperature 0 would depend on how much of its prompt was kept from before.
+#: With every prompt batch at least this long, a prompt read after a kept prefix
+#: gives the logits of a prompt read whole.
+MIN_PROMPT_BATCH = 8
+
+
 def _llama_class(llama_cpp):  # type: ignore[no-untyped-def]
     """``llama_cpp.Llama`` counting the prompt tokens a call reads
     (``prompt_evaluated``: the first ``eval`` of a call is its prompt's unread
@@ -273,8 +283,21 @@ def _llama_class(llama_cpp):  # type: ignore[no-untyped-def]
         prompt_evaluated: int | None = None
 
         def eval(self, tokens):  # type: ignore[no-untyped-def]
-            if self.prompt_evaluated is None:
-                self.prompt_evaluated = len(tokens)
+            if self.prompt_evaluated is not None:  # an answer token
+                return super().eval(tokens)
+            # The prompt's unread rest: no batch of it is shorter than
+            # MIN_PROMPT_BATCH (see there). A shorter rest is read with the
+            # tokens before it; a fresh prompt whose last batch would be short
+            # takes tokens from the batch before.
+            tokens = list(tokens)
+            back = min(self.n_tokens, MIN_PROMPT_BATCH - len(tokens))
+            if back > 0:
+                self.n_tokens -= back
+                tokens[:0] = self.input_ids[self.n_tokens:self.n_tokens + back].tolist()
+            self.prompt_evaluated = len(tokens)
+            if len(tokens) > self.n_batch and 0 < len(tokens) % self.n_batch < MIN_PROMPT_BATCH:
+                super().eval(tokens[:-MIN_PROMPT_BATCH])
+                tokens = tokens[-MIN_PROMPT_BATCH:]
             return super().eval(tokens)
 
         def save_state(self) -> KeptState:  # type: ignore[override]
