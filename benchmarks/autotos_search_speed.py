@@ -1,31 +1,78 @@
-"""AutoToS search speed: all 24 Game instances (1362 with the held-out
-examples; 1352 are evaluated since issue 16) solved with the reference
-successor function and goal test, checks on, through veriplan's sandboxed
-harness, against a peer in the style of the AutoToS authors' BFS, measured in
-the same run.
+"""AutoToS search speed: the 24 Game's 1352 evaluation puzzles solved with
+the reference successor function and goal test, checks on, through veriplan's
+sandboxed harness, against a peer in the style of the AutoToS authors' BFS,
+measured in the same run.
 
-Ours: one sandbox child (process start included) runs BFS over every instance
-with a 1 s limit on each call of the generated functions, the input-mutation
-check and the partial soundness check on every transition; the parent then
-validates every solution. The peer, in process with no sandbox: BFS with a
-list as queue, the goal test on expansion, a deep copy of every expanded state
-compared after the successor call, a verification call per generated state and
-keys made of the sorted element strings (the design of IBM/AutoToS src/utils/search.py, re-written
-here; its measured times on this machine are in the issue: 2.57 s, 4.2 s with
-checks). Target: the peer's time / ours >= 3.
+Ours: a fresh Python process (what ``veriplan autotos reference`` does after
+its imports: the sandbox started, one sandbox child running BFS over every
+puzzle with a 1 s limit on each call of the generated functions, every
+transition replayed in veriplan's process with the input-mutation check and
+the partial soundness check, every solution validated). The peer, in
+process with no sandbox: BFS with a list as queue, the goal test on
+expansion, a deep copy of every expanded state compared after the successor
+call, a verification call per generated state and keys made of the sorted
+element strings (the design of IBM/AutoToS src/utils/search.py, re-written
+here). ``--before REV`` also runs veriplan's tree at git revision REV the same
+way, in the same run (what a change did to the ratio). Target (issue 36):
+the peer's time / ours >= 5.
 
     python benchmarks/autotos_search_speed.py [--data-dir ../shared/data] [--repeats 3]
+        [--before 55ea6d3]
 """
 
 from __future__ import annotations
 
 import copy
+import json
+import os
+import subprocess
+import sys
+import tarfile
+import tempfile
 import time
+from io import BytesIO
+from pathlib import Path
 
 import common
 from veriplan.domains.autotos import get_domain
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# Run in a fresh interpreter with the tree to measure first on sys.path.
+DRIVER = r"""
+import json, sys, time
+src, data = sys.argv[1:3]
+sys.path.insert(0, src)
+from pathlib import Path
+from veriplan.domains.autotos import get_domain
 from veriplan.methods.autotos.config import Config
 from veriplan.methods.autotos.method import reference
+import veriplan.sandbox.runner as runner
+assert runner.__file__.startswith(src), runner.__file__
+d = get_domain("24game"); dd = d.load(Path(data))
+t, c = time.perf_counter(), time.process_time()
+r = reference(d, dd, Config())
+print(json.dumps({"seconds": time.perf_counter() - t, "cpu": time.process_time() - c,
+                  "valid": r["valid"], "instances": r["instances"], "calls": r.get("calls"),
+                  "categories": r["categories"]}))
+"""
+
+
+def tree(rev: str, into: Path) -> Path:
+    blob = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "src"], check=True,
+                          capture_output=True).stdout
+    with tarfile.open(fileobj=BytesIO(blob)) as tar:
+        tar.extractall(into, filter="data")
+    return into / "src"
+
+
+def ours(src: Path, data: Path) -> dict:
+    out = subprocess.run([sys.executable, "-c", DRIVER, str(src), str(data)],
+                         capture_output=True, text=True, check=False,
+                         env=dict(os.environ, VERIPLAN_SANDBOX="bwrap"))
+    if out.returncode:
+        raise SystemExit(f"the reference run ({src}) failed:\n{out.stderr[-3000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def peer_key(state) -> str:
@@ -65,6 +112,7 @@ def peer_bfs(init, succ, goal, check):
 def main() -> None:
     ap = common.parser(__doc__)
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--before", default=None, help="also run the tree at this git revision")
     args = ap.parse_args()
     domain = get_domain("24game")
     data = domain.load(args.data_dir)
@@ -75,18 +123,33 @@ def main() -> None:
         msg = domain.partial_check(s, t)
         return msg is None, msg
 
-    print(f"24 Game: {len(data.evaluation)} instances, reference components, checks on")
-    for r in range(1, args.repeats + 1):
-        t0 = time.perf_counter()
-        solved = sum(peer_bfs(i.init, ns["succ"], ns["goal"], check) is not None
-                     for i in data.evaluation)
-        peer = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        ours = reference(domain, data, Config())
-        mine = time.perf_counter() - t0
-        print(f"run {r}: peer {peer:.2f} s ({solved} solved); veriplan sandboxed harness "
-              f"{mine:.2f} s ({ours['valid']} solved and validated, search in the child "
-              f"{ours['seconds']:.2f} s); ratio {peer / mine:.2f}x (target >= 3)")
+    with tempfile.TemporaryDirectory() as tmp:
+        before = tree(args.before, Path(tmp)) if args.before else None
+        print(f"24 Game: {len(data.evaluation)} instances, reference components, checks on; "
+              f"load average {os.getloadavg()[0]:.2f}")
+        head = "| run | peer | veriplan | parent CPU | ratio (target >= 5) |"
+        if before:
+            head += f" veriplan at {args.before} | its ratio |"
+        print(f"\n{head}\n|{'---|' * (head.count('|') - 1)}")
+        for r in range(1, args.repeats + 1):
+            t0 = time.perf_counter()
+            solved = sum(peer_bfs(i.init, ns["succ"], ns["goal"], check) is not None
+                         for i in data.evaluation)
+            peer = time.perf_counter() - t0
+            old = ours(before, args.data_dir) if before else None
+            new = ours(ROOT / "src", args.data_dir)
+            assert solved == len(data.evaluation), solved
+            assert new["valid"] == new["instances"] == len(data.evaluation), new
+            row = (f"| {r} | {peer:.2f} s | {new['seconds']:.2f} s | {new['cpu']:.2f} s | "
+                   f"{peer / new['seconds']:.2f}x |")
+            if old:
+                assert old["valid"] == new["valid"] and old["calls"] == new["calls"], old
+                row += f" {old['seconds']:.2f} s | {peer / old['seconds']:.2f}x |"
+            print(row, flush=True)
+        print(f"\n{len(data.evaluation)}/{len(data.evaluation)} solved by the peer, "
+              f"{new['valid']}/{new['instances']} solved and validated by veriplan "
+              f"({new['calls']} calls of the generated functions); load average at the end "
+              f"{os.getloadavg()[0]:.2f}, {time.strftime('%H:%M')}")
 
 
 if __name__ == "__main__":

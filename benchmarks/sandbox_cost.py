@@ -9,10 +9,11 @@ same run.
 * the reference searches: ``veriplan autotos reference``'s work for each
   domain (every check on), each side in a fresh Python process, alternating;
   per call is the time divided by the calls of generated functions made.
-  Target: ours / baseline <= 1.5 for every domain.
+  Target: ours / baseline <= 1.5 for every domain. ``--before REV`` adds the
+  tree at git revision REV (e.g. the commit before a change) as a third side.
 
     python benchmarks/sandbox_cost.py [--data-dir ../shared/data] [--repeats 2]
-        [--jobs 20] [--baseline 6a62b1a] [--domains 24game blocksworld ...]
+        [--jobs 20] [--baseline 6a62b1a] [--domains 24game blocksworld ...] [--before REV]
 """
 
 from __future__ import annotations
@@ -94,10 +95,12 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=20)
     ap.add_argument("--baseline", default="6a62b1a")
     ap.add_argument("--domains", nargs="*", default=DOMAINS)
+    ap.add_argument("--before", default=None)
     args = ap.parse_args()
     ours = ROOT / "src"
     with tempfile.TemporaryDirectory() as tmp:
-        base = baseline_tree(args.baseline, Path(tmp))
+        base = baseline_tree(args.baseline, Path(tmp) / "baseline")
+        before = baseline_tree(args.before, Path(tmp) / "before") if args.before else None
         print(f"baseline: {args.baseline}; load average {os.getloadavg()[0]:.2f}")
         print("\n| sandbox | per job: median | min | jobs |\n|---|---|---|---|")
         for label, src, mode in (("baseline (process child, audit hook)", base, "bwrap"),
@@ -106,18 +109,23 @@ def main() -> None:
             t = run(src, "job", str(args.jobs), args.data_dir, mode)["times"]
             print(f"| {label} | {statistics.median(t) * 1000:.0f} ms | {min(t) * 1000:.0f} ms "
                   f"| {len(t)} |")
+        extra = f" {args.before} | its ratio |" if before else ""
         print("\n| domain | run | baseline | ours (bubblewrap) | ratio (target <= 1.5) "
-              "| calls | per call: baseline / ours | solved and validated |")
-        print("|---|---|---|---|---|---|---|---|")
+              f"| calls | per call: baseline / ours | solved and validated |{extra}")
+        print("|---|---|---|---|---|---|---|---|" + ("---|---|" if before else ""))
         for name in args.domains:
             for r in range(1, args.repeats + 1):
                 b = run(base, "reference", name, args.data_dir)
+                p = run(before, "reference", name, args.data_dir) if before else None
                 o = run(ours, "reference", name, args.data_dir)
                 calls = o["calls"] or b["calls"] or 1
-                print(f"| {name} | {r} | {b['seconds']:.2f} s | {o['seconds']:.2f} s | "
-                      f"{o['seconds'] / b['seconds']:.2f}x | {calls} | "
-                      f"{b['seconds'] / calls * 1e6:.1f} / {o['seconds'] / calls * 1e6:.1f} us "
-                      f"| {o['good']}/{o['instances']} (baseline {b['good']}) |", flush=True)
+                row = (f"| {name} | {r} | {b['seconds']:.2f} s | {o['seconds']:.2f} s | "
+                       f"{o['seconds'] / b['seconds']:.2f}x | {calls} | "
+                       f"{b['seconds'] / calls * 1e6:.1f} / {o['seconds'] / calls * 1e6:.1f} us "
+                       f"| {o['good']}/{o['instances']} (baseline {b['good']}) |")
+                if p:
+                    row += f" {p['seconds']:.2f} s | {p['seconds'] / b['seconds']:.2f}x |"
+                print(row, flush=True)
         print(f"\nload average at the end {os.getloadavg()[0]:.2f}; {time.strftime('%H:%M')}")
 
 

@@ -97,8 +97,59 @@ def layout() -> tuple[str, tuple[str, ...], tuple[tuple[str, str], ...], str]:
     dynload = os.path.join(stdlib, "lib-dynload")
     modules = [f for f in glob.glob(os.path.join(dynload, "*.so"))
                if os.path.basename(f).split(".")[0] not in UNBOUND]
-    libs = _shared_libraries([exe, *modules])
+    libs = _cached_libraries([exe, *modules])
     return exe, (stdlib,), tuple(sorted(libs)), os.path.join(stdlib, "site-packages")
+
+
+LIBRARY_CACHE = "sandbox-libraries.json"
+_LIBRARY_NAME = re.compile(r"[^/]+\.so(\.[0-9.]+)?$")
+
+
+def _cached_libraries(files: list[str]) -> set[tuple[str, str]]:
+    """:func:`_shared_libraries`, kept on disk between processes (``ldd`` on
+    the interpreter and its extension modules takes 0.2-0.7 s, once per
+    process otherwise). The entry holds for the same files (path, size,
+    modification time) and the same loader cache (``/etc/ld.so.cache``, which
+    changes when libraries are installed); it is used only if every library
+    it names is still a regular file with a library's name."""
+    import hashlib
+    import json
+
+    stamp = []
+    for f in [*files, "/etc/ld.so.cache"]:
+        try:
+            st = os.stat(f)
+            stamp.append([f, st.st_size, st.st_mtime_ns])
+        except OSError:
+            stamp.append([f, None, None])
+    fingerprint = hashlib.sha256(json.dumps(stamp).encode()).hexdigest()
+    try:
+        from veriplan.storage import cache_dir
+
+        path = cache_dir() / LIBRARY_CACHE
+    except Exception:  # noqa: BLE001 - no home: no cache
+        return _shared_libraries(files)
+    with contextlib.suppress(OSError, ValueError, TypeError):
+        entry = json.loads(path.read_text())
+        if entry.get("fingerprint") == fingerprint:
+            libs = {(str(a), str(b)) for a, b in entry["libraries"]}
+            if all(_plausible(a) and _plausible(b) for a, b in libs):
+                return libs
+    libs = _shared_libraries(files)
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({"fingerprint": fingerprint, "libraries": sorted(libs)}))
+        os.replace(tmp, path)
+    return libs
+
+
+def _plausible(path: str) -> bool:
+    """An absolute path, without ``..``, of an existing regular file named like
+    a shared library (what ``ldd`` reports; a cache entry naming anything
+    else is not used)."""
+    return (path.startswith("/") and "/../" not in path and _LIBRARY_NAME.search(path)
+            is not None and os.path.isfile(path))
 
 
 _LDD_LINE = re.compile(r"(?:=>\s*)?(/\S+)\s+\(0x")

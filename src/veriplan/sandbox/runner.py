@@ -168,7 +168,8 @@ class Job:
                 seccomp_fd = _memfd("veriplan-seccomp", program) if program else None
                 if seccomp_fd is not None:
                     fds.append(seccomp_fd)
-                self.uid = bwrap.job_uid()
+                # as root a user id of its own; otherwise the caller's (mapped)
+                self.uid = bwrap.job_uid() if os.geteuid() == 0 else os.geteuid()
                 cmd = bwrap.command(self.uid, limits.scratch_mb, seccomp_fd,
                                     [*child, bwrap.SCRATCH])
                 self.seccomp = program is not None
@@ -213,6 +214,12 @@ class Job:
 
     def heartbeat(self) -> int:
         return struct.unpack_from("<Q", self.beat, 0)[0]
+
+    @property
+    def lines(self) -> deque[Any]:
+        """The lines read and parsed but not yet taken (a reader in a hurry may
+        pop them itself; :meth:`next` reads more when there are none)."""
+        return self._lines
 
     def next(self) -> Any:
         """The next line, parsed; raises :class:`Stalled` (after killing the

@@ -51,6 +51,38 @@ def test_forged_check_table_changes_no_verdict():
     assert out["failure"] is not None
 
 
+# Module level: whatever the harness used to judge mutation in the sandbox (before
+# this check moved to veriplan's process: pickle) now says nothing changed
+HIDE_MUTATION = """
+import sys
+class _Same:
+    dumps = staticmethod(lambda *a, **k: b"same")
+    loads = staticmethod(lambda *a, **k: None)
+for name, h in list(sys.modules.items()):
+    if "autotos" in name and name.endswith("harness") and hasattr(h, "pickle"):
+        h.pickle = _Same
+"""
+
+
+def test_a_successor_function_cannot_hide_that_it_changes_its_input():
+    hiding = HIDE_MUTATION + "\n\n" + SUCC.replace(
+        "out = []", "state.sort(reverse=True)\n    out = []")
+    out = check(DOMAIN, "soundness", hiding, GOAL, FAST, instances=EXAMPLES)
+    failure = out["failure"]
+    assert failure is not None and failure["category"] == "input_changed"
+    assert failure["evidence"]["before"] == [1, 1, 4, 6]
+    assert failure["evidence"]["after"] == [6, 4, 1, 1]
+
+
+def test_a_goal_test_that_sorts_its_input_is_not_a_changed_input():
+    # the paper's check (b) is about the successor function: a goal test that
+    # reorders the state it is given changes the state the search expands
+    # next, which the successor function gets unchanged
+    sorting = GOAL.replace("return", "state.sort()\n    return")
+    out = check(DOMAIN, "soundness", SUCC, sorting, FAST, instances=EXAMPLES)
+    assert out["failure"] is None, out["failure"]
+
+
 def test_clearing_the_harness_is_a_category_not_a_crash():
     two = EXAMPLES + [{"id": "v", "init": [4, 6, 1, 1], "meta": {}}]
     out = check(DOMAIN, "soundness", SUCC, goal_code(hostile.CLEAR_TABLE, "False"), FAST,

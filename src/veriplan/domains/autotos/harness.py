@@ -17,12 +17,16 @@ Lines (each a JSON array):
   not seen before; for the first expansion, the initial state), then the
   successors of the state the search expands next (the parent replays the
   search, with its own duplicate detection, to know which states those are).
+  With the mutation check on, a state the successor call left written
+  differently adds ``before, after`` (the parent compares them as values:
+  ``input_changed`` is decided there, not here).
 * ``["E", n, "found" | "exhausted"]``: the search stopped (``found``: the
   ``n``-th answer was true).
 * ``["R", path, calls]``: a search's result without its trace (the evaluation
   with the per-transition checks off: the path is validated in the parent).
-* ``["F", n, failure]``: a call failed (an exception, the input state
-  changed, a value that is not a state, the search's time ran out) after
+* ``["F", n, failure]``: a call failed (an exception, a value that is not a
+  state, an input state left as something that is not one, the search's
+  time ran out) after
   ``n`` false goal answers; the failure's ``role`` says which function.
 
 Every call of a generated function writes its code on the heartbeat first
@@ -35,7 +39,6 @@ from __future__ import annotations
 import builtins
 import gc
 import json
-import pickle
 import time
 import traceback
 from collections import deque
@@ -194,15 +197,18 @@ def search(d: SearchDomain, inst: Instance, succ: Callable, goal: Callable, ch: 
     """BFS (goal test on generation) or DFS over the model's functions. With
     ``trace`` every expansion goes to the parent, which replays the search and
     checks it; without, only the path (or None) and the number of calls.
+    With ``mutation`` the expanded state is written as JSON before and after
+    the successor call; when the two texts differ, the line carries both and
+    the parent compares them as values (this harness judges nothing).
     Returns ``found``, ``exhausted`` or ``failed`` (the failure is sent).
     ``tested`` in a line counts the goal answers since the previous line (all
     false but, in ``["E", n, "found"]``, the last)."""
     trace = payload["trace"]
-    mutation = payload.get("mutation", False)
+    mutation = trace and payload.get("mutation", False)
     deadline = time.perf_counter() + payload["search_limit"]
     sargs, gargs = d.succ_args(inst), d.goal_args(inst)
     key, encode, beat, send_text = d.key, d.encode, ch.beat, ch.send_text
-    dumps = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
+    dumps = _encoder()
     plain = encode is identity
     clock = time.perf_counter
     init = inst.init
@@ -229,7 +235,12 @@ def search(d: SearchDomain, inst: Instance, succ: Callable, goal: Callable, ch: 
                                        "evidence": {}, "message": "the search ran out of time"}])
                 return "failed"
             s, ks = pop()
-            before = pickle.dumps(s) if mutation else None
+            before = ""
+            if mutation:  # the state as the successor function gets it
+                try:
+                    before = dumps(s if plain else encode(s))
+                except Exception:  # noqa: BLE001 - the goal test made it something else
+                    before = "null"
             sequence += 1
             beat[0] = sequence << 24
             calls += 1
@@ -240,37 +251,33 @@ def search(d: SearchDomain, inst: Instance, succ: Callable, goal: Callable, ch: 
                 ch.send(["F", tested, _call_failure("succ", e, s).data()])
                 return "failed"
             beat[0] = 0
-            if mutation and pickle.dumps(s) != before:
-                ch.send(["F", tested, Failure(
-                    "input_changed", "the successor function changed its input state", "succ",
-                    before=pickle.loads(before), after=s).data()])
-                return "failed"
             if trace:
                 try:
                     text = dumps(out if plain else [encode(c) for c in out])
+                    after = dumps(s if plain else encode(s)) if mutation else before
                 except Exception:  # noqa: BLE001 - not JSON: find the culprit
-                    try:
-                        _states(d, out, s)
-                        raise Failure("succ_soundness", "the successor function returned "
-                                      "values that are not states", "succ", state=s) from None
-                    except Failure as f:
-                        ch.send(["F", tested, f.data()])
-                        return "failed"
-                send_text(f'["X",{tested},{text}]')
+                    ch.send(["F", tested, _not_json(d, out, s).data()])
+                    return "failed"
+                if after == before:  # the same text: the same value
+                    send_text(f'["X",{tested},{text}]')
+                else:  # the parent compares the values
+                    send_text(f'["X",{tested},{text},{before},{after}]')
             tested = 0
             sequence += 1
             base = (sequence << 24) | GOAL
-            for j, child in enumerate(out):
-                try:
-                    kc = key(child)
-                except Exception:  # noqa: BLE001 - not a state of this domain
-                    ch.send(["F", tested, Failure(
-                        "succ_soundness", f"the successor function returned "
-                        f"{jsonable_or_repr(child)!r}, which is not a state", "succ",
-                        state=s).data()])
-                    return "failed"
+            try:
+                keys = list(map(key, out))
+            except Exception:  # noqa: BLE001 - not a state of this domain
+                child = next(c for c in out if not _keyable(key, c))
+                ch.send(["F", tested, Failure(
+                    "succ_soundness", f"the successor function returned "
+                    f"{jsonable_or_repr(child)!r}, which is not a state", "succ",
+                    state=s).data()])
+                return "failed"
+            for j, kc in enumerate(keys):
                 if kc in seen:
                     continue
+                child = out[j]
                 seen[kc] = (ks, child)
                 beat[0] = base + j
                 try:
@@ -300,6 +307,44 @@ def search(d: SearchDomain, inst: Instance, succ: Callable, goal: Callable, ch: 
     else:
         ch.send(["R", None, calls])
     return "exhausted"
+
+
+def _encoder() -> Callable[[Any], str]:
+    """Compact JSON text of a value: the C encoder built once (``json.dumps``
+    builds one per call, which costs more than encoding a small state)."""
+    from json import encoder as std
+
+    make = std.c_make_encoder
+    if make is None:  # an interpreter without the C accelerator
+        return json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
+
+    def refuse(x: Any) -> Any:
+        raise TypeError(f"{type(x).__name__} is not JSON")
+
+    encode = make(None, refuse, std.encode_basestring_ascii, None, ":", ",", False, False,
+                  True)
+    join = "".join
+    return lambda x: join(encode(x, 0))
+
+
+def _not_json(d: SearchDomain, out: list, s: Any) -> Failure:
+    """Why an expansion could not be written: a successor that is not a
+    state, else the input state, which the call left as something that is not
+    one (it was JSON when the search reached it)."""
+    try:
+        _states(d, out, s)
+    except Failure as f:
+        return f
+    return Failure("input_changed", "the successor function changed its input state into "
+                   "something that is not a state", "succ", after=s)
+
+
+def _keyable(key: Callable, x: Any) -> bool:
+    try:
+        key(x)
+    except Exception:  # noqa: BLE001
+        return False
+    return True
 
 
 def _found(ch: Any, trace: bool, tested: int, path: list, d: SearchDomain, calls: int) -> str:

@@ -8,9 +8,11 @@ functions and only reports their answers).
   returns the successor function's states; missing ones are found here.
 * Soundness and the evaluation with checks: the sandbox streams every
   expansion of its search; this module replays the same BFS/DFS from those
-  answers (its own duplicate detection and frontier), runs the partial
-  soundness check on every transition and the true goal check on the state
-  the search stops at, and builds the path from its own search tree.
+  answers (its own duplicate detection and frontier, its own copy of every
+  state), runs the partial soundness check on every transition and the true
+  goal check on the state the search stops at, decides the input-mutation
+  check from the expanded state as written before and after the successor
+  call, and builds the path from its own search tree.
 * The evaluation without checks: the sandbox returns each path, which the
   caller validates independently of the model's code.
 
@@ -18,8 +20,8 @@ A call that overruns its limit is seen from outside on the sandbox's
 heartbeat: the sandbox is killed (C loops included) and the call is
 ``succ_too_slow`` / ``goal_too_slow``; the evaluation restarts a sandbox for
 the instances left. The sandbox may report its own failures (an exception, a
-changed input, a value that is not a state, its search time running out): a
-failure claimed only hurts the code that claims it. Anything else that does
+value that is not a state, its search time running out): a failure claimed
+only hurts the code that claims it. Anything else that does
 not fit — a missing, malformed or inconsistent answer, a process that ended
 between calls — is ``malformed_answer``. Nothing the sandbox says can make a
 check pass that the model's functions, as they answered, do not pass.
@@ -357,21 +359,24 @@ def _result(s: Session, d: SearchDomain, inst: Instance) -> tuple[list | None, i
     return line[1], calls
 
 
-def replay(s: Session, d: SearchDomain, inst: Instance, partial: bool
+def replay(s: Session, d: SearchDomain, inst: Instance, partial: bool, mutation: bool = True
            ) -> tuple[list | None, int]:
     """The search, replayed from the sandbox's answers with every check on;
-    (the path as JSON states, or None; the number of calls)."""
+    (the path as JSON states, or None; the number of calls). ``mutation``:
+    the expansion lines carry each expanded state as it was after the
+    successor call, compared here with the state the search generated."""
     try:
-        return _replay(s, d, inst, partial)
+        return _replay(s, d, inst, partial, mutation)
     except Failed:
         raise
     except Exception as e:  # noqa: BLE001 - answers of the wrong shape
         raise _malformed(f"{type(e).__name__}: {str(e)[:200]}") from None
 
 
-def _replay(s: Session, d: SearchDomain, inst: Instance, partial: bool
+def _replay(s: Session, d: SearchDomain, inst: Instance, partial: bool, mutation: bool
             ) -> tuple[list | None, int]:
     key, decode, encode = d.key, d.decode, d.encode
+    plain = decode is identity
     sargs = dict(zip(d.succ_params, d.succ_args(inst)))
     gargs = dict(zip(d.goal_params, d.goal_args(inst)))
     init = inst.init
@@ -379,16 +384,22 @@ def _replay(s: Session, d: SearchDomain, inst: Instance, partial: bool
     seen: dict = {kinit: (None, init)}  # state key -> (parent key, state)
     bfs = d.algorithm == "bfs"
     frontier: deque = deque()  # keys
+    pop = frontier.popleft if bfs else frontier.pop
     children: list = [init]  # the states whose goal answers come next ...
-    keys: list = [kinit]
-    fresh: list[int] = [0]  # ... and the positions of those not seen before
+    fresh: list = [kinit]  # ... and the keys of those not seen before, in order
+    record = seen.__setitem__
+    # ["X", tested, successors], or with mutation checks and a state written differently
+    # after the successor call than before: ["X", tested, successors, before, after]
+    changed = 5 if mutation else 3
+    check = d.first_unsound if partial else None
+    lines = s.job.lines
     calls = 0
 
     def upcoming() -> Any:
         """The state the next successor call is on (goal answers not yet in
         are taken as false: the sandbox went on searching)."""
-        waiting = [keys[p] for p in fresh if keys[p] not in frontier]
-        order = list(frontier) + waiting
+        queued = set(frontier)
+        order = list(frontier) + [k for k in fresh if k not in queued]
         return seen[order[0] if bfs else order[-1]][1]
 
     def where(role: str, index: int) -> dict:
@@ -405,65 +416,79 @@ def _replay(s: Session, d: SearchDomain, inst: Instance, partial: bool
         return out
 
     while True:
-        line = s.line(where)
-        tag = line[0]
-        if tag not in ("X", "E", "F") or len(line) != 3 or type(line[1]) is not int:
-            raise _malformed(f"expected a search step, got {str(line)[:200]}")
-        tested = line[1]
-        if tag == "E" and line[2] == "found":
-            if not 1 <= tested <= len(fresh):
-                raise _malformed("the sandbox found a goal among states the search had "
-                                 "not generated", "goal")
+        line = lines.popleft() if lines else s.line(where)
+        if type(line) is not list or (len(line) != 3 and len(line) != changed) \
+                or line[0] != "X" or type(line[1]) is not int:
+            if not isinstance(line, list) or len(line) != 3 or line[0] not in ("E", "F") \
+                    or type(line[1]) is not int:
+                raise _malformed(f"expected a search step, got {str(line)[:200]}")
+            tested = line[1]
+            if line[0] == "E" and line[2] == "found":
+                if not 1 <= tested <= len(fresh):
+                    raise _malformed("the sandbox found a goal among states the search had "
+                                     "not generated", "goal")
+                calls += tested
+                return [encode(x) for x in reversed(path_to(fresh[tested - 1]))], calls
+            if line[0] == "F" and tested < len(fresh):  # a goal test failed
+                calls += tested
+                if isinstance(line[2], dict) and line[2].get("role") == "goal":
+                    raise s.claim(line[2], state=seen[fresh[tested]][1], args=gargs)
+                raise s.claim(line[2])
+            _count(tested, fresh)
             calls += tested
-            return [encode(x) for x in reversed(path_to(keys[fresh[tested - 1]]))], calls
-        if tag == "F" and tested < len(fresh):  # a goal test failed
-            calls += tested
-            if isinstance(line[2], dict) and line[2].get("role") == "goal":
-                raise s.claim(line[2], state=children[fresh[tested]], args=gargs)
-            raise s.claim(line[2])
-        if tested != len(fresh):
-            raise _malformed(f"{tested} goal answers where the search needed {len(fresh)} "
-                             "(the sandbox skipped states or tested seen ones; or the "
-                             "successor function returned states that change when written "
-                             "as JSON)", "goal")
-        calls += tested
-        frontier.extend([keys[p] for p in fresh])
-        if tag == "F":
-            raise s.claim(line[2], state=seen[frontier[0] if bfs else frontier[-1]][1]
-                          if frontier else None, args=sargs)
-        if tag == "E":
+            frontier.extend(fresh)
+            if line[0] == "F":
+                raise s.claim(line[2], state=seen[frontier[0] if bfs else frontier[-1]][1]
+                              if frontier else None, args=sargs)
             if line[2] == "exhausted" and not frontier:
                 return None, calls
             raise _malformed(f"the search stopped ({str(line[2])[:40]}) where the replay "
                              "had not")
+        tested = line[1]
+        if tested != len(fresh):
+            _count(tested, fresh)
+        calls += tested + 1
+        frontier.extend(fresh)
         if not frontier:
             raise _malformed("an expansion after the search had run out of states")
-        k = frontier.popleft() if bfs else frontier.pop()
+        k = pop()
         state = seen[k][1]
-        calls += 1
-        if not isinstance(line[2], list):
+        if len(line) == 5:
+            before, after = (line[3], line[4]) if plain else (decode(line[3]),
+                                                              decode(line[4]))
+            if before != after:
+                raise Failed("input_changed", "the successor function changed its input "
+                             "state", state=state, before=before, after=after, args=sargs,
+                             dead=True)
+        children = line[2]
+        if type(children) is not list:
             raise _malformed("the successors are not a list")
-        children = line[2] if decode is identity else [decode(c) for c in line[2]]
-        if partial:
-            bad = d.first_unsound(state, children)
+        if not plain:
+            children = [decode(c) for c in children]
+        if check is not None:
+            bad = check(state, children)
             if bad is not None:
                 raise Failed("succ_soundness", bad.message, state=state,
                              successor=bad.successor, args=sargs,
                              check="partial" if bad.partial else "state")
-        try:
-            keys = list(map(key, children))
-        except Exception:  # noqa: BLE001 - not a state of this domain
+        try:  # the keys not seen before, in order, each recorded (parent key, state)
+            fresh = [kc for c in children
+                     if (kc := key(c)) not in seen and not record(kc, (k, c))]
+        except Exception:  # noqa: BLE001 - not a state of this domain (the search ends)
             from veriplan.domains.autotos.harness import jsonable_or_repr
 
             bad = next(c for c in children if not _keyable(key, c))
             raise Failed("succ_soundness", "the successor function returned "
                          f"{jsonable_or_repr(bad)!r}, which is not a state", state=state,
                          args=sargs) from None
-        fresh = []
-        for p, kc in enumerate(keys):
-            if kc not in seen:
-                seen[kc] = (k, children[p])
-                fresh.append(p)
+
+
+def _count(tested: int, fresh: list) -> None:
+    if tested != len(fresh):
+        raise _malformed(f"{tested} goal answers where the search needed {len(fresh)} "
+                         "(the sandbox skipped states or tested seen ones; or the "
+                         "successor function returned states that change when written "
+                         "as JSON)", "goal")
 
 
 def _keyable(key: Callable, x: Any) -> bool:
