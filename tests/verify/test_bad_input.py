@@ -322,14 +322,20 @@ def test_a_confined_batch_cannot_leave_its_base_dir(tmp_path):
 # ----- a worker that dies ----------------------------------------------------------------------
 @pytest.mark.skipif(sys.platform == "win32", reason="forked workers inherit the patch")
 def test_a_worker_that_dies_is_replaced_and_its_line_gets_a_record(monkeypatch, tmp_path):
-    real = batch._Judge._judge
+    real, real_quick = batch._Judge._judge, batch._Judge._quick
 
     def judge(self, it):
         if isinstance(it, dict) and it.get("id") == "die":
             os._exit(9)  # as a worker killed mid-line (out of memory, a signal)
         return real(self, it)
 
+    def quick(self, line, ident, it):  # the one-pass path, taken first
+        if ident == "die":
+            os._exit(9)
+        return real_quick(self, line, ident, it)
+
     monkeypatch.setattr(batch._Judge, "_judge", judge)
+    monkeypatch.setattr(batch._Judge, "_quick", quick)
     other = tmp_path / "other.pddl"
     other.write_text(Path(PROB).read_text())
     lines = [json.dumps(item(i if i % 9 else "die", problem=[PROB, str(other)][i % 2]))

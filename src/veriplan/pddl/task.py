@@ -71,6 +71,7 @@ class Task:
         self.uses_costs = shared.uses_costs
         self._templates = shared.templates
         self._shared_ops = shared.ops
+        self._shared = shared
         self.facts = shared.facts
         self.init: State = self.facts.state(problem.init)
         self.goal: Condition = self._goal(problem.goal)
@@ -285,6 +286,9 @@ class Task:
         return self._ground
 
     _ground: tuple[Operator, ...] | None = None
+    # veriplan.verify.batch's memo: the text of a clean step, "stack a b", to its
+    # operator once the step was found well-formed for this task.
+    _by_text: dict[str, Operator] | None = None
     _left = 0  # the grounding budget left (see _counted)
     _what = ""
 
@@ -361,6 +365,10 @@ class _Shared:
                               for e in a.effects)
         self.facts = FactIndex()
         self.ops: dict[tuple[str, tuple[str, ...]], Operator] = {}
+        # veriplan.verify.batch's memo for an untyped domain: the text of a clean
+        # step, "stack a b", to its STRIPS operator (of ops), for any task whose
+        # objects hold its arguments.
+        self.by_text: dict[str, Operator] = {}
 
 
 _SHARED: dict[int, _Shared] = {}

@@ -282,6 +282,19 @@ _SEEN = 4096
 _PLAN_WORD = re.compile(r"(?<![a-z0-9])plan(?![a-z0-9])")
 
 
+def clean_text(text: str) -> str | None:
+    """``text`` in lower case when :func:`read_clean` may read it (every line blank or
+    one clean ``(action arg ...)``, no line the full reader takes for a plan marker),
+    else None. Its steps are then the groups of ``_INSIDE.findall`` of it, in order."""
+    low = text if text.islower() or not text else text.lower()
+    if _CLEAN.fullmatch(low) is None:
+        return None
+    if "plan" in low and ("__" in low or (_PLAN_WORD.search(low) is not None and any(
+            marker(line.strip()) for line in low.splitlines() if "plan" in line))):
+        return None  # the full reader takes the line for a plan marker, or drops "__"
+    return low
+
+
 def read_clean(text: str, arity: Mapping[str, int] | None,
                actions: Container[str] | None = None,
                objects: Container[str] | None = None) -> ParsedPlan | None:
@@ -292,12 +305,9 @@ def read_clean(text: str, arity: Mapping[str, int] | None,
     (``objects``; None: any), or None for any other text, which the full
     reader (:func:`read_with`) then reads. Where it returns a plan, the full
     reader returns an equal one (the same steps, with the same line numbers)."""
-    low = text if text.islower() or not text else text.lower()
-    if _CLEAN.fullmatch(low) is None:
+    low = clean_text(text)
+    if low is None:
         return None
-    if "plan" in low and ("__" in low or (_PLAN_WORD.search(low) is not None and any(
-            marker(line.strip()) for line in low.splitlines() if "plan" in line))):
-        return None  # the full reader takes the line for a plan marker, or drops "__"
     n = low.count("(")
     if n == low.count("\n") + (not low.endswith("\n")):
         numbers: Iterable[int] = range(1, n + 1)  # no blank line

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from veriplan.core.plan import Step
 from veriplan.errors import (
     ConfigError,
     InputFileError,
@@ -52,7 +53,14 @@ from veriplan.pddl.ast import Domain
 from veriplan.pddl.parser import _read_text, parse_problem
 from veriplan.pddl.task import Task, cached_domain
 from veriplan.planio import parse_plan
-from veriplan.verify.validator import ValidationResult, validate_plan
+from veriplan.planio.pddl_plan import _INSIDE, _LONG, clean_text
+from veriplan.verify.consistency import check_step, plainly_well_formed
+from veriplan.verify.validator import (
+    ValidationResult,
+    false_parts,
+    precondition_error,
+    validate_plan,
+)
 
 #: The kinds of :class:`ItemError`.
 ERROR_KINDS = ("json", "item", "missing-file", "pddl", "config", "too-large", "not-a-file",
@@ -357,6 +365,80 @@ class _Judge:
         self._last = (dpath, ppath, task)
         return task
 
+    def _quick(self, line: int, ident: Any, item: dict) -> tuple[bool, str] | None:
+        """The verdict and record of a common item, ``{"domain", "problem", "plan"}``
+        whose plan is clean PDDL (every line blank or one ``(action arg ...)``), read
+        and judged in one pass without building the steps, the parsed plan or the
+        result; None for any other item (the general path judges it: the same
+        record). Raises what :meth:`_judge` raises for the item's files."""
+        plan_text = item.get("plan")
+        if (type(plan_text) is not str or "format" in item or "planbench_config" in item
+                or "plan_file" in item or len(plan_text) > _LONG
+                or len(plan_text) > self.max_bytes):
+            return None
+        raw = self._raw
+        if raw is not None and item.get("domain") == raw[0] and item.get("problem") == raw[1]:
+            task = raw[2]
+        else:
+            task = self._task(self._path(item, "domain", "domain file"),
+                              self._path(item, "problem", "problem file"))
+            raw = (item["domain"], item["problem"])
+            self._raw = (*raw, task) if all(type(r) is str for r in raw) else None
+        low = clean_text(plan_text)
+        if low is None:
+            return None
+        memo = task._by_text  # this task's steps
+        if memo is None or len(memo) > _BY_TEXT:
+            memo = task._by_text = {}
+        # The STRIPS steps of an untyped domain, for every task of it: such a step is
+        # read and well-formed in a task whose objects hold its arguments.
+        shared = None if task.domain.types else task._shared.by_text
+        objects = task.objects
+        # Every step first, as the reader reads them all before the validator runs:
+        # a step the reader would not read as it stands leaves the plan to the
+        # general path (which reads it some other way, or reports the line unread).
+        ops = []
+        for group in _INSIDE.findall(low):
+            op = memo.get(group)
+            if op is None and shared is not None:
+                op = shared.get(group)
+                if op is not None:
+                    for a in op.args:
+                        if a not in objects:
+                            return None
+            if op is None:
+                op = _quick_op(task, group, len(ops) + 1)
+                if op is None:
+                    return None
+                if shared is not None and op.name in task._templates:
+                    if len(shared) > _BY_TEXT_SHARED:
+                        shared.clear()
+                    shared[group] = op
+                else:
+                    memo[group] = op
+            ops.append(op)
+        n = len(ops)
+        state = task.init
+        for i, op in enumerate(ops, 1):
+            if op.pre_rest or op.cond_effects:
+                if not op.applicable(state):
+                    return self._quick_failed(line, ident, task, op, i, n, state)
+                state = op.apply(state)
+            else:
+                pos = op.pre_pos
+                if state & pos != pos or state & op.pre_neg:
+                    return self._quick_failed(line, ident, task, op, i, n, state)
+                state = (state & ~op.delete) | op.add
+        unmet = () if task.goal.holds(state) else false_parts(task.goal, state, task.facts)
+        return not unmet, _judged(line, ident, not unmet, n, None, None, None, None, (), unmet)
+
+    @staticmethod
+    def _quick_failed(line: int, ident: Any, task: Task, op: Any, i: int, n: int,
+                      state: int) -> tuple[bool, str]:
+        err = precondition_error(task, Step(op.name, op.args), i, op, state)
+        return False, _judged(line, ident, False, n, err.index, str(err.step), str(err.kind),
+                              err.detail, err.unsatisfied, ())
+
     def _judge(self, item: Any) -> ValidationResult:
         if type(item) is dict and "format" not in item and "planbench_config" not in item:
             # The common item: {"domain", "problem", "plan"} of the last item's problem.
@@ -537,6 +619,53 @@ def _error_record(line: int, ident: Any, error: ItemError) -> str:
     return text.replace('"id": null', '"id": ' + _id_json(ident), 1)
 
 
+_BY_TEXT = 4096  # the most step texts a task's memo keeps (then it starts afresh)
+_BY_TEXT_SHARED = 1 << 16  # and a domain's
+
+
+def _quick_op(task: Task, group: str, index: int) -> Any:
+    """The operator of the clean step ``(group)`` of a plan, if the PDDL reader reads
+    it as the step (a known action with its number of arguments, known objects: see
+    :func:`veriplan.planio.pddl_plan.read_clean`) and the validator finds it
+    well-formed; else None."""
+    words = group.split()
+    name = words[0]
+    schema = task.schemas.get(name)
+    if schema is None or len(schema.params) != len(words) - 1:
+        return None
+    args = tuple(words[1:])
+    objects = task.objects
+    for a in args:
+        if a not in objects:
+            return None
+    op = task.checked_operator(name, args)
+    if op is not None:
+        return op
+    step = Step(name, args)
+    if not plainly_well_formed(task, step) and check_step(task, step, index) is not None:
+        return None
+    try:
+        return task.mark_checked(name, args)
+    except PDDLSemanticError:  # the general path says why
+        return None
+
+
+def _judged(line: int, ident: Any, valid: bool, steps: int, failed_step: int | None,
+            action: str | None, failure: str | None, detail: str | None,
+            unsatisfied: Iterable[Any], unmet: Iterable[Any], unread: str = "") -> str:
+    """The record of a judged item (:meth:`BatchVerdict.to_dict`), as JSON text."""
+    enc = _STR
+    return (f'{{"line": {line}, "id": {_id_json(ident)}, '
+            f'"valid": {"true" if valid else "false"}, '
+            f'"steps": {steps}, "unread": [{unread}], '
+            f'"failed_step": {_json(failed_step)}, "failed_action": {_json(action)}, '
+            f'"failure": {enc(failure) if failure else "null"}, '
+            f'"detail": {enc(detail) if detail else "null"}, '
+            f'"unsatisfied": [{", ".join([enc(u.pddl()) for u in unsatisfied])}], '
+            f'"unmet_goals": [{", ".join([enc(g.pddl()) for g in unmet])}], '
+            f'"error": null}}')
+
+
 def _record(judge: _Judge, line: int, item: Any) -> tuple[bool | None, str]:
     """An item's verdict and its record's JSON text (that of
     ``_ENCODER.encode(verdict.to_dict())``, written directly for a judged item).
@@ -546,21 +675,18 @@ def _record(judge: _Judge, line: int, item: Any) -> tuple[bool | None, str]:
         return None, _error_record(line, None, item)
     ident = item.get("id") if type(item) is dict or isinstance(item, Mapping) else None
     try:
+        if type(item) is dict:
+            quick = judge._quick(line, ident, item)
+            if quick is not None:
+                return quick
         r = judge._judge(item)
         enc = _STR
         unread = ", ".join([f'{{"line": {_json(u.line)}, "text": {enc(u.text)}, '
                             f'"reason": {enc(u.reason)}}}' for u in r.unread]
                            ) if r.unread else ""
-        return r.valid, (
-            f'{{"line": {line}, "id": {_id_json(ident)}, '
-            f'"valid": {"true" if r.valid else "false"}, '
-            f'"steps": {len(r.plan)}, "unread": [{unread}], '
-            f'"failed_step": {_json(r.failed_step)}, "failed_action": {_json(r.action)}, '
-            f'"failure": {enc(str(r.error)) if r.error else "null"}, '
-            f'"detail": {enc(r.detail) if r.detail else "null"}, '
-            f'"unsatisfied": [{", ".join([enc(u.pddl()) for u in r.unsatisfied])}], '
-            f'"unmet_goals": [{", ".join([enc(g.pddl()) for g in r.unmet_goals])}], '
-            f'"error": null}}')
+        return r.valid, _judged(line, ident, r.valid, len(r.plan), r.failed_step, r.action,
+                                str(r.error) if r.error else None, r.detail, r.unsatisfied,
+                                r.unmet_goals, unread)
     except _Bad as bad:
         return None, _error_record(line, ident, bad.error)
     except PDDLSemanticError as exc:  # a task that cannot be grounded

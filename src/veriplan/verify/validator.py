@@ -234,17 +234,7 @@ def _validate(task: Task, steps: tuple[Step, ...], trace: bool) -> ValidationRes
             pos = op.pre_pos
             ok = state & pos == pos and not state & op.pre_neg
         if not ok:
-            if FALSE in op.pre_rest:
-                never = _never_parts(task, step)
-                err = StepError(i, step, StepErrorKind.PRECONDITION,
-                                f"the precondition of {step.name} can never hold for these "
-                                f"arguments: {_join(never)} is false in every state", never)
-                return _fail(task, steps, err, cost, states, trace)
-            unsat = tuple(false_parts(op.precondition, state, task.facts))
-            noun = "precondition" if len(unsat) == 1 else "preconditions"
-            err = StepError(i, step, StepErrorKind.PRECONDITION,
-                            f"{noun} {_join(unsat)} {'is' if len(unsat) == 1 else 'are'} false",
-                            unsat)
+            err = precondition_error(task, step, i, op, state)
             return _fail(task, steps, err, cost, states, trace)
         state = op.apply(state) if op.cond_effects else (state & ~op.delete) | op.add
         cost += op.cost
@@ -254,6 +244,23 @@ def _validate(task: Task, steps: tuple[Step, ...], trace: bool) -> ValidationRes
     return ValidationResult(
         valid=not unmet, plan=steps, unmet_goals=unmet, cost=cost,
         steps_executed=len(steps), trace=_trace(task, states) if trace else None)
+
+
+def precondition_error(task: Task, step: Step, index: int, op: Operator,
+                       state: State) -> StepError:
+    """Why step ``index`` (its ground operator ``op``) cannot be executed in ``state``,
+    where its precondition is false: the parts that are false, or those that are
+    false in every state."""
+    if FALSE in op.pre_rest:
+        never = _never_parts(task, step)
+        return StepError(index, step, StepErrorKind.PRECONDITION,
+                         f"the precondition of {step.name} can never hold for these "
+                         f"arguments: {_join(never)} is false in every state", never)
+    unsat = tuple(false_parts(op.precondition, state, task.facts))
+    noun = "precondition" if len(unsat) == 1 else "preconditions"
+    return StepError(index, step, StepErrorKind.PRECONDITION,
+                     f"{noun} {_join(unsat)} {'is' if len(unsat) == 1 else 'are'} false",
+                     unsat)
 
 
 def _never_parts(task: Task, step: Step) -> tuple[ConditionPart, ...]:

@@ -1,0 +1,171 @@
+"""``validate --batch`` reads and judges a clean plan in one pass (``_Judge._quick``:
+no steps, parsed plan or result built); its records are exactly those of the general
+path (reader, validator, record) on every line, whatever the domain's features, and
+it leaves every other plan to the general path."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+import yaml
+
+import veriplan.verify.batch as batch
+from tests.conftest import EXAMPLES
+from veriplan.pddl.task import clear_domain_cache
+from veriplan.verify.batch import batch_lines
+
+FEATURES = Path(__file__).parent / "features"
+
+pytestmark = pytest.mark.usefixtures("fresh_batch_caches")
+
+
+def records(lines: list[str], quick: bool, monkeypatch, **kw) -> tuple[list[str], int]:
+    """The records of a fresh run, with or without the one-pass path; and how many
+    lines that path judged."""
+    batch.clear_caches()
+    clear_domain_cache()
+    real = batch._Judge._quick
+    taken = [0]
+
+    def counted(self, line, ident, item):
+        out = real(self, line, ident, item) if quick else None
+        taken[0] += out is not None
+        return out
+
+    monkeypatch.setattr(batch._Judge, "_quick", counted)
+    out = [text for _v, text in batch_lines(lines, **kw)]
+    monkeypatch.setattr(batch._Judge, "_quick", real)
+    return out, taken[0]
+
+
+def steps_of(domain_text: str, problem_text: str) -> tuple[list[str], list[str]]:
+    """The action names and objects of a task (for random steps)."""
+    from veriplan.pddl.parser import parse_domain, parse_problem
+
+    d = parse_domain(domain_text, strict=False)
+    p = parse_problem(problem_text, d, strict=False)
+    return [f"{a.name}/{len(a.params)}" for a in d.actions], [*d.constants, *p.objects]
+
+
+def dress(rng: random.Random, steps: list[str]) -> str:
+    """A plan text: mostly clean lines, sometimes in another dress the reader also
+    reads (or not)."""
+    lines = list(steps)
+    r = rng.random()
+    if r < 0.08:
+        lines = [s.upper() for s in lines]
+    elif r < 0.14:
+        lines = [f"{k}. {s}" for k, s in enumerate(lines, 1)]
+    elif r < 0.18:
+        lines = [s.replace(" ", "\t ") for s in lines]
+    elif r < 0.22:
+        lines.insert(rng.randrange(len(lines) + 1), "")
+    elif r < 0.25:
+        lines.append(";; a comment")
+    elif r < 0.28:
+        lines = ["[PLAN]", *lines, "[PLAN END]"]
+    elif r < 0.31:
+        lines = [s.replace("(", "( ").replace(")", " )") for s in lines]
+    sep = "\r\n" if rng.random() < 0.05 else "\n"
+    return sep.join(lines) + (sep if rng.random() < 0.3 else "")
+
+
+def random_plans(rng: random.Random, domain_text: str, problem_text: str,
+                 n: int) -> list[str]:
+    actions, objects = steps_of(domain_text, problem_text)
+    out = []
+    for _ in range(n):
+        steps = []
+        for _ in range(rng.randrange(0, 6)):
+            name, arity = rng.choice(actions).rsplit("/", 1)
+            k = int(arity) + (rng.random() < 0.05) - (rng.random() < 0.05)
+            args = [rng.choice(objects) if rng.random() < 0.95 else "nowhere"
+                    for _ in range(max(k, 0))]
+            if rng.random() < 0.03:
+                name = "fly"
+            steps.append(f"({' '.join([name, *args])})")
+        out.append(dress(rng, steps))
+    return out
+
+
+def feature_lines(tmp_path: Path, rng: random.Random) -> list[str]:
+    lines = []
+    for path in sorted(FEATURES.glob("*.yaml")):
+        spec = yaml.safe_load(path.read_text())
+        if "domain" not in spec or path.stem == "unsupported":
+            continue
+        dom = tmp_path / f"{path.stem}-domain.pddl"
+        prob = tmp_path / f"{path.stem}-problem.pddl"
+        dom.write_text(spec["domain"])
+        prob.write_text(spec["problem"])
+        plans = ["\n".join(p["plan"]) for p in spec.get("plans", []) if "plan" in p]
+        plans += random_plans(rng, spec["domain"], spec["problem"], 60)
+        for k, plan in enumerate(plans):
+            lines.append(json.dumps({"id": f"{path.stem}-{k}", "domain": str(dom),
+                                     "problem": str(prob), "plan": plan}) + "\n")
+    return lines
+
+
+def test_the_one_pass_records_are_the_general_ones_in_every_feature(tmp_path, monkeypatch):
+    rng = random.Random(36)
+    lines = feature_lines(tmp_path, rng)
+    rng.shuffle(lines)
+    general, _ = records(lines, False, monkeypatch)
+    quick, taken = records(lines, True, monkeypatch)
+    assert quick == general
+    assert taken > len(lines) // 2  # the one-pass path judged most of them
+
+
+def test_the_one_pass_records_on_blocksworld_answers(monkeypatch):
+    dom = str(EXAMPLES / "blocks-domain.pddl")
+    prob = str(EXAMPLES / "blocks-problem.pddl")
+    text = (EXAMPLES / "blocks-plan.txt").read_text()
+    rng = random.Random(7)
+    plans = [text, text.upper(), "", "\n\n", "(pick-up a)", text.replace("\n", "\n\n")]
+    plans += random_plans(rng, Path(dom).read_text(), Path(prob).read_text(), 300)
+    lines = [json.dumps({"id": k, "domain": dom, "problem": prob, "plan": p}) + "\n"
+             for k, p in enumerate(plans)]
+    general, _ = records(lines, False, monkeypatch)
+    quick, taken = records(lines, True, monkeypatch)
+    assert quick == general and taken > 150
+    # --max-bytes below a plan's size: the general path's too-large record
+    small, _ = records(lines[:20], True, monkeypatch, max_bytes=60)
+    assert small == records(lines[:20], False, monkeypatch, max_bytes=60)[0]
+
+
+def test_the_one_pass_records_on_recorded_planbench_answers(planbench, monkeypatch):
+    lines = []
+    with (planbench / "answers-dev.jsonl").open() as f:
+        for k, raw in enumerate(f):
+            if k >= 400:
+                break
+            rec = json.loads(raw)
+            for key in ("planbench_extracted", "raw"):
+                lines.append(json.dumps({
+                    "id": f"{k}-{key}", "domain": str(planbench / rec["domain_file"]),
+                    "problem": str(planbench / rec["problem"]),
+                    "plan": rec.get(key) or ""}) + "\n")
+    general, _ = records(lines, False, monkeypatch)
+    quick, taken = records(lines, True, monkeypatch)
+    assert quick == general and taken > 300
+
+
+def test_a_step_text_of_one_problem_is_checked_against_another_problems_objects(
+        tmp_path, monkeypatch):
+    """The memo of an untyped domain's steps is shared by its problems: a step whose
+    objects one problem has and the next lacks is not read in the next."""
+    dom = EXAMPLES / "blocks-domain.pddl"
+    prob = (EXAMPLES / "blocks-problem.pddl").read_text()
+    other = tmp_path / "other.pddl"
+    other.write_text(prob.replace(" c ", " z ").replace(" c)", " z)"))
+    assert other.read_text() != prob
+    lines = [json.dumps({"id": k, "domain": str(dom), "problem": p, "plan": "(unstack c a)"})
+             + "\n" for k, p in enumerate([str(EXAMPLES / "blocks-problem.pddl"),
+                                           str(other)] * 2)]
+    general, _ = records(lines, False, monkeypatch)
+    quick, _ = records(lines, True, monkeypatch)
+    assert quick == general
+    assert [json.loads(r)["failure"] for r in quick][1] == "unknown-object"
