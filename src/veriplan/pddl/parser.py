@@ -702,61 +702,78 @@ def _plain_problem(text: str, dom: Domain, file: str) -> Problem | None:
         else:
             typed = [(w, OBJECT) for w in words]
         for n, t in typed:
-            if n in constants or n in objects or not is_name(n):
+            # is_name(n), for a token of the text (no space, parenthesis or comma)
+            if n in constants or n in objects or n[0] == "?":
                 return None
             objects[n] = t
-    preds = dom.predicates
-    new_atom = tuple.__new__
-    if types:
-        def atom(words: list[str]) -> Atom | None:
-            sig = preds.get(words[0])
-            if sig is None or len(words) != len(sig) + 1:
-                return None
-            for a, p in zip(words[1:], sig):  # as _Parser.atom: fitting types
-                t = constants.get(a) or objects.get(a)
-                if t is None or (p.type != t and not _subtype(types, t, p.type)
-                                 and not _subtype(types, p.type, t)):
-                    return None
-            return new_atom(Atom, (words[0], tuple(words[1:])))
-    else:
-        known = {**constants, **objects}
-
-        def atom(words: list[str]) -> Atom | None:
-            sig = preds.get(words[0])
-            if sig is None or len(words) != len(sig) + 1:
-                return None
-            for a in words[1:]:
-                if a not in known:
-                    return None
-            return new_atom(Atom, (words[0], tuple(words[1:])))
-    init = []
-    for item in _FLAT_LIST.findall(init_text):
-        words = item.split()
-        # "=" (a numeric fact) and "not" (skipped) are the parser's to read
-        if not words or words[0] == "=" or words[0] == "not":
-            return None
-        a = atom(words)
-        if a is None:
-            return None
-        init.append(a)
+    init = _plain_atoms(_FLAT_LIST.findall(init_text), dom, objects)
+    if init is None:
+        return None
     goal: Formula | None
     flat = _FLAT_AND.fullmatch(goal_text)
     if flat is not None:
-        parts = []
-        for item in _FLAT_LIST.findall(flat.group(1)):
-            words = item.split()
-            if not words or words[0] in _GOAL_KEYWORDS:
-                return None
-            a = atom(words)
-            if a is None:
-                return None
-            parts.append(a)
+        parts = _plain_atoms(_FLAT_LIST.findall(flat.group(1)), dom, objects)
+        if parts is None:
+            return None
         goal = And(tuple(parts))
     else:
         goal = _general_goal(goal_text, dom, file, objects)
         if goal is None:
             return None
     return Problem(name, domain_name, objects, tuple(init), {}, goal, None, (), file)
+
+
+def _plain_atoms(items: list[str], dom: Domain, objects: dict[str, str]) -> list[Atom] | None:
+    """The atoms of flat lists (their texts, ``on a b``) of a problem with
+    ``objects``, checked as _Parser.atom checks an atom of the problem (a declared
+    predicate with its number of arguments, over declared names, of fitting types);
+    None for a list that is no such atom (or whose head is a keyword of formulas)."""
+    memo = _atom_memo(dom)
+    preds = dom.predicates
+    types = dom.types
+    constants = dom.constants
+    known = None if types else {*constants, *objects}
+    out = []
+    for item in items:
+        a = memo.get(item)
+        if a is None:  # an atom's text met first: the predicate and its arity
+            words = item.split()
+            if not words or words[0] in _GOAL_KEYWORDS:
+                return None  # "=" (a numeric fact), "not", ...: the parser's to read
+            sig = preds.get(words[0])
+            if sig is None or len(words) != len(sig) + 1:
+                return None
+            a = memo[item] = tuple.__new__(Atom, (words[0], tuple(words[1:])))
+        if known is not None:
+            if not known.issuperset(a.args):
+                return None
+        else:
+            for x, p in zip(a.args, preds[a.pred]):  # as _Parser.atom: fitting types
+                t = constants.get(x) or objects.get(x)
+                if t is None or (p.type != t and not _subtype(types, t, p.type)
+                                 and not _subtype(types, p.type, t)):
+                    return None
+        out.append(a)
+    return out
+
+
+_ATOMS: dict[int, tuple[Domain, dict[str, Atom]]] = {}
+
+
+def _atom_memo(dom: Domain) -> dict[str, Atom]:
+    """The atoms of ``dom``'s problems by their text (``on a b``: a declared predicate
+    and its number of arguments, not a keyword), kept while ``dom`` is: problems of
+    one domain share most of their atoms."""
+    hit = _ATOMS.get(id(dom))
+    if hit is not None and hit[0] is dom:
+        if len(hit[1]) > 1 << 16:
+            hit[1].clear()
+        return hit[1]
+    if len(_ATOMS) >= 64:
+        _ATOMS.clear()
+    memo: dict[str, Atom] = {}
+    _ATOMS[id(dom)] = (dom, memo)
+    return memo
 
 
 # Heads a goal part may have that are not atoms (the parser reads those parts).
