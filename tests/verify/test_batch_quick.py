@@ -124,7 +124,12 @@ def test_the_one_pass_records_on_blocksworld_answers(monkeypatch):
     prob = str(EXAMPLES / "blocks-problem.pddl")
     text = (EXAMPLES / "blocks-plan.txt").read_text()
     rng = random.Random(7)
-    plans = [text, text.upper(), "", "\n\n", "(pick-up a)", text.replace("\n", "\n\n")]
+    plans = [text, text.upper(), "", "\n\n", "(pick-up a)", text.replace("\n", "\n\n"),
+             text.replace("\n", "\r\n"), text.replace("\n", "\r"), text.rstrip() + "\r",
+             "\r", "\r\n", " \t\n\t(unstack c a) \n \r\n", "(unstack c a)\n[PLAN END]",
+             "plan:\n(unstack c a)", "(unstack c a) ; the plan\n", "(unstack c a)\n__",
+             "(unstack c a)\n(put-down c)\n(unstack c a)", "(UNSTACK C A)\n(Put-Down c)",
+             "(unstack  c\ta)", "(unstack c a)(put-down c)", "((unstack c a))"]
     plans += random_plans(rng, Path(dom).read_text(), Path(prob).read_text(), 300)
     lines = [json.dumps({"id": k, "domain": dom, "problem": prob, "plan": p}) + "\n"
              for k, p in enumerate(plans)]

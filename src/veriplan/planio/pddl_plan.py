@@ -273,9 +273,11 @@ def schema_vocabulary(schemas: dict) -> Vocabulary:
 
 # A text of clean PDDL steps only: lines that are blank or one ``(action arg ...)``
 # in lower case, spaces and tabs around the words, "\n" or "\r\n" line ends.
-_CLEAN = re.compile(
-    r"(?:[ \t]*+(?:\([ \t]*+[a-z_][a-z0-9_\-]*+(?:[ \t]++[a-z0-9_][a-z0-9_\-]*+)*+[ \t]*+\)"
-    r"[ \t]*+)?(?:\r?\n|\Z))*+")
+_STEP = r"\([ \t]*+[a-z_][a-z0-9_\-]*+(?:[ \t]++[a-z0-9_][a-z0-9_\-]*+)*+[ \t]*+\)"
+_CLEAN = re.compile(rf"(?:[ \t]*+(?:{_STEP}[ \t]*+)?(?:\r?\n|\Z))*+")
+#: One line of such a text (split at "\n"; the last may not end in "\r"), its
+#: step (with the parentheses) in group 1.
+CLEAN_LINE = re.compile(rf"[ \t]*+(?:({_STEP})[ \t]*+)?\r?")
 _INSIDE = re.compile(r"\(([^()]*)\)")
 _SEEN = 4096
 # "plan" as a word of its own (not in "airplane"), as a plan marker has it.

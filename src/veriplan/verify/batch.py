@@ -53,7 +53,7 @@ from veriplan.pddl.ast import Domain
 from veriplan.pddl.parser import _read_text, parse_problem
 from veriplan.pddl.task import Task, cached_domain
 from veriplan.planio import parse_plan
-from veriplan.planio.pddl_plan import _INSIDE, _LONG, clean_text
+from veriplan.planio.pddl_plan import _LONG, CLEAN_LINE, clean_text
 from veriplan.verify.consistency import check_step, plainly_well_formed
 from veriplan.verify.validator import (
     ValidationResult,
@@ -194,6 +194,21 @@ class _FileCache:
                 self._entries.popitem(last=False)
         return value
 
+    def hit(self, path: str, extra: tuple) -> Any:
+        """The value for ``path`` when it is cached, the file unchanged and the
+        entry past its racy window; else None (:meth:`get` then). OSError if the
+        file cannot be looked at."""
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        key = (path, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, *extra)
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None or entry[1] is not None:
+                return None
+            self._entries.move_to_end(key)
+        return entry[0]
+
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
@@ -236,6 +251,10 @@ def cached_task(domain_path: str | Path, problem_path: str | Path, *,
 
 def _task(domain: Domain, problem_path: str, strict: bool,
           max_bytes: int | None = None) -> Task:
+    got = _TASKS.hit(problem_path, (id(domain), strict))
+    if got is not None and got[0] is domain:
+        return got[1]
+
     def build(text: str) -> tuple[Domain, Task]:
         return domain, Task(domain, parse_problem(text, domain, file=problem_path,
                                                   strict=strict))
@@ -297,8 +316,9 @@ def _internal(exc: BaseException) -> ItemError:
 
 class _Judge:
     """Judges items one by one for one run. Consecutive items that name the same
-    domain and problem files share one look-up of their task (the file identity
-    is checked when the run reaches the first of them)."""
+    domain and problem files share one look-up of their task, and consecutive
+    items that name the same domain file one look-up of the domain (the file
+    identity is checked when the run reaches the first of them)."""
 
     def __init__(self, base: str | None, strict: bool, confine: bool = False,
                  max_bytes: int | None = None) -> None:
@@ -309,6 +329,10 @@ class _Judge:
         self._root = os.path.realpath(base if base is not None else os.curdir)
         self._last: tuple[str, str, Task] | None = None
         self._raw: tuple[object, object, Task] | None = None  # as the item gave the paths
+        self._domain: tuple[str, Domain] | None = None  # the last item's domain
+        # a path as an item gives it -> as it is read (not when confined: where a
+        # path leads is looked up for each item then)
+        self._paths: dict[str, str] | None = None if confine else {}
 
     def verdict(self, line: int, item: Any) -> BatchVerdict:
         ident = item.get("id") if isinstance(item, Mapping) else None
@@ -323,6 +347,11 @@ class _Judge:
 
     def _path(self, item: Mapping, key: str, what: str) -> str:
         p = item.get(key)
+        paths = self._paths
+        if paths is not None and type(p) is str:
+            known = paths.get(p)
+            if known is not None:
+                return known
         if not isinstance(p, str) or not p:
             raise _Bad(ItemError("item", f"'{key}' must be a file path (a non-empty string)"
                                  if key in item else f"the item has no '{key}' (a file path)"))
@@ -341,6 +370,10 @@ class _Judge:
                     "refused", f"{p}: the {what} is outside the base directory {root} "
                                "(--confine: paths may not leave it, also through symlinks "
                                "or '..')", file=p))
+        if paths is not None and type(item.get(key)) is str:
+            if len(paths) >= 4096:
+                paths.clear()
+            paths[item[key]] = p
         return p
 
     def _task(self, dpath: str, ppath: str) -> Task:
@@ -348,12 +381,18 @@ class _Judge:
         if last is not None and last[0] == dpath and last[1] == ppath:
             return last[2]
         strict = self.strict
-        try:
-            domain = cached_domain(dpath, strict=strict, max_bytes=self.max_bytes)
-        except InputFileError as exc:
-            raise _file_error(exc) from None
-        except (SourceError, PDDLSemanticError) as exc:
-            raise _pddl_error(exc) from None
+        held = self._domain
+        if held is not None and held[0] == dpath:
+            domain = held[1]
+        else:
+            self._domain = None
+            try:
+                domain = cached_domain(dpath, strict=strict, max_bytes=self.max_bytes)
+            except InputFileError as exc:
+                raise _file_error(exc) from None
+            except (SourceError, PDDLSemanticError) as exc:
+                raise _pddl_error(exc) from None
+            self._domain = (dpath, domain)
         try:
             task = _task(domain, ppath, strict, self.max_bytes)
         except OSError as exc:
@@ -384,9 +423,12 @@ class _Judge:
                               self._path(item, "problem", "problem file"))
             raw = (item["domain"], item["problem"])
             self._raw = (*raw, task) if all(type(r) is str for r in raw) else None
-        low = clean_text(plan_text)
-        if low is None:
-            return None
+        low = plan_text if plan_text.islower() or not plan_text else plan_text.lower()
+        if "plan" in low and clean_text(plan_text) is None:
+            return None  # a plan marker, or "__" (see clean_text)
+        lines = low.split("\n")
+        if lines[-1][-1:] == "\r":
+            return None  # not clean: a "\r" ends no line
         memo = task._by_text  # this task's steps
         if memo is None or len(memo) > _BY_TEXT:
             memo = task._by_text = {}
@@ -395,27 +437,38 @@ class _Judge:
         shared = None if task.domain.types else task._shared.by_text
         objects = task.objects
         # Every step first, as the reader reads them all before the validator runs:
-        # a step the reader would not read as it stands leaves the plan to the
-        # general path (which reads it some other way, or reports the line unread).
+        # a line that is not clean, or a step the reader would not read as it
+        # stands, leaves the plan to the general path (which reads it some other
+        # way, or reports the line unread). The memos hold clean lines only.
         ops = []
-        for group in _INSIDE.findall(low):
-            op = memo.get(group)
-            if op is None and shared is not None:
-                op = shared.get(group)
+        for text in lines:
+            if shared is not None:
+                op = shared.get(text)
                 if op is not None:
                     for a in op.args:
                         if a not in objects:
                             return None
+                    ops.append(op)
+                    continue
+            op = memo.get(text)
             if op is None:
-                op = _quick_op(task, group, len(ops) + 1)
+                if not text:
+                    continue
+                m = CLEAN_LINE.fullmatch(text)
+                if m is None:
+                    return None
+                step = m.group(1)
+                if step is None:  # a blank line
+                    continue
+                op = _quick_op(task, step[1:-1], len(ops) + 1)
                 if op is None:
                     return None
                 if shared is not None and op.name in task._templates:
                     if len(shared) > _BY_TEXT_SHARED:
                         shared.clear()
-                    shared[group] = op
+                    shared[text] = op
                 else:
-                    memo[group] = op
+                    memo[text] = op
             ops.append(op)
         n = len(ops)
         state = task.init
@@ -692,7 +745,7 @@ def _record(judge: _Judge, line: int, item: Any) -> tuple[bool | None, str]:
     except PDDLSemanticError as exc:  # a task that cannot be grounded
         return None, _error_record(line, ident, _pddl_error(exc).error)
     except (Exception, RecursionError, MemoryError) as exc:  # noqa: BLE001
-        judge._last = judge._raw = None
+        judge._last = judge._raw = judge._domain = None
         return None, _error_record(line, ident, _internal(exc))
 
 
