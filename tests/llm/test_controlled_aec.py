@@ -235,3 +235,38 @@ def test_a_react_turn_goes_on_from_the_last_successful_command():
     assert m.react(turns).endswith(f"Action: {gold[3]}")
     failed = turns + f"Action: {gold[3]}\nObservation: Nothing happens.\n"
     assert m.react(failed).endswith(f"Action: {gold[3]}")  # p = 0: the same plan again
+
+
+def two_knives() -> Game:
+    rs = ["sinkbasin_1", "drawer_2", "drawer_3", "countertop_1"]
+    problem = "\n".join([f"  {r} - receptacle" for r in rs]
+                        + ["  knife_1 - object", "  knife_2 - object"]
+                        + ["(openable drawer_2)", "(openable drawer_3)",
+                           "(inReceptacle knife_1 drawer_2)", "(inReceptacle knife_2 drawer_3)"])
+    plan = ["(gotolocation agent1 loc_0 loc_1 drawer_3)", "(openobject agent1 loc_1 drawer_3)",
+            "(pickupobject agent1 loc_1 knife_2 drawer_3)",
+            "(gotolocation agent1 loc_1 loc_2 sinkbasin_1)",
+            "(putobject agent1 loc_2 knife_2 sinkbasin_1 a b)",
+            "(gotolocation agent1 loc_2 loc_3 drawer_2)", "(openobject agent1 loc_3 drawer_2)",
+            "(pickupobject agent1 loc_3 knife_1 drawer_2)",
+            "(gotolocation agent1 loc_3 loc_4 sinkbasin_1)",
+            "(putobject agent1 loc_4 knife_1 sinkbasin_1 a b)"]
+    return Game("test/two/0", "pick_two_obj_and_place", "kitchen", 0, "put two knife in sinkbasin.",
+                problem, [], plan)
+
+
+def test_pick_two_goes_on_with_the_second_object_where_the_prompt_says_it_is():
+    """Once the facts put the first knife in the sink, the plan is about the
+    second one, taken from where the facts say it is (after a goal error put it
+    in the wrong place), not the first knife's steps again."""
+    g = GameTruth([two_knives()]).games()[0]
+    s = Settings(p=0.0, seed=0)
+    assert json.loads(Model(g, s).plans(1, 0))["plans"][0]["actions"] == g.gold
+    first_done = "- in(knife 2, sinkbasin 1) = true\n"
+    plan = json.loads(Model(g, s, first_done).plans(1, 0))["plans"][0]
+    assert plan["actions"] == g.gold[5:]
+    assert plan["preconditions"][0]["args"] == ["knife 1", "drawer 2"]
+    misplaced = first_done + "- in(knife 1, countertop 1) = true\n"
+    plan = json.loads(Model(g, s, misplaced).plans(1, 0))["plans"][0]
+    assert plan["actions"] == ["go to countertop 1", "take knife 1 from countertop 1",
+                               "go to sinkbasin 1", "move knife 1 to sinkbasin 1"]

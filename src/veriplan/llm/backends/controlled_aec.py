@@ -61,6 +61,7 @@ environment's text.
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 import re
@@ -166,6 +167,23 @@ class GameFacts:
         self.take = take
         m = re.match(r"take (.+) from (.+)$", self.gold[take]) if take is not None else None
         self.obj, self.source = (m.group(1), m.group(2)) if m else ("", "")
+
+    def after_first(self) -> GameFacts | None:
+        """The rest of the gold path once its first object is where the path
+        puts it, as a game of its own (pick two: the second object's steps);
+        None when nothing is taken after that."""
+        put = next((i for i, c in enumerate(self.gold) if self.obj
+                    and c.startswith(f"move {self.obj} to ")), None)
+        rest = self.gold[put + 1:] if put is not None else []
+        if not any(c.startswith("take ") for c in rest):
+            return None
+        view = copy.copy(self)
+        view.gold = rest
+        view.take = next(i for i, c in enumerate(rest) if c.startswith("take "))
+        m = re.match(r"take (.+) from (.+)$", rest[view.take])
+        assert m is not None
+        view.obj, view.source = m.group(1), m.group(2)
+        return view
 
     def plan(self, place: str, *, held: bool = False) -> list[str]:
         """The gold path with the first object taken from ``place`` (``held``:
@@ -284,7 +302,15 @@ class Model:
     planning prompt, whose grounded facts say where the object is now."""
 
     def __init__(self, game: GameFacts, s: Settings, prompt: str = "") -> None:
-        self.g, self.s = game, s
+        self.s = s
+        # pick two: once the prompt's facts put the first object where the gold path
+        # puts it, the plan is the rest of the path, about the second object
+        view = game.after_first() if game.obj else None
+        if view is not None and re.search(
+                rf"^(?:- )?in\({re.escape(game.obj)}, {re.escape(game.target)}\) = true$",
+                prompt, re.M):
+            game = view
+        self.g = game
         obj = re.escape(game.obj)
         self.held = bool(obj) and re.search(
             rf"^(?:- )?holds\(agent, {obj}\) = true$", prompt, re.M) is not None
