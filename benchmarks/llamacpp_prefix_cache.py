@@ -58,7 +58,7 @@ from pathlib import Path
 import jinja2
 
 import common
-from veriplan.llm.backends.llamacpp import LlamaCppBackend
+from veriplan.llm.backends.llamacpp import MIN_PROMPT_BATCH, LlamaCppBackend
 from veriplan.llm.types import LLMRequest, Message
 from veriplan.methods.aec.prompting import render as aec_render
 from veriplan.methods.closed_loop.method import _ENV as CLOSED_LOOP_TEMPLATES
@@ -229,9 +229,10 @@ def relayout(method: str, prompt: str) -> tuple[str, bool]:
     return prompt, True
 
 
-def load_units(store: Path, method: str, n: int, calls: int | None) -> list[Unit]:
-    """The first ``n`` units of ``method`` with 2+ model calls, each call's prompt
-    before and after, and the recorded answers."""
+def load_units(store: Path, method: str, n: int, calls: int | None, least: int = 2
+               ) -> list[Unit]:
+    """The first ``n`` units of ``method`` with ``least`` or more model calls (at
+    least 2), each call's prompt before and after, and the recorded answers."""
     con = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
     out: list[Unit] = []
     for uid, blob in con.execute("SELECT id, result FROM units WHERE method = ? AND "
@@ -252,7 +253,7 @@ def load_units(store: Path, method: str, n: int, calls: int | None) -> list[Unit
         if calls:
             unit.old, unit.new, unit.answers = (unit.old[:calls], unit.new[:calls],
                                                 unit.answers[:calls])
-        if len(unit.old) > 1:
+        if len(unit.old) >= max(2, least):
             out.append(unit)
         if len(out) >= n:
             break
@@ -272,17 +273,20 @@ def _lcp(a: list[int], b: list[int]) -> int:
 
 class Reader:
     """The prompt tokens llama.cpp reads: the context's longest common prefix with
-    the last call, and with ``cache_tokens`` of kept states (0: none)."""
+    the last call, and with ``cache_tokens`` of kept states (0: none); at least
+    ``least`` tokens a call (the code before read at least 1, the backend now reads
+    at least MIN_PROMPT_BATCH)."""
 
-    def __init__(self, cache_tokens: int) -> None:
+    def __init__(self, cache_tokens: int, least: int) -> None:
         self.cap = cache_tokens
+        self.least = least
         self.ctx: list[int] = []
         self.cache: list[list[int]] = []
         self.read = 0
 
     def call(self, prompt: list[int], answer: list[int]) -> None:
         shared = max([_lcp(self.ctx, prompt), *(_lcp(c, prompt) for c in self.cache)])
-        self.read += len(prompt) - min(shared, len(prompt) - 1)
+        self.read += max(len(prompt) - shared, min(len(prompt), self.least))
         self.ctx = prompt + answer
         if self.cap:
             self.cache = [c for c in self.cache if self.ctx[:len(c)] != c] + [self.ctx]
@@ -311,8 +315,9 @@ def count(work: list[tuple[str, list[Unit]]], cache_mb: int, model: str | None) 
     for method, units in work:
         system = SYSTEMS.get(method)
         sent = 0
-        readers = {k: Reader(c) for k, c in (("before", 0), ("layout", 0),
-                                              ("oldcache", cap), ("after", cap))}
+        readers = {k: Reader(c, least) for k, c, least in (
+            ("before", 0, 1), ("layout", 0, MIN_PROMPT_BATCH), ("oldcache", cap, MIN_PROMPT_BATCH),
+            ("after", cap, MIN_PROMPT_BATCH))}
         calls = kept = 0
         for u in units:
             kept += u.kept
@@ -349,9 +354,9 @@ def replay(backend: LlamaCppBackend, system: str | None, prompts: list[str], max
 
 
 def run_model(work: list[tuple[str, list[Unit]]], args) -> None:  # type: ignore[no-untyped-def]
-    copies = {"before": LlamaCppBackend(args.model, prefix_cache_mb=0),
-              "layout": LlamaCppBackend(args.model, prefix_cache_mb=0),
-              "after": LlamaCppBackend(args.model, prefix_cache_mb=args.cache_mb)}
+    names = [n for n in ("before", "layout", "after") if n in args.copies.split(",")]
+    copies = {n: LlamaCppBackend(args.model, prefix_cache_mb=args.cache_mb if n == "after"
+                                 else 0) for n in names}
     load0 = os.getloadavg()
     print(f"{'method':12s} {'units':>5s} {'calls':>5s} {'sent':>7s} {'read before':>11s} "
           f"{'read layout':>11s} {'read after':>10s} {'ratio':>6s} {'s/unit before':>13s} "
@@ -359,11 +364,11 @@ def run_model(work: list[tuple[str, list[Unit]]], args) -> None:  # type: ignore
     turn = 0
     for method, units in work:
         system = SYSTEMS.get(method)
-        tot = {k: [0, 0, 0.0] for k in copies}
+        tot = {k: [0, 0, 0.0] for k in ("before", "layout", "after")}
         same = total = calls = 0
         for u in units:
             order = list(copies)
-            order = order[turn % 3:] + order[:turn % 3]
+            order = order[turn % len(order):] + order[:turn % len(order)]
             turn += 1
             got: dict[str, tuple[int, int, float, list[str]]] = {}
             for name in order:
@@ -371,21 +376,28 @@ def run_model(work: list[tuple[str, list[Unit]]], args) -> None:  # type: ignore
                     continue  # the same prompts as before's (SQ-BCP): the same run
                 prompts = u.old if name == "before" else u.new
                 got[name] = replay(copies[name], system, prompts, args.max_tokens)
-            got.setdefault("layout", got["before"])
+            if u.old == u.new:
+                got.setdefault("layout", got["before"])
             for name, (sent, read, secs, _) in got.items():
                 t = tot[name]
                 t[0], t[1], t[2] = t[0] + sent, t[1] + read, t[2] + secs
-            same += sum(a == b for a, b in zip(got["layout"][3], got["after"][3], strict=True))
+            if "layout" in got:
+                same += sum(a == b for a, b in zip(got["layout"][3], got["after"][3],
+                                                   strict=True))
+                total += len(u.new)
             print(f"  {method} {u.uid}: {len(u.new)} calls; read " + ", ".join(
                 f"{k} {v[1]} in {v[2]:.1f} s" for k, v in got.items()), flush=True)
-            total += len(u.new)
             calls += len(u.new)
         n = max(1, len(units))
         b, lay, a = tot["before"], tot["layout"], tot["after"]
-        print(f"{method:12s} {len(units):5d} {calls:5d} {a[0]:7d} {b[1]:11d} {lay[1]:11d} "
-              f"{a[1]:10d} {b[1] / max(a[1], 1):5.2f}x {b[2] / n:13.1f} {lay[2] / n:13.1f} "
-              f"{a[2] / n:12.1f} {b[2] / max(a[2], 1e-9):5.2f}x {same}/{total}", flush=True)
-    stats = copies["after"].cache_stats()
+        laid = lay[2] > 0 or not units
+        print(f"{method:12s} {len(units):5d} {calls:5d} {a[0]:7d} {b[1]:11d} "
+              f"{lay[1] if laid else '-':>11} {a[1]:10d} {b[1] / max(a[1], 1):5.2f}x "
+              f"{b[2] / n:13.1f} {f'{lay[2] / n:.1f}' if laid else '-':>13} {a[2] / n:12.1f} "
+              f"{b[2] / max(a[2], 1e-9):5.2f}x {f'{same}/{total}' if total else '-'}",
+              flush=True)
+    stats = copies["after"].cache_stats() if "after" in copies else {
+        "states": 0, "bytes": 0, "hits": 0, "misses": 0}
     print(f"load average {load0[0]:.1f} / {load0[1]:.1f} at the start, "
           f"{os.getloadavg()[0]:.1f} / {os.getloadavg()[1]:.1f} at the end; max "
           f"{args.max_tokens} answer tokens; cache {args.cache_mb} MB: {stats['states']} "
@@ -400,17 +412,24 @@ def main() -> int:
                     help="first calls of a unit replayed through the model (default 8; "
                          "--count takes every call)")
     ap.add_argument("--max-tokens", type=int, default=8)
+    ap.add_argument("--min-calls", type=int, default=2,
+                    help="only units with at least this many model calls (default 2)")
     ap.add_argument("--cache-mb", type=int, default=1024)
     ap.add_argument("--closed-loop", type=Path, default=CLOSED_LOOP_STORE,
                     help="a closed-loop run store (runs.sqlite)")
     ap.add_argument("--methods", default="closed-loop,sqbcp,aec")
+    ap.add_argument("--copies", default="before,layout,after",
+                    help="the model copies run (layout: only to compare answers with the "
+                         "cache off and on for the closed loop and AEC; SQ-BCP's before "
+                         "has its prompts)")
     ap.add_argument("--model", default=None)
     ap.add_argument("--count", action="store_true",
                     help="count the tokens read without running the model")
     args = ap.parse_args()
     stores = [("closed-loop", args.closed_loop), *STORES]
     wanted = args.methods.split(",")
-    work = [(m, load_units(s, m, args.units, None if args.count else args.calls))
+    work = [(m, load_units(s, m, args.units, None if args.count else args.calls,
+                           args.min_calls))
             for m, s in stores if m in wanted and s.is_file()]
     if args.count:
         count(work, args.cache_mb, args.model)
