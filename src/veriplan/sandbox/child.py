@@ -65,9 +65,12 @@ class Channel:
         self.send_text(self._dumps(obj))
 
     def send_text(self, text: str) -> None:
+        self.send_bytes((text + "\n").encode())
+
+    def send_bytes(self, data: bytes) -> None:
+        """One line, UTF-8, ending in a newline."""
         beat = self.beat
         beat[0] = 0  # writing may wait for the parent: not a call
-        data = (text + "\n").encode()
         n, size = beat[2], len(data)
         if n + size > BUFFER:
             self.flush()
