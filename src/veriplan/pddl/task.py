@@ -369,6 +369,8 @@ class _Shared:
         # step, "stack a b", to its STRIPS operator (of ops), for any task whose
         # objects hold its arguments.
         self.by_text: dict[str, Operator] = {}
+        # and its memo of how a step's false preconditions are told, by the literals
+        self.failures: dict[tuple, tuple[str, ...]] = {}
 
 
 _SHARED: dict[int, _Shared] = {}

@@ -482,15 +482,35 @@ class _Judge:
                 if state & pos != pos or state & op.pre_neg:
                     return self._quick_failed(line, ident, task, op, i, n, state)
                 state = (state & ~op.delete) | op.add
-        unmet = () if task.goal.holds(state) else false_parts(task.goal, state, task.facts)
+        if task.goal.holds(state):
+            return True, _record_text(line, _id_json(ident), "true", n, "null", "null",
+                                      "null", "null", "", "", "")
+        unmet = false_parts(task.goal, state, task.facts)
         return not unmet, _judged(line, ident, not unmet, n, None, None, None, None, (), unmet)
 
     @staticmethod
     def _quick_failed(line: int, ident: Any, task: Task, op: Any, i: int, n: int,
                       state: int) -> tuple[bool, str]:
+        """The record of a plan whose step ``i`` (operator ``op``) cannot be executed
+        in ``state``. A conjunctive precondition's failure is told the same way for
+        the same false literals: kept per domain, by the literals."""
+        key = None
+        if not op.pre_rest:
+            key = (op.name, op.args, op.pre_pos & ~state, op.pre_neg & state)
+            told = task._shared.failures.get(key)
+            if told is not None:
+                return False, _record_text(line, _id_json(ident), "false", n, str(i), *told)
         err = precondition_error(task, Step(op.name, op.args), i, op, state)
-        return False, _judged(line, ident, False, n, err.index, str(err.step), str(err.kind),
-                              err.detail, err.unsatisfied, ())
+        enc = _STR
+        told = (enc(str(err.step)), enc(str(err.kind)),
+                enc(err.detail) if err.detail else "null",
+                ", ".join([enc(u.pddl()) for u in err.unsatisfied]), "", "")
+        if key is not None:
+            failures = task._shared.failures
+            if len(failures) > _BY_TEXT_SHARED:
+                failures.clear()
+            failures[key] = told
+        return False, _record_text(line, _id_json(ident), "false", n, str(i), *told)
 
     def _judge(self, item: Any) -> ValidationResult:
         if type(item) is dict and "format" not in item and "planbench_config" not in item:
@@ -708,15 +728,21 @@ def _judged(line: int, ident: Any, valid: bool, steps: int, failed_step: int | N
             unsatisfied: Iterable[Any], unmet: Iterable[Any], unread: str = "") -> str:
     """The record of a judged item (:meth:`BatchVerdict.to_dict`), as JSON text."""
     enc = _STR
-    return (f'{{"line": {line}, "id": {_id_json(ident)}, '
-            f'"valid": {"true" if valid else "false"}, '
-            f'"steps": {steps}, "unread": [{unread}], '
-            f'"failed_step": {_json(failed_step)}, "failed_action": {_json(action)}, '
-            f'"failure": {enc(failure) if failure else "null"}, '
-            f'"detail": {enc(detail) if detail else "null"}, '
-            f'"unsatisfied": [{", ".join([enc(u.pddl()) for u in unsatisfied])}], '
-            f'"unmet_goals": [{", ".join([enc(g.pddl()) for g in unmet])}], '
-            f'"error": null}}')
+    return _record_text(line, _id_json(ident), "true" if valid else "false", steps,
+                        _json(failed_step), _json(action), enc(failure) if failure else "null",
+                        enc(detail) if detail else "null",
+                        ", ".join([enc(u.pddl()) for u in unsatisfied]),
+                        ", ".join([enc(g.pddl()) for g in unmet]), unread)
+
+
+def _record_text(line: int, ident: str, valid: str, steps: int, failed_step: str,
+                 action: str, failure: str, detail: str, unsatisfied: str, unmet: str,
+                 unread: str) -> str:
+    """A judged item's record from its fields' JSON (the lists' items joined)."""
+    return (f'{{"line": {line}, "id": {ident}, "valid": {valid}, "steps": {steps}, '
+            f'"unread": [{unread}], "failed_step": {failed_step}, "failed_action": {action}, '
+            f'"failure": {failure}, "detail": {detail}, "unsatisfied": [{unsatisfied}], '
+            f'"unmet_goals": [{unmet}], "error": null}}')
 
 
 def _record(judge: _Judge, line: int, item: Any) -> tuple[bool | None, str]:
