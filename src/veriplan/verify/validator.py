@@ -14,7 +14,6 @@ from veriplan.core.condition import FALSE, Conj, Disj, bits, render
 from veriplan.core.facts import FactIndex, State
 from veriplan.core.operator import Operator
 from veriplan.core.plan import Step
-from veriplan.core.verdict import Finding, FindingKind, Judgement, Scope, Verdict
 from veriplan.pddl.ast import And
 from veriplan.pddl.task import Task
 from veriplan.planio.parsed import ParsedPlan
@@ -27,6 +26,7 @@ from veriplan.verify.consistency import (
 )
 
 if TYPE_CHECKING:
+    from veriplan.core.verdict import Judgement
     from veriplan.planio.parsed import UnreadLine  # noqa: F401
 
 
@@ -87,12 +87,16 @@ class ValidationResult:
         the task is the true model) on :attr:`Scope.PLAN_ON_TASK`, with one
         finding per unread line, static step error, false precondition and
         unmet goal."""
+        # imported here: judging plans by the thousand (validate --batch) needs none of it
+        from veriplan.core.verdict import Finding, FindingKind, Judgement, Scope, Verdict
+
         found: list[Finding] = [
             Finding(FindingKind.UNREAD, None, u.text, f"line {u.line} unread: {u.reason}")
             for u in self.unread]
+        kinds = _step_kinds()
         for e in self.step_errors or ():
             if e.kind is not StepErrorKind.PRECONDITION:
-                found.append(Finding(_STEP_KINDS[e.kind], e.index, str(e.step), e.detail))
+                found.append(Finding(kinds[e.kind], e.index, str(e.step), e.detail))
         if self.error is StepErrorKind.PRECONDITION and self.failed_step is not None:
             found += [Finding(FindingKind.PRECONDITION, self.failed_step, u.pddl(),
                               f"{self.action}: precondition {u.pddl()} is false")
@@ -102,7 +106,7 @@ class ValidationResult:
         elif (self.failed_step is not None and self.error is not None
               and self.error is not StepErrorKind.UNREAD
               and not any(f.step == self.failed_step for f in found)):
-            found.append(Finding(_STEP_KINDS[self.error], self.failed_step, str(self.action),
+            found.append(Finding(kinds[self.error], self.failed_step, str(self.action),
                                  self.detail))
         found += [Finding(FindingKind.GOAL, None, g.pddl(), f"goal {g.pddl()} is not reached")
                   for g in self.unmet_goals]
@@ -145,14 +149,18 @@ class ValidationResult:
         }
 
 
-_STEP_KINDS = {
-    StepErrorKind.UNKNOWN_ACTION: FindingKind.UNKNOWN_ACTION,
-    StepErrorKind.WRONG_ARITY: FindingKind.BAD_ARGUMENTS,
-    StepErrorKind.UNKNOWN_OBJECT: FindingKind.BAD_ARGUMENTS,
-    StepErrorKind.WRONG_TYPE: FindingKind.BAD_ARGUMENTS,
-    StepErrorKind.PRECONDITION: FindingKind.PRECONDITION,
-    StepErrorKind.UNREAD: FindingKind.UNREAD,
-}
+def _step_kinds() -> dict:
+    """The finding kind of each step error kind."""
+    from veriplan.core.verdict import FindingKind
+
+    return {
+        StepErrorKind.UNKNOWN_ACTION: FindingKind.UNKNOWN_ACTION,
+        StepErrorKind.WRONG_ARITY: FindingKind.BAD_ARGUMENTS,
+        StepErrorKind.UNKNOWN_OBJECT: FindingKind.BAD_ARGUMENTS,
+        StepErrorKind.WRONG_TYPE: FindingKind.BAD_ARGUMENTS,
+        StepErrorKind.PRECONDITION: FindingKind.PRECONDITION,
+        StepErrorKind.UNREAD: FindingKind.UNREAD,
+    }
 
 
 def false_parts(cond: Conj | Disj, state: State, facts: FactIndex) -> list[ConditionPart]:
