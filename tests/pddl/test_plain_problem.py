@@ -47,7 +47,8 @@ def tree_walk(text: str, domain) -> Problem | str:
 
 
 def same(a: Problem, b: Problem) -> bool:
-    return (a == b and a.file == b.file and a.warnings == b.warnings
+    return (a == b and vars(a) == vars(b) and list(vars(a)) == list(vars(b))
+            and a.file == b.file and a.warnings == b.warnings
             and list(a.objects.items()) == list(b.objects.items())
             and type(a.goal) is type(b.goal) and a.init == b.init)
 

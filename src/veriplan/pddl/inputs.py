@@ -100,12 +100,15 @@ def read_bytes(path: str | os.PathLike, *, what: str = "file", max_bytes: int | 
                         file=p, reason="not-a-file")
         chunks: list[bytes] = []
         size = 0
+        whole = st.st_size if stat.S_ISREG(mode) else -1
         try:
             while chunk := os.read(fd, min(1 << 20, limit + 1 - size)):
                 chunks.append(chunk)
                 size += len(chunk)
                 if size > limit:
                     raise too_large(p, what, limit, error)
+                if size == whole:  # a regular file read to the size it had: done
+                    break
         except OSError as exc:
             raise error(f"cannot read {what}: {exc.strerror}", file=p, reason="missing") from None
     finally:

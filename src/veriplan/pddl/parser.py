@@ -715,12 +715,24 @@ def _plain_problem(text: str, dom: Domain, file: str) -> Problem | None:
         parts = _plain_atoms(_FLAT_LIST.findall(flat.group(1)), dom, objects)
         if parts is None:
             return None
-        goal = And(tuple(parts))
+        goal = _new(And)
+        _set_parts(goal, tuple(parts))
     else:
         goal = _general_goal(goal_text, dom, file, objects)
         if goal is None:
             return None
-    return Problem(name, domain_name, objects, tuple(init), {}, goal, None, (), file)
+    # Problem(name, domain_name, objects, tuple(init), {}, goal, None, (), file): the
+    # same object, its fields set at once (the frozen dataclass sets them one by one)
+    problem = _new(Problem)
+    _set(problem, "__dict__", {
+        "name": name, "domain_name": domain_name, "objects": objects, "init": tuple(init),
+        "numeric_init": {}, "goal": goal, "metric": None, "warnings": (), "file": file})
+    return problem
+
+
+_new = object.__new__
+_set = object.__setattr__
+_set_parts = And.parts.__set__  # type: ignore[attr-defined]
 
 
 def _plain_atoms(items: list[str], dom: Domain, objects: dict[str, str]) -> list[Atom] | None:
