@@ -101,14 +101,19 @@ def read_bytes(path: str | os.PathLike, *, what: str = "file", max_bytes: int | 
         chunks: list[bytes] = []
         size = 0
         whole = st.st_size if stat.S_ISREG(mode) else -1
+        # A regular file is read in one read() of its size (and one byte more, to see
+        # it grew): no buffer of a megabyte for a file of a few hundred bytes (the
+        # interpreter maps one for it, then shrinks and unmaps it).
+        want = min(1 << 20, limit + 1, whole + 1) if whole >= 0 else min(1 << 20, limit + 1)
         try:
-            while chunk := os.read(fd, min(1 << 20, limit + 1 - size)):
+            while chunk := os.read(fd, want):
                 chunks.append(chunk)
                 size += len(chunk)
                 if size > limit:
                     raise too_large(p, what, limit, error)
                 if size == whole:  # a regular file read to the size it had: done
                     break
+                want = min(1 << 20, limit + 1 - size)
         except OSError as exc:
             raise error(f"cannot read {what}: {exc.strerror}", file=p, reason="missing") from None
     finally:

@@ -164,11 +164,14 @@ class _FileCache:
         self._lock = threading.Lock()
         self._entries: OrderedDict[tuple, list] = OrderedDict()  # key -> [value, text|None]
 
-    def get(self, path: str, extra: tuple, build, read=_read_text) -> Any:
+    def get(self, path: str, extra: tuple, build, read=_read_text,
+            st: os.stat_result | None = None) -> Any:
         """The value for ``path`` (``build(read(path))`` on a miss); OSError if
-        it cannot be looked at, ``read``'s error if it cannot be read."""
+        it cannot be looked at, ``read``'s error if it cannot be read. ``st``: the
+        file's stat, if the caller has just taken it."""
         now = time.time_ns()
-        st = os.stat(path)
+        if st is None:
+            st = os.stat(path)
         if not stat.S_ISREG(st.st_mode):  # not a regular file: read() says why
             read(path)
         key = (path, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, *extra)
@@ -194,20 +197,20 @@ class _FileCache:
                 self._entries.popitem(last=False)
         return value
 
-    def hit(self, path: str, extra: tuple) -> Any:
+    def hit(self, path: str, extra: tuple) -> tuple[Any, os.stat_result]:
         """The value for ``path`` when it is cached, the file unchanged and the
-        entry past its racy window; else None (:meth:`get` then). OSError if the
-        file cannot be looked at."""
+        entry past its racy window, else None (:meth:`get` then); and the file's
+        stat. OSError if the file cannot be looked at."""
         st = os.stat(path)
         if not stat.S_ISREG(st.st_mode):
-            return None
+            return None, st
         key = (path, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, *extra)
         with self._lock:
             entry = self._entries.get(key)
             if entry is None or entry[1] is not None:
-                return None
+                return None, st
             self._entries.move_to_end(key)
-        return entry[0]
+        return entry[0], st
 
     def clear(self) -> None:
         with self._lock:
@@ -251,7 +254,7 @@ def cached_task(domain_path: str | Path, problem_path: str | Path, *,
 
 def _task(domain: Domain, problem_path: str, strict: bool,
           max_bytes: int | None = None) -> Task:
-    got = _TASKS.hit(problem_path, (id(domain), strict))
+    got, st = _TASKS.hit(problem_path, (id(domain), strict))
     if got is not None and got[0] is domain:
         return got[1]
 
@@ -262,7 +265,7 @@ def _task(domain: Domain, problem_path: str, strict: bool,
     def read(path: str) -> str:
         return _read_text(path, max_bytes)
 
-    held, task = _TASKS.get(problem_path, (id(domain), strict), build, read)
+    held, task = _TASKS.get(problem_path, (id(domain), strict), build, read, st)
     if held is not domain:  # an id reused by a new domain object: build afresh
         held, task = build(read(problem_path))
     return task
