@@ -8,7 +8,7 @@ split: the batch lengths, the largest absolute difference and whether the logits
 bit-identical. MIN_PROMPT_BATCH in ``veriplan.llm.backends.llamacpp`` comes from this.
 
     python benchmarks/llamacpp_batch_split.py [--model NAME] [--repeat 2] \\
-        [--splits 1 4 8 16 24 36 38 39 40 41 42 43]
+        [--splits 1 4 8 12 16 20 36 38 39 40 41 42 43 1,40 1,24]
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ def main() -> int:
     ap.add_argument("--model", default=None, help="an embedded model name or a GGUF path")
     ap.add_argument("--repeat", type=int, default=2, help="copies of the sentence (2: 44 "
                     "tokens for Qwen2.5-Coder)")
-    ap.add_argument("--splits", nargs="*", default=["1", "4", "8", "16", "24", "36", "38",
-                                                    "39", "40", "41", "42", "43"])
+    ap.add_argument("--splits", nargs="*", default=[
+        "1", "4", "8", "12", "16", "20", "36", "38", "39", "40", "41", "42", "43", "1,40", "1,24"])
     args = ap.parse_args()
     import llama_cpp
     import numpy as np

@@ -263,7 +263,7 @@ class LlamaCppBackend:
 
 #: The fewest prompt tokens read in one batch. llama.cpp's CPU kernels compute a
 #: batch of fewer tokens on another path whose results differ in the first decimals
-#: (logits up to 0.67 apart for Qwen2.5-Coder-1.5B, batches of 1 to 6 tokens; 8 and
+#: (logits up to 0.72 apart for Qwen2.5-Coder-1.5B, batches of 1 to 6 tokens; 8 and
 #: more gave bit-identical logits: benchmarks/llamacpp_batch_split.py), so an answer
 #: at temperature 0 would depend on how much of its prompt was kept from before.
 #: With every prompt batch at least this long, a prompt read after a kept prefix
