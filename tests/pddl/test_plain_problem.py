@@ -91,7 +91,8 @@ def test_mutated_problems_are_read_the_same_or_left_to_the_parser(blocks, typed)
                "(and)", "(or (on b1 b2) (on b2 b1))", "(clear ?x)", " c ", ":typing",
                "(:requirements :strips)", "(free)", "; note\n", ",", "\xa0", "\u2003", "\x85",
                "- object", "t0", "(:objects z)", "(on a c)", "(big t0)", "-",
-               "(exists (?v - block) (clear ?v))"]
+               "(exists (?v - block) (clear ?v))", "\x01", "\x0b", "\x0c", "\x1c", "\x1f",
+               "\x7f", "; \x01 in a comment\n"]
     plain = 0
     for _ in range(1500):
         text, d = rng.choice(texts)

@@ -659,14 +659,19 @@ def _subtype(types: dict[str, str], sub: str, sup: str) -> bool:
 # would refuse or warn about, and the parser then reads the text. Tokens are what
 # read_fast makes of the text: runs of characters other than white space
 # (str.isspace, which is also what \s matches in a str pattern) and parentheses.
+# The classes leave out the control characters read() refuses (_BAD_CHAR): a text
+# holding one does not match, as read_fast would not read it.
+_WS = r"[^\S\x0b\x0c\x1c-\x1f]"  # white space
+_NM = r"[^\s()\x00-\x08\x0e-\x1b\x7f]"  # a character of a name
+_IN = r"[^()\x00-\x08\x0b\x0c\x0e-\x1f\x7f]"  # any inside a list but a list
 _PLAIN = re.compile(
-    r"\s*\(\s*define\s*\(\s*problem\s+([^\s()]+)\s*\)"
-    r"\s*\(\s*:domain\s+([^\s()]+)\s*\)"
-    r"(?:\s*\(\s*:requirements(?=[\s)])([^()]*)\))?"
-    r"(?:\s*\(\s*:objects(?=[\s)])([^()]*)\))?"
-    r"\s*\(\s*:init(?=[\s()])((?:\s*+\([^()]*+\))*+)\s*\)"
-    r"\s*\(\s*:goal\s*(\((?:[^()]++|\((?:[^()]++|\([^()]*+\))*+\))*+\))\s*\)"
-    r"\s*\)\s*")
+    rf"{_WS}*\({_WS}*define{_WS}*\({_WS}*problem{_WS}+({_NM}+){_WS}*\)"
+    rf"{_WS}*\({_WS}*:domain{_WS}+({_NM}+){_WS}*\)"
+    rf"(?:{_WS}*\({_WS}*:requirements(?=[\s)])({_IN}*)\))?"
+    rf"(?:{_WS}*\({_WS}*:objects(?=[\s)])({_IN}*)\))?"
+    rf"{_WS}*\({_WS}*:init(?=[\s()])((?:{_WS}*+\({_IN}*+\))*+){_WS}*\)"
+    rf"{_WS}*\({_WS}*:goal{_WS}*(\((?:{_IN}++|\((?:{_IN}++|\({_IN}*+\))*+\))*+\)){_WS}*\)"
+    rf"{_WS}*\){_WS}*")
 _FLAT_LIST = re.compile(r"\(([^()]*)\)")  # the text inside a list without sublists
 _FLAT_AND = re.compile(r"\(\s*and((?:\s*+\([^()]*+\))*+)\s*\)")  # (and (p a) ...)
 
@@ -674,9 +679,9 @@ _FLAT_AND = re.compile(r"\(\s*and((?:\s*+\([^()]*+\))*+)\s*\)")  # (and (p a) ..
 def _plain_problem(text: str, dom: Domain, file: str) -> Problem | None:
     """The problem of a plain text (see above), equal to what the parser makes of
     it, or None (the parser reads the text then)."""
-    if _BAD_CHAR.search(text) is not None:
-        return None
     if ";" in text:
+        if _BAD_CHAR.search(text) is not None:  # in a comment too
+            return None
         text = _COMMENT.sub(" ", text)
     if "," in text:
         return None
