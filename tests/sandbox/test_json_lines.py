@@ -36,6 +36,19 @@ def test_long_integers_are_read_exactly():
     big = [123456789012345678901234567890, -9223372036854775809]
     assert _loads(json.dumps(big).encode()) == big
     assert all(type(x) is int for x in _loads(json.dumps(big).encode()))
+    assert _loads(b'{"k":[1234567890123456789012]}') == {"k": [1234567890123456789012]}
+    assert _loads(b"12345678901234567890123") == 12345678901234567890123
+    assert _loads(b"[ -12345678901234567890123]") == [-12345678901234567890123]
+
+
+def test_small_floats_with_many_digits_are_read_by_the_fast_reader(monkeypatch):
+    from veriplan.sandbox import runner
+
+    if runner._fast_loads is None:
+        pytest.skip("orjson is not installed")
+    monkeypatch.setattr(runner.json, "loads", None)  # the fallback would fail
+    assert _loads(b"[0.0023148148148148147,[1.0000000000000002e-20]]") == [
+        0.0023148148148148147, [1.0000000000000002e-20]]
 
 
 def test_values_that_are_not_json_are_refused():

@@ -126,8 +126,10 @@ except ImportError:  # pragma: no cover - without orjson
     _fast_loads = None
 
 
-# 19 digits in a row: an integer orjson might read as a float (past 64 bits)
-_LONG_NUMBER = re.compile(rb"[0-9]{19}").search
+# 19 digits at the start of a number (after a bracket, comma, colon, space or
+# minus: not the digits after a float's point): an integer that may not fit in 64
+# bits, which orjson would read as a float
+_LONG_NUMBER = re.compile(rb"[\[,:\s-][0-9]{19}").search
 
 
 def _loads(data: bytes) -> Any:
@@ -135,7 +137,7 @@ def _loads(data: bytes) -> Any:
     refuses (NaN, infinities, invalid UTF-8, deep nesting) and any text with
     an integer that might not fit in 64 bits (which it would read as a float)
     is read by the standard library, as before, so the values are the same."""
-    if _fast_loads is not None and _LONG_NUMBER(data) is None:
+    if _fast_loads is not None and _LONG_NUMBER(data) is None and not data[:1].isdigit():
         try:
             return _fast_loads(data)
         except ValueError:  # orjson.JSONDecodeError is one
