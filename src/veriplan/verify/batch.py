@@ -197,11 +197,14 @@ class _FileCache:
                 self._entries.popitem(last=False)
         return value
 
-    def hit(self, path: str, extra: tuple) -> tuple[Any, os.stat_result]:
+    def hit(self, path: str, extra: tuple, st: os.stat_result | None = None
+            ) -> tuple[Any, os.stat_result]:
         """The value for ``path`` when it is cached, the file unchanged and the
         entry past its racy window, else None (:meth:`get` then); and the file's
-        stat. OSError if the file cannot be looked at."""
-        st = os.stat(path)
+        stat (``st``, if the caller has just taken it). OSError if the file cannot
+        be looked at."""
+        if st is None:
+            st = os.stat(path)
         if not stat.S_ISREG(st.st_mode):
             return None, st
         key = (path, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, *extra)
@@ -253,8 +256,8 @@ def cached_task(domain_path: str | Path, problem_path: str | Path, *,
 
 
 def _task(domain: Domain, problem_path: str, strict: bool,
-          max_bytes: int | None = None) -> Task:
-    got, st = _TASKS.hit(problem_path, (id(domain), strict))
+          max_bytes: int | None = None, st: os.stat_result | None = None) -> Task:
+    got, st = _TASKS.hit(problem_path, (id(domain), strict), st)
     if got is not None and got[0] is domain:
         return got[1]
 
@@ -333,6 +336,10 @@ class _Judge:
         self._last: tuple[str, str, Task] | None = None
         self._raw: tuple[object, object, Task] | None = None  # as the item gave the paths
         self._domain: tuple[str, Domain] | None = None  # the last item's domain
+        # problem path -> (domain, mtime, inode, size, device, task): this run's
+        # problems, found with a stat and no look-up in the shared cache (an entry is
+        # kept once its file is older than RACY_NS, as the shared cache keeps it)
+        self._tasks: dict[str, tuple] = {}
         # a path as an item gives it -> as it is read (not when confined: where a
         # path leads is looked up for each item then)
         self._paths: dict[str, str] | None = None if confine else {}
@@ -397,7 +404,19 @@ class _Judge:
                 raise _pddl_error(exc) from None
             self._domain = (dpath, domain)
         try:
-            task = _task(domain, ppath, strict, self.max_bytes)
+            st = os.stat(ppath)
+            seen = self._tasks.get(ppath)
+            if (seen is not None and seen[0] is domain and seen[1] == st.st_mtime_ns
+                    and seen[2] == st.st_ino and seen[3] == st.st_size
+                    and seen[4] == st.st_dev):
+                task = seen[5]
+            else:
+                task = _task(domain, ppath, strict, self.max_bytes, st)
+                if stat.S_ISREG(st.st_mode) and time.time_ns() - st.st_mtime_ns >= RACY_NS:
+                    if len(self._tasks) >= TASK_CACHE_SIZE:
+                        self._tasks.clear()
+                    self._tasks[ppath] = (domain, st.st_mtime_ns, st.st_ino, st.st_size,
+                                          st.st_dev, task)
         except OSError as exc:
             raise _missing(ppath, "problem file", exc) from None
         except InputFileError as exc:
