@@ -135,6 +135,6 @@ def test_cli_agrees(capsys, tmp_path):
     assert main([*args, "--json"]) == 1
     data = json.loads(capsys.readouterr().out)
     assert data["valid"] is False and [u["line"] for u in data["unread_lines"]] == [1, 8]
-    assert list(data) == ["valid", "plan", "failed_step", "action", "error", "detail",
+    assert list(data) == ["schema_id", "valid", "plan", "failed_step", "action", "error", "detail",
                           "unsatisfied", "unmet_goals", "step_errors", "cost",
                           "steps_executed", "trace", "feedback", "unread_lines", "judgement"]
