@@ -143,3 +143,22 @@ def test_an_ambiguous_command_can_be_answered_with_a_number(sciworld):
     sciworld.reset("boil:0")
     assert sciworld.step("open door").observation.text.startswith("Ambiguous request:")
     assert sciworld.step("0").observation.text == "The door is now open."
+
+
+@pytest.mark.parametrize("check", ["replay", "replay_models"])
+def test_env_check_plays_the_gold_path_of_the_world_it_loaded(sciworld, monkeypatch, check):
+    """`veriplan env check` once took the gold path from one load and played it in
+    the world of another (the engine may draw another world at each load): both
+    checks now load once, at the reset, and play that load's path."""
+    from veriplan.envs import check as checks
+
+    engine, golds = sciworld._env, []
+    load = engine.load
+
+    def spy_load(*args, **kwargs):
+        load(*args, **kwargs)
+        golds.append(list(engine.get_gold_action_sequence()))
+
+    monkeypatch.setattr(engine, "load", spy_load)
+    r = getattr(checks, check)(sciworld, "find-non-living-thing:225")
+    assert len(golds) == 1 and r.steps == len(golds[0])

@@ -22,9 +22,11 @@ class EpisodeCheck:
 
 def _gold(env: Env, task_id: str) -> tuple[list[str], Callable[[Env, int], str | None]]:
     """The gold path (ScienceWorld) or Fast Downward's walkthrough (household,
-    PDDL steps played as the commands of the state they are played in)."""
+    PDDL steps played as the commands of the state they are played in), once
+    ``env`` was reset to ``task_id``: ScienceWorld's is the path of the world that
+    reset loaded (another load may draw another world)."""
     if env.name == "scienceworld":
-        path = env.gold_path(task_id)  # type: ignore[attr-defined]
+        path = env.gold_path(task_id, loaded=True)  # type: ignore[attr-defined]
         return path, lambda env, n: path[n - 1] if n <= len(path) else None
     from veriplan.envs.household.games import load_game
 
@@ -34,8 +36,9 @@ def _gold(env: Env, task_id: str) -> tuple[list[str], Callable[[Env, int], str |
 
 def replay(env: Env, task_id: str) -> EpisodeCheck:
     """One task's gold path / walkthrough with the grounder checked on each step."""
-    if env.name == "scienceworld":
-        path = env.gold_path(task_id)  # type: ignore[attr-defined]
+    obs = env.reset(task_id)
+    if env.name == "scienceworld":  # the path of the world this reset loaded
+        path = env.gold_path(task_id, loaded=True)  # type: ignore[attr-defined]
         commands = None
     else:
         from veriplan.envs.household.games import load_game
@@ -43,7 +46,6 @@ def replay(env: Env, task_id: str) -> EpisodeCheck:
         path = load_game(task_id).plan
         commands = env.command_for  # type: ignore[attr-defined]
     env.max_steps = max(env.max_steps, len(path) + 1)
-    obs = env.reset(task_id)
     bad = [str(f) for f in env.contradicted(obs.facts)]  # type: ignore[attr-defined]
     asserted = len(obs.facts)
     for n, step in enumerate(path, 1):
@@ -106,12 +108,12 @@ def replay_models(env: Env, task_id: str, disabled: tuple[str, ...] = (),
     from veriplan.envs.rules import derive, rules_for
 
     gold = policy is None
+    env.reset(task_id)
     if policy is None:
         path, policy = _gold(env, task_id)
         steps = len(path)
     rules = rules_for(env.name, disabled)
     env.max_steps = max(env.max_steps, (steps or 0) + 1)
-    env.reset(task_id)
     out = ModelCheck(task_id, False, 0)
     counts = dict.fromkeys(("store", "rules", "effects", "preconditions"), 0)
 
