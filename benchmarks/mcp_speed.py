@@ -3,7 +3,9 @@ SDK's client (the whole round trip: request, JSON-RPC, reading the files,
 judging, the structured verdict with repair hints, the reply), against
 ``veriplan validate`` as a process per plan (what an agent that shells out pays)
 and KCL's VAL as a process per plan, in one run, in interleaved rounds; and
-validate_batch, 100 plans a call.
+validate_batch, 100 plans a call; and, as the floor of a round trip, the same
+client against a stand-in server that replays the real server's replies from
+memory (what the SDK's client and the pipes cost alone).
 
 The plans: the bundled Blocksworld examples (a valid 6-step plan, a broken one, a
 PlanBench-numbered one) and plans of the 6-block problem (a solution found by our
@@ -78,6 +80,27 @@ async def batch_rate(client: Client, items: list[tuple[str, str, str]], calls: i
     return calls * size / (time.perf_counter() - start)
 
 
+#: A stdio server that answers each distinct request (id aside) once through a real
+#: ``veriplan mcp`` and then replays that reply from memory: what the SDK's client and
+#: the pipes cost a round trip when the server costs next to nothing.
+REPLAY = """
+import json, subprocess, sys
+child = subprocess.Popen(sys.argv[1:], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+memo = {}
+for line in sys.stdin:
+    msg = json.loads(line)
+    if "id" not in msg or "method" not in msg:
+        child.stdin.write(line); child.stdin.flush(); continue
+    ident = msg.pop("id"); key = json.dumps(msg, sort_keys=True)
+    if key not in memo:
+        child.stdin.write(json.dumps({**msg, "id": 0}) + "\\n"); child.stdin.flush()
+        memo[key] = json.loads(child.stdout.readline())
+    reply = memo[key]; reply["id"] = ident
+    sys.stdout.write(json.dumps(reply) + "\\n"); sys.stdout.flush()
+child.stdin.close(); child.wait()
+"""
+
+
 def process_rate(command: list[list[str]], work: Path) -> float:
     start = time.perf_counter()
     for c in command:
@@ -108,13 +131,21 @@ async def main() -> None:
                 for d, p, plan in items] if val else []
         rates: dict[str, list[float]] = {"mcp (paths)": [], "mcp (inline text)": [],
                                          "mcp validate_batch, 100 plans a call": [],
+                                         "floor: SDK client, replies replayed": [],
                                          "veriplan validate, a process a plan": [],
                                          "VAL, a process a plan": []}
         params = StdioServerParameters(command=VERIPLAN, args=["mcp", "--root", str(work)],
                                        cwd=str(work))
-        async with Client(params) as client:
+        (work / "replay.py").write_text(REPLAY)
+        replay = StdioServerParameters(command=sys.executable,
+                                       args=[str(work / "replay.py"), VERIPLAN, "mcp",
+                                             "--root", str(work)], cwd=str(work))
+        async with Client(params) as client, Client(replay) as floor:
             await mcp_rate(client, items, 20, False, work)  # warm-up: imports, caches
+            await mcp_rate(floor, items, 20, False, work)
             for _ in range(a.rounds):
+                rates["floor: SDK client, replies replayed"].append(
+                    await mcp_rate(floor, items, a.calls, False, work))
                 rates["mcp (paths)"].append(await mcp_rate(client, items, a.calls, False,
                                                            work))
                 rates["mcp (inline text)"].append(await mcp_rate(client, items, a.calls,
