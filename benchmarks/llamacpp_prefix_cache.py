@@ -58,7 +58,7 @@ from pathlib import Path
 import jinja2
 
 import common
-from veriplan.llm.backends.llamacpp import MIN_PROMPT_BATCH, LlamaCppBackend
+from veriplan.llm.backends.llamacpp import MIN_PROMPT_BATCH, LlamaCppBackend, _common_prefix
 from veriplan.llm.types import LLMRequest, Message
 from veriplan.methods.aec.prompting import render as aec_render
 from veriplan.methods.closed_loop.method import _ENV as CLOSED_LOOP_TEMPLATES
@@ -263,12 +263,7 @@ def load_units(store: Path, method: str, n: int, calls: int | None, least: int =
 
 # ----- counting (no model) -----------------------------------------------------------------
 def _lcp(a: list[int], b: list[int]) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
+    return _common_prefix(tuple(a), tuple(b))
 
 
 class Reader:

@@ -475,7 +475,7 @@ def _replay(s: Session, d: SearchDomain, inst: Instance, partial: bool, mutation
             fresh = [kc for c in children
                      if (kc := key(c)) not in seen and not record(kc, (k, c))]
         except Exception:  # noqa: BLE001 - not a state of this domain (the search ends)
-            from veriplan.domains.autotos.harness import jsonable_or_repr
+            from veriplan.domains.autotos.harness import _keyable, jsonable_or_repr
 
             bad = next(c for c in children if not _keyable(key, c))
             raise Failed("succ_soundness", "the successor function returned "
@@ -489,11 +489,3 @@ def _count(tested: int, fresh: list) -> None:
                          "(the sandbox skipped states or tested seen ones; or the "
                          "successor function returned states that change when written "
                          "as JSON)", "goal")
-
-
-def _keyable(key: Callable, x: Any) -> bool:
-    try:
-        key(x)
-    except Exception:  # noqa: BLE001
-        return False
-    return True
