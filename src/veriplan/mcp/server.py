@@ -413,6 +413,10 @@ async def _serve_stdio(server: MCPServer) -> None:
                                lowlevel.create_initialization_options())
         writer.close()
     finally:
+        # the pipes were set non-blocking for the loop; whoever shares them gets them back
+        for fd in (saved_in, saved_out):
+            with contextlib.suppress(OSError):
+                os.set_blocking(fd, True)
         os.dup2(saved_in, 0)
         os.dup2(saved_out, 1)
         os.close(saved_in)
