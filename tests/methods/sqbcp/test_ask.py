@@ -4,7 +4,9 @@ free-text answers, a substitution, an empty answer, and Ctrl-C."""
 from __future__ import annotations
 
 import os
+import signal
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -17,10 +19,23 @@ ARGS = ["-m", "veriplan.cli", "ask", "Make a toy car from a wooden table", "--ba
         "--config", "embeddings=lexical", "--config", "bidirectional=false"]
 
 
+def _default_signals() -> None:
+    """A person's terminal: SIGINT neither blocked nor ignored (a mask or an
+    ignored SIGINT left by whatever ran before in the test process would pass to
+    the child through exec)."""
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def spawn():
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     return pexpect.spawn(sys.executable, ARGS, cwd=str(REPO), env=env, encoding="utf-8",
-                         timeout=30)
+                         timeout=30, preexec_fn=_default_signals)
+
+
+def _signal_state(pid: int) -> str:
+    status = Path(f"/proc/{pid}/status").read_text().splitlines()
+    return "; ".join(x for x in status if x.startswith(("SigBlk", "SigIgn", "SigCgt")))
 
 
 def test_a_person_answers_and_gets_an_accepted_plan():
@@ -69,7 +84,8 @@ def test_ctrl_c_ends_cleanly_with_what_was_learned():
         if child.expect([r"Stopped\. What I learned so far:", pexpect.TIMEOUT], timeout=10) == 0:
             break
     else:
-        raise AssertionError(f"Ctrl-C did not stop the session: {child.before[-300:]!r}")
+        raise AssertionError(f"Ctrl-C did not stop the session: {child.before[-300:]!r} "
+                             f"({_signal_state(child.pid)})")
     child.expect(r"you have a budget for a kit\? -> no")
     child.expect(pexpect.EOF)
     child.close()
