@@ -99,17 +99,10 @@ def main() -> int:
                     help="also time --batch --workers N on the file order (default 2; 1: not)")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
-    pb = Path(args.data_dir) / "planbench"
-    if not pb.is_dir():
-        print(f"no PlanBench data at {pb}: pass --data-dir", file=sys.stderr)
+    found = common.planbench_and_val(args.data_dir)
+    if found is None:
         return 2
-    from veriplan.verify.val import ValUnavailable, find_val
-
-    try:
-        val = find_val()
-    except ValUnavailable as exc:
-        print(f"VAL is needed for this benchmark: {exc}", file=sys.stderr)
-        return 2
+    pb, val = found
     warnings.simplefilter("ignore")
     tmp = Path(tempfile.mkdtemp(prefix="batch-real-speed-"))
     try:

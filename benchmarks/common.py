@@ -1,10 +1,14 @@
-"""What the benchmark scripts share: the command line and the data directory."""
+"""What the benchmark scripts share: the command line, the data directory and VAL."""
 
 from __future__ import annotations
 
 import argparse
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from veriplan.verify.val import ValTool
 
 
 def parser(doc: str) -> argparse.ArgumentParser:
@@ -15,3 +19,21 @@ def parser(doc: str) -> argparse.ArgumentParser:
         Path(__file__).resolve().parents[1].parent / "shared" / "data")
     ap.add_argument("--data-dir", type=Path, default=Path(default))
     return ap
+
+
+def planbench_and_val(data_dir: Path) -> tuple[Path, ValTool] | None:
+    """PlanBench's folder under ``data_dir`` and VAL's ``Validate``, or None after
+    saying on stderr which is missing and how to get it."""
+    import sys
+
+    from veriplan.verify.val import ValUnavailable, find_val
+
+    pb = Path(data_dir) / "planbench"
+    if not pb.is_dir():
+        print(f"no PlanBench data at {pb}: pass --data-dir", file=sys.stderr)
+        return None
+    try:
+        return pb, find_val()
+    except ValUnavailable as exc:
+        print(f"VAL is needed for this benchmark: {exc}", file=sys.stderr)
+        return None

@@ -58,7 +58,9 @@ def test_verdicts_come_in_order_with_their_fields(problems):
     json.dumps([ok, bad, goal, noisy])  # JSON-ready
 
 
-def test_each_problem_is_parsed_once_per_file_identity(problems, monkeypatch):
+@pytest.fixture
+def parsed(monkeypatch) -> list[str]:
+    """The problem files the batch parses, in order (the parser is counted)."""
     calls: list[str] = []
     real = batch.parse_problem
 
@@ -67,6 +69,11 @@ def test_each_problem_is_parsed_once_per_file_identity(problems, monkeypatch):
         return real(text, domain, file=file, strict=strict)
 
     monkeypatch.setattr(batch, "parse_problem", counting)
+    return calls
+
+
+def test_each_problem_is_parsed_once_per_file_identity(problems, parsed):
+    calls = parsed
     a, b = (str(p) for p in problems)
     items = [item(i, problem=p) for i, p in enumerate([a, b, a, a, b, a])]
     assert [v.valid for v in validate_many(items)] == [True, False, True, True, False, True]
@@ -78,7 +85,7 @@ def test_each_problem_is_parsed_once_per_file_identity(problems, monkeypatch):
     assert calls.count(b) == 2 and calls.count(a) == 1
 
 
-def test_a_results_file_of_several_models_parses_each_problem_once(tmp_path, monkeypatch):
+def test_a_results_file_of_several_models_parses_each_problem_once(tmp_path, parsed):
     """Results files list one model's answers after another's: a problem recurs as
     many lines later as a model has answers (here 300, beyond the old cache of 128)."""
     text = Path(PROB).read_text()
@@ -87,14 +94,7 @@ def test_a_results_file_of_several_models_parses_each_problem_once(tmp_path, mon
         p = tmp_path / f"instance-{k}.pddl"
         p.write_text(text)
         paths.append(str(p))
-    calls: list[str] = []
-    real = batch.parse_problem
-
-    def counting(text, domain, *, file, strict):
-        calls.append(file)
-        return real(text, domain, file=file, strict=strict)
-
-    monkeypatch.setattr(batch, "parse_problem", counting)
+    calls = parsed
     items = [item(f"{m}-{k}", GOOD if m == "a" else BAD, problem=p)
              for m in ("a", "b", "c") for k, p in enumerate(paths)]
     verdicts = [v.valid for v in validate_many(items)]
