@@ -31,15 +31,15 @@ def test_the_rate_among_plans_leaves_out_units_without_one():
     recs = [unit(0, violated=True, no_plan=False), unit(1, violated=False, no_plan=False)] + \
            [unit(i, violated=False, no_plan=True) for i in range(2, 10)]
     (r,) = rows(recs)
-    assert (r["units"], r["violated"], r["no_plan"], r["planned"]) == (10, 1, 8, 2)
-    assert r["violation_rate"] == 0.1 and r["violation_rate_planned"] == 0.5
-    lo, hi = r["wilson_planned"]
-    assert lo < 0.5 < hi and hi - lo > r["wilson"][1] - r["wilson"][0]
+    assert (r.units, r.violated, r.no_plan, r.planned) == (10, 1, 8, 2)
+    assert r.violation_rate == 0.1 and r.violation_rate_planned == 0.5
+    lo, hi = r.wilson_planned
+    assert lo < 0.5 < hi and hi - lo > r.wilson[1] - r.wilson[0]
 
 
 def test_no_plan_at_all_has_no_rate_among_plans():
     (r,) = rows([unit(i, violated=False, no_plan=True) for i in range(3)])
-    assert r["planned"] == 0 and r["violation_rate_planned"] is None
+    assert r.planned == 0 and r.violation_rate_planned is None
 
 
 def test_a_unit_judged_before_verdicts_were_typed_is_named_and_never_counted(tmp_path):
@@ -51,7 +51,7 @@ def test_a_unit_judged_before_verdicts_were_typed_is_named_and_never_counted(tmp
     recs = [old, unit(1, violated=False, no_plan=False),
             unit(2, violated=False, no_plan=False, verdict="unknown")]
     (r,) = rows(recs)
-    assert (r["units"], r["verified"], r["unknown"]) == (2, 1, 1)
+    assert (r.units, r.verified, r.unknown) == (2, 1, 1)
     (why,) = stale(recs)
     assert "unit u7" in why and "metrics.judgement" in why
     text, _, _ = section(recs, tmp_path)

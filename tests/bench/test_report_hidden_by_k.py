@@ -25,11 +25,11 @@ RECORDS = [unit(i, m, k, violated=(m == "self-ask" and i < k), verified=i >= k)
 
 
 def test_counts_by_k():
-    rows = {(r["method"], r["k"]): r for r in controlled_by_k(RECORDS)}
+    rows = {(r.method, r.k): r for r in controlled_by_k(RECORDS)}
     assert len(rows) == 8
-    assert (rows[("sqbcp", 3)]["violated"], rows[("sqbcp", 3)]["verified"]) == (0, 2)
-    assert (rows[("self-ask", 3)]["violated"], rows[("self-ask", 3)]["units"]) == (3, 5)
-    lo, hi = rows[("self-ask", 4)]["wilson"]
+    assert (rows[("sqbcp", 3)].violated, rows[("sqbcp", 3)].verified) == (0, 2)
+    assert (rows[("self-ask", 3)].violated, rows[("self-ask", 3)].units) == (3, 5)
+    lo, hi = rows[("self-ask", 4)].wilson
     assert lo < 0.8 < hi
 
 

@@ -617,9 +617,9 @@ def write_report(directory: str | Path, *,
     paths["json"].write_text(json.dumps({
         "groups": [asdict(s) for s in summaries], "analyses": analyses,
         "comparison": comparisons[0] if comparisons else None,
-        "comparisons": comparisons, "autotos": autotos, "hidden": hidden,
+        "comparisons": comparisons, "autotos": autotos, "hidden": [asdict(r) for r in hidden],
         "published": published_json, "aec": aec, "left_out": left_out,
         # controlled-model units (issue 33): apart from model results, never pooled
-        "controlled": report_hidden.controlled_rows(records),
+        "controlled": [asdict(r) for r in report_hidden.controlled_rows(records)],
         "controlled_plan": controlled_plan}, indent=2))
     return paths

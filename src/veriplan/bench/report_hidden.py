@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from veriplan.bench.stats import mcnemar, wilson_interval
+from veriplan.bench.stats import PairedComparison, mcnemar, wilson_interval
 from veriplan.bench.store import UnitRecord
 from veriplan.domains.hidden.metrics import judgement
 from veriplan.errors import RecordError
@@ -39,11 +40,11 @@ def _f(x: float | None, digits: int = 1) -> str:
     return "n/a" if x is None else f"{x:.{digits}f}"
 
 
-def _planned(r: dict[str, Any]) -> str:
-    if not r["planned"]:
+def _planned(r: Violations) -> str:
+    if not r.planned or r.violation_rate_planned is None:
         return "n/a (no plan)"
-    lo, hi = r["wilson_planned"]
-    return (f"{100 * r['violation_rate_planned']:.1f}% of {r['planned']} ({100 * lo:.1f}-"
+    lo, hi = r.wilson_planned
+    return (f"{100 * r.violation_rate_planned:.1f}% of {r.planned} ({100 * lo:.1f}-"
             f"{100 * hi:.1f})")
 
 
@@ -67,6 +68,111 @@ def stale(records: list[UnitRecord]) -> list[str]:
 CONTROLLED = "controlled"  # controlled test models: reported apart, never mixed
 
 
+@dataclass(frozen=True)
+class HiddenCell:
+    """Units with one number of hidden preconditions: their mean queries and
+    hypotheses (the paper's Figure 2)."""
+
+    units: int
+    queries: float
+    hypotheses: float
+
+
+@dataclass(frozen=True)
+class Violations:
+    """Violations among all units and among the units that produced a plan
+    (a method that plans nothing violates nothing; the paper calls trivial
+    rejection degenerate, Section 6.2), Wilson 95%."""
+
+    units: int
+    violated: int
+    violation_rate: float
+    wilson: tuple[float, float]
+    planned: int
+    violation_rate_planned: float | None
+    wilson_planned: tuple[float, float]
+
+
+def _violations(ms: list[dict[str, Any]]) -> dict[str, Any]:
+    n, bad = len(ms), sum(bool(m.get("violated")) for m in ms)
+    planned = sum(not m.get("no_plan") for m in ms)
+    return {"units": n, "violated": bad, "violation_rate": bad / n,
+            "wilson": wilson_interval(bad, n), "planned": planned,
+            "violation_rate_planned": bad / planned if planned else None,
+            "wilson_planned": wilson_interval(bad, planned) if planned else (0.0, 1.0)}
+
+
+@dataclass(frozen=True)
+class HiddenRow(Violations):
+    """A real model's units of one method (and ablation), dataset, model and k."""
+
+    method: str
+    dataset: str
+    model: str
+    k: int
+    no_plan: int
+    unreadable: int
+    verified: int
+    unknown: int  # accepted or planned, but no fact of the true task decides it
+    not_produced: int
+    rouge1: float | None
+    rouge2: float | None
+    bleu: float | None
+    queries: float | None
+    hypotheses: float | None
+    calls: float | None
+    tokens: float | None
+    seconds: float | None
+    by_hidden: dict[int, HiddenCell] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ControlledRow(Violations):
+    """A controlled test model's units of one dataset, setting and method, pooled over k."""
+
+    dataset: str
+    setting: str
+    method: str
+    ks: list[int]
+    verified: int
+    success: float
+    wilson_success: tuple[float, float]
+    queries: float | None
+    hypotheses: float | None
+    by_hidden: dict[int, HiddenCell] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ByKRow:
+    """A controlled test model's units of one dataset, setting, method and k."""
+
+    dataset: str
+    setting: str
+    method: str
+    k: int
+    units: int
+    violated: int
+    verified: int
+    wilson: tuple[float, float]
+    wilson_success: tuple[float, float]
+
+
+@dataclass(frozen=True)
+class Pair:
+    """Arm A (SQ-BCP) against arm B on the tasks both ran: exact McNemar on
+    violations and on verified plans. ``model`` and ``k`` are set for real
+    models' pairs, ``setting`` for a controlled model's (pooled over k)."""
+
+    dataset: str
+    a: str
+    b: str
+    violated: PairedComparison
+    verified: PairedComparison
+    model: str = ""
+    k: int | None = None
+    setting: str = ""
+
+
 def _current(records: list[UnitRecord], controlled: bool = False) -> list[UnitRecord]:
     """The hidden-task units whose judgement can be read: a real model's, or
     (``controlled``) a controlled test model's."""
@@ -74,7 +180,7 @@ def _current(records: list[UnitRecord], controlled: bool = False) -> list[UnitRe
             and (r.backend == CONTROLLED) == controlled]
 
 
-def rows(records: list[UnitRecord]) -> list[dict[str, Any]]:
+def rows(records: list[UnitRecord]) -> list[HiddenRow]:
     groups: dict[tuple, list[UnitRecord]] = defaultdict(list)
     for r in _current(records):
         k = json.loads(r.config).get("k", 1)
@@ -83,37 +189,27 @@ def rows(records: list[UnitRecord]) -> list[dict[str, Any]]:
     out = []
     for (method, ablation, dataset, model, k), rs in sorted(groups.items()):
         ms = [_metrics(r) for r in rs]
-        n = len(rs)
-        bad = sum(bool(m.get("violated")) for m in ms)
-        lo, hi = wilson_interval(bad, n)
-        planned = sum(not m.get("no_plan") for m in ms)
-        plo, phi = wilson_interval(bad, planned) if planned else (0.0, 1.0)
-        out.append({
-            "method": method if ablation == "none" else f"{method} ({ablation})",
-            "dataset": dataset, "model": model, "k": k, "units": n, "violated": bad,
-            "violation_rate": bad / n, "wilson": [lo, hi],
-            # among the units that produced a plan: producing none is not avoiding a
-            # violation (the paper calls trivial rejection degenerate, Section 6.2)
-            "planned": planned, "violation_rate_planned": bad / planned if planned else None,
-            "wilson_planned": [plo, phi],
-            "no_plan": sum(bool(m.get("no_plan")) for m in ms),
-            "unreadable": sum(bool(m.get("unread")) for m in ms),
-            "verified": sum(bool(r.verified) for r in rs),
-            # accepted or planned, but no fact of the true task decides it: never verified
-            "unknown": sum(m.get("verdict") == "unknown" for m in ms),
-            "not_produced": sum(bool(m.get("goal_unmet")) for m in ms),
-            "rouge1": _mean([m.get("rouge1") for m in ms]),
-            "rouge2": _mean([m.get("rouge2") for m in ms]),
-            "bleu": _mean([m.get("bleu") for m in ms]),
-            "queries": _mean([m.get("queries") for m in ms]),
-            "hypotheses": _mean([m.get("hypotheses") for m in ms]),
-            "calls": _mean([r.llm_calls for r in rs]), "tokens": _mean([r.tokens for r in rs]),
-            "seconds": _mean([r.seconds for r in rs]),
-            "by_hidden": _by_hidden(ms)})
+        out.append(HiddenRow(
+            **_violations(ms),
+            method=method if ablation == "none" else f"{method} ({ablation})",
+            dataset=dataset, model=model, k=k,
+            no_plan=sum(bool(m.get("no_plan")) for m in ms),
+            unreadable=sum(bool(m.get("unread")) for m in ms),
+            verified=sum(bool(r.verified) for r in rs),
+            unknown=sum(m.get("verdict") == "unknown" for m in ms),
+            not_produced=sum(bool(m.get("goal_unmet")) for m in ms),
+            rouge1=_mean([m.get("rouge1") for m in ms]),
+            rouge2=_mean([m.get("rouge2") for m in ms]),
+            bleu=_mean([m.get("bleu") for m in ms]),
+            queries=_mean([m.get("queries") for m in ms]),
+            hypotheses=_mean([m.get("hypotheses") for m in ms]),
+            calls=_mean([r.llm_calls for r in rs]), tokens=_mean([r.tokens for r in rs]),
+            seconds=_mean([r.seconds for r in rs]),
+            by_hidden=_by_hidden(ms)))
     return out
 
 
-def pairs(records: list[UnitRecord]) -> list[dict[str, Any]]:
+def pairs(records: list[UnitRecord]) -> list[Pair]:
     """SQ-BCP (each of its settings) paired with every other method on the same
     dataset, model and k: McNemar on violations and on verified plans."""
     arms: dict[tuple, dict[str, tuple[bool, bool]]] = defaultdict(dict)
@@ -131,26 +227,25 @@ def pairs(records: list[UnitRecord]) -> list[dict[str, Any]]:
         for (d2, m2, k2, b), units_b in sorted(arms.items()):
             if (d2, m2, k2) != (dataset, model, k) or b == a or b.startswith("sqbcp"):
                 continue
-            out.append({
-                "dataset": dataset, "model": model, "k": k, "a": a, "b": b,
-                "violated": mcnemar({i: v[0] for i, v in units_a.items()},
-                                    {i: v[0] for i, v in units_b.items()}),
-                "verified": mcnemar({i: v[1] for i, v in units_a.items()},
-                                    {i: v[1] for i, v in units_b.items()})})
+            out.append(Pair(dataset=dataset, model=model, k=k, a=a, b=b,
+                            violated=mcnemar({i: v[0] for i, v in units_a.items()},
+                                             {i: v[0] for i, v in units_b.items()}),
+                            verified=mcnemar({i: v[1] for i, v in units_a.items()},
+                                             {i: v[1] for i, v in units_b.items()})))
     return out
 
 
-def _by_hidden(ms: list[dict[str, Any]]) -> dict[int, dict[str, float]]:
+def _by_hidden(ms: list[dict[str, Any]]) -> dict[int, HiddenCell]:
     cells: dict[int, list[dict[str, Any]]] = defaultdict(list)
     for m in ms:
         if m.get("hidden") is not None:
             cells[int(m["hidden"])].append(m)
-    return {h: {"units": len(c), "queries": _mean([m.get("queries") for m in c]) or 0.0,
-                "hypotheses": _mean([m.get("hypotheses") for m in c]) or 0.0}
+    return {h: HiddenCell(units=len(c), queries=_mean([m.get("queries") for m in c]) or 0.0,
+                          hypotheses=_mean([m.get("hypotheses") for m in c]) or 0.0)
             for h, c in sorted(cells.items())}
 
 
-def section(records: list[UnitRecord], out: Path) -> tuple[str, list[dict[str, Any]], list[str]]:
+def section(records: list[UnitRecord], out: Path) -> tuple[str, list[HiddenRow], list[str]]:
     """Markdown, the rows, and the plots written into ``out``."""
     table = rows(records)
     left_out = stale(records)
@@ -174,7 +269,7 @@ def section(records: list[UnitRecord], out: Path) -> tuple[str, list[dict[str, A
              "(never verified); \"not made\" plans never make the task's product (the dish, "
              "the artefact) or reach its goal.",
              ""]
-    if any(r["dataset"] in OWN_TASKS for r in table):
+    if any(r.dataset in OWN_TASKS for r in table):
         lines += ["The recipe and how-to tasks are veriplan's own (written in the RecipeNLG "
                   "and WikiHow formats): these numbers are not comparable with the SQ-BCP "
                   "paper's tables.", ""]
@@ -187,13 +282,13 @@ def section(records: list[UnitRecord], out: Path) -> tuple[str, list[dict[str, A
               "|" + "---|" * 20]
     for r in table:
         lines.append(
-            f"| {r['method']} | {r['dataset']} | {r['k']} | {r['units']} | {r['violated']} | "
-            f"{100 * r['violation_rate']:.1f}% ({100 * r['wilson'][0]:.1f}-"
-            f"{100 * r['wilson'][1]:.1f}) | {_planned(r)} | {r['no_plan']} | {r['unreadable']} | "
-            f"{r['not_produced']} | {r['unknown']} | {r['verified']} | "
-            f"{_f(r['rouge1'])} | {_f(r['rouge2'])} | {_f(r['bleu'])} | {_f(r['queries'], 2)} "
-            f"| {_f(r['hypotheses'], 2)} | {_f(r['calls'], 2)} | {_f(r['tokens'], 0)} | "
-            f"{_f(r['seconds'], 1)} |")
+            f"| {r.method} | {r.dataset} | {r.k} | {r.units} | {r.violated} | "
+            f"{100 * r.violation_rate:.1f}% ({100 * r.wilson[0]:.1f}-"
+            f"{100 * r.wilson[1]:.1f}) | {_planned(r)} | {r.no_plan} | {r.unreadable} | "
+            f"{r.not_produced} | {r.unknown} | {r.verified} | "
+            f"{_f(r.rouge1)} | {_f(r.rouge2)} | {_f(r.bleu)} | {_f(r.queries, 2)} "
+            f"| {_f(r.hypotheses, 2)} | {_f(r.calls, 2)} | {_f(r.tokens, 0)} | "
+            f"{_f(r.seconds, 1)} |")
     paired = pairs(records)
     if paired:
         lines += ["", "Paired on the same tasks (instance and seed), SQ-BCP against each other "
@@ -202,8 +297,8 @@ def section(records: list[UnitRecord], out: Path) -> tuple[str, list[dict[str, A
                   "| dataset | k | A | B | shared | violations A only | B only | p | "
                   "verified A only | B only | p |", "|" + "---|" * 11]
         for c in paired:
-            v, w = c["violated"], c["verified"]
-            lines.append(f"| {c['dataset']} | {c['k']} | {c['a']} | {c['b']} | {v.shared} | "
+            v, w = c.violated, c.verified
+            lines.append(f"| {c.dataset} | {c.k} | {c.a} | {c.b} | {v.shared} | "
                          f"{v.only_a} | {v.only_b} | {v.p_value:.3g} | {w.only_a} | "
                          f"{w.only_b} | {w.p_value:.3g} |")
     plots = _plot(table, out) if table else []
@@ -219,7 +314,7 @@ def _setting(model: str) -> str:
     return f"p={kv.get('p_hidden', '?')}, acc={kv.get('acc', '?')}{omit}"
 
 
-def controlled_rows(records: list[UnitRecord]) -> list[dict[str, Any]]:
+def controlled_rows(records: list[UnitRecord]) -> list[ControlledRow]:
     """Controlled-model units by dataset, setting and method, pooled over k (the
     paper averages k = 1..4): violation rates (all units, among plans), verified
     rate, queries and hypotheses per task."""
@@ -229,25 +324,18 @@ def controlled_rows(records: list[UnitRecord]) -> list[dict[str, Any]]:
     out = []
     for (dataset, setting, method), rs in sorted(groups.items()):
         ms = [_metrics(r) for r in rs]
-        n, bad = len(rs), sum(bool(m.get("violated")) for m in ms)
-        planned = sum(not m.get("no_plan") for m in ms)
         ok = sum(bool(r.verified) for r in rs)
-        out.append({"dataset": dataset, "setting": setting, "method": method, "units": n,
-                    "ks": sorted({json.loads(r.config).get("k", 1) for r in rs}),
-                    "violated": bad, "violation_rate": bad / n,
-                    "wilson": list(wilson_interval(bad, n)), "planned": planned,
-                    "violation_rate_planned": bad / planned if planned else None,
-                    "wilson_planned": list(wilson_interval(bad, planned)) if planned
-                    else [0.0, 1.0],
-                    "verified": ok, "success": ok / n, "wilson_success":
-                    list(wilson_interval(ok, n)),
-                    "queries": _mean([m.get("queries") for m in ms]),
-                    "hypotheses": _mean([m.get("hypotheses") for m in ms]),
-                    "by_hidden": _by_hidden(ms)})
+        out.append(ControlledRow(
+            **_violations(ms), dataset=dataset, setting=setting, method=method,
+            ks=sorted({json.loads(r.config).get("k", 1) for r in rs}),
+            verified=ok, success=ok / len(rs), wilson_success=wilson_interval(ok, len(rs)),
+            queries=_mean([m.get("queries") for m in ms]),
+            hypotheses=_mean([m.get("hypotheses") for m in ms]),
+            by_hidden=_by_hidden(ms)))
     return out
 
 
-def controlled_by_k(records: list[UnitRecord]) -> list[dict[str, Any]]:
+def controlled_by_k(records: list[UnitRecord]) -> list[ByKRow]:
     """Controlled-model units by dataset, setting, method and k (the paper's
     k = 1..4, which the main table pools): violations and verified plans, with
     Wilson intervals."""
@@ -260,16 +348,15 @@ def controlled_by_k(records: list[UnitRecord]) -> list[dict[str, Any]]:
         n = len(rs)
         bad = sum(bool(_metrics(r).get("violated")) for r in rs)
         ok = sum(bool(r.verified) for r in rs)
-        out.append({"dataset": dataset, "setting": setting, "method": method, "k": k,
-                    "units": n, "violated": bad, "verified": ok,
-                    "wilson": list(wilson_interval(bad, n)),
-                    "wilson_success": list(wilson_interval(ok, n))})
+        out.append(ByKRow(dataset=dataset, setting=setting, method=method, k=k, units=n,
+                          violated=bad, verified=ok, wilson=wilson_interval(bad, n),
+                          wilson_success=wilson_interval(ok, n)))
     return out
 
 
-def _by_k_md(rows: list[dict[str, Any]], a: str = "sqbcp", b: str = "self-ask") -> list[str]:
+def _by_k_md(rows: list[ByKRow], a: str = "sqbcp", b: str = "self-ask") -> list[str]:
     """SQ-BCP beside Self-Ask (the baseline that asks) at each k."""
-    cells = {(r["dataset"], r["setting"], r["method"], r["k"]): r for r in rows}
+    cells = {(r.dataset, r.setting, r.method, r.k): r for r in rows}
     keys = sorted({(d, s, k) for d, s, m, k in cells if m == a and (d, s, b, k) in cells})
     if not keys or len({k for _, _, k in keys}) < 2:
         return []
@@ -278,39 +365,39 @@ def _by_k_md(rows: list[dict[str, Any]], a: str = "sqbcp", b: str = "self-ask") 
              f"| dataset | setting | k | {a} violations | {a} verified | {b} violations | "
              f"{b} verified |", "|" + "---|" * 7]
 
-    def cell(x: int, n: int, w: list[float]) -> str:
+    def cell(x: int, n: int, w: tuple[float, float]) -> str:
         return f"{x}/{n} ({100 * w[0]:.0f}-{100 * w[1]:.0f}%)"
 
     for d, s, k in keys:
         ra, rb = cells[(d, s, a, k)], cells[(d, s, b, k)]
         lines.append(f"| {d} | {s} | {k} | "
-                     f"{cell(ra['violated'], ra['units'], ra['wilson'])} | "
-                     f"{cell(ra['verified'], ra['units'], ra['wilson_success'])} | "
-                     f"{cell(rb['violated'], rb['units'], rb['wilson'])} | "
-                     f"{cell(rb['verified'], rb['units'], rb['wilson_success'])} |")
+                     f"{cell(ra.violated, ra.units, ra.wilson)} | "
+                     f"{cell(ra.verified, ra.units, ra.wilson_success)} | "
+                     f"{cell(rb.violated, rb.units, rb.wilson)} | "
+                     f"{cell(rb.verified, rb.units, rb.wilson_success)} |")
     return lines
 
 
-def _by_k_plot(rows: list[dict[str, Any]], out: Path, method: str = "sqbcp") -> list[str]:
-    mine = [r for r in rows if r["method"] == method]
-    if len({r["k"] for r in mine}) < 2:
+def _by_k_plot(rows: list[ByKRow], out: Path, method: str = "sqbcp") -> list[str]:
+    mine = [r for r in rows if r.method == method]
+    if len({r.k for r in mine}) < 2:
         return []
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    datasets = sorted({r["dataset"] for r in mine})
+    datasets = sorted({r.dataset for r in mine})
     fig, axes = plt.subplots(1, len(datasets), figsize=(4 * len(datasets), 3.4), squeeze=False)
     for j, d in enumerate(datasets):
-        for setting in sorted({r["setting"] for r in mine if r["dataset"] == d}):
-            rs = sorted((r for r in mine if r["dataset"] == d and r["setting"] == setting),
-                        key=lambda r: r["k"])
-            axes[0][j].plot([r["k"] for r in rs], [100 * r["verified"] / r["units"] for r in rs],
+        for setting in sorted({r.setting for r in mine if r.dataset == d}):
+            rs = sorted((r for r in mine if r.dataset == d and r.setting == setting),
+                        key=lambda r: r.k)
+            axes[0][j].plot([r.k for r in rs], [100 * r.verified / r.units for r in rs],
                             "o-", label=setting)
         axes[0][j].set_title(d, fontsize=9)
         axes[0][j].set_xlabel("k")
-        axes[0][j].set_xticks(sorted({r["k"] for r in mine}))
+        axes[0][j].set_xticks(sorted({r.k for r in mine}))
         axes[0][j].set_ylim(-2, 102)
     axes[0][0].set_ylabel(f"{method} verified (%)")
     axes[0][-1].legend(fontsize=6)
@@ -322,7 +409,7 @@ def _by_k_plot(rows: list[dict[str, Any]], out: Path, method: str = "sqbcp") -> 
     return [name]
 
 
-def controlled_pairs(records: list[UnitRecord]) -> list[dict[str, Any]]:
+def controlled_pairs(records: list[UnitRecord]) -> list[Pair]:
     """SQ-BCP against each method on the same (task, k, seed), per dataset and
     setting: exact McNemar on violations and on verified plans."""
     arms: dict[tuple, dict[str, tuple[bool, bool]]] = defaultdict(dict)
@@ -336,11 +423,11 @@ def controlled_pairs(records: list[UnitRecord]) -> list[dict[str, Any]]:
             continue
         for (d2, s2, b), ub in sorted(arms.items()):
             if (d2, s2) == (dataset, setting) and b != a:
-                out.append({"dataset": dataset, "setting": setting, "a": a, "b": b,
-                            "violated": mcnemar({i: v[0] for i, v in ua.items()},
-                                                {i: v[0] for i, v in ub.items()}),
-                            "verified": mcnemar({i: v[1] for i, v in ua.items()},
-                                                {i: v[1] for i, v in ub.items()})})
+                out.append(Pair(dataset=dataset, setting=setting, a=a, b=b,
+                                violated=mcnemar({i: v[0] for i, v in ua.items()},
+                                                 {i: v[0] for i, v in ub.items()}),
+                                verified=mcnemar({i: v[1] for i, v in ua.items()},
+                                                 {i: v[1] for i, v in ub.items()})))
     return out
 
 
@@ -358,12 +445,12 @@ def controlled_section(records: list[UnitRecord], out: Path) -> tuple[str, list[
              "| dataset | setting | method | units | violation rate | among plans | "
              "success (verified) | queries | hypotheses |", "|" + "---|" * 9]
     for r in table:
-        lo, hi = r["wilson"]
-        slo, shi = r["wilson_success"]
-        lines.append(f"| {r['dataset']} | {r['setting']} | {r['method']} | {r['units']} | "
-                     f"{100 * r['violation_rate']:.1f}% ({100 * lo:.1f}-{100 * hi:.1f}) | "
-                     f"{_planned(r)} | {100 * r['success']:.1f}% ({100 * slo:.1f}-"
-                     f"{100 * shi:.1f}) | {_f(r['queries'], 2)} | {_f(r['hypotheses'], 2)} |")
+        lo, hi = r.wilson
+        slo, shi = r.wilson_success
+        lines.append(f"| {r.dataset} | {r.setting} | {r.method} | {r.units} | "
+                     f"{100 * r.violation_rate:.1f}% ({100 * lo:.1f}-{100 * hi:.1f}) | "
+                     f"{_planned(r)} | {100 * r.success:.1f}% ({100 * slo:.1f}-"
+                     f"{100 * shi:.1f}) | {_f(r.queries, 2)} | {_f(r.hypotheses, 2)} |")
     paired = controlled_pairs(records)
     if paired:
         lines += ["", "Paired on the same (task, k): SQ-BCP (A) against each method (B); "
@@ -371,19 +458,19 @@ def controlled_section(records: list[UnitRecord], out: Path) -> tuple[str, list[
                   "| dataset | setting | B | shared | violates A only | B only | p | "
                   "verified A only | B only | p |", "|" + "---|" * 10]
         for c in paired:
-            v, w = c["violated"], c["verified"]
-            lines.append(f"| {c['dataset']} | {c['setting']} | {c['b']} | {v.shared} | "
+            v, w = c.violated, c.verified
+            lines.append(f"| {c.dataset} | {c.setting} | {c.b} | {v.shared} | "
                          f"{v.only_a} | {v.only_b} | {v.p_value:.3g} | {w.only_a} | "
                          f"{w.only_b} | {w.p_value:.3g} |")
-    fig2 = [r for r in table if r["method"] == "sqbcp" and r["by_hidden"]]
+    fig2 = [r for r in table if r.method == "sqbcp" and r.by_hidden]
     if fig2:
         lines += ["", "SQ-BCP's queries and hypotheses per task against the number of hidden "
                   "preconditions (the paper's Figure 2), pooled over k: mean (units).", "",
                   "| dataset | setting | hidden: queries / hypotheses (units) |", "|---|---|---|"]
         for r in fig2:
-            cells = "; ".join(f"{h}: {c['queries']:.2f} / {c['hypotheses']:.2f} ({c['units']})"
-                              for h, c in r["by_hidden"].items())
-            lines.append(f"| {r['dataset']} | {r['setting']} | {cells} |")
+            cells = "; ".join(f"{h}: {c.queries:.2f} / {c.hypotheses:.2f} ({c.units})"
+                              for h, c in r.by_hidden.items())
+            lines.append(f"| {r.dataset} | {r.setting} | {cells} |")
     by_k = controlled_by_k(records)
     lines += _by_k_md(by_k)
     plots = _controlled_plot(table, out) + _by_k_plot(by_k, out)
@@ -392,21 +479,21 @@ def controlled_section(records: list[UnitRecord], out: Path) -> tuple[str, list[
     return "\n".join(lines) + "\n", plots
 
 
-def _controlled_plot(table: list[dict[str, Any]], out: Path) -> list[str]:
+def _controlled_plot(table: list[ControlledRow], out: Path) -> list[str]:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    datasets = sorted({r["dataset"] for r in table})
+    datasets = sorted({r.dataset for r in table})
     fig, axes = plt.subplots(2, len(datasets), figsize=(4 * len(datasets), 6), squeeze=False)
     for j, d in enumerate(datasets):
-        for method in sorted({r["method"] for r in table if r["dataset"] == d}):
-            rs = sorted((r for r in table if r["dataset"] == d and r["method"] == method),
-                        key=lambda r: r["setting"])
-            xs = [float(r["setting"].split(",")[0].split("=")[1]) for r in rs]
-            axes[0][j].plot(xs, [100 * r["violation_rate"] for r in rs], "o-", label=method)
-            axes[1][j].plot(xs, [100 * r["success"] for r in rs], "o-", label=method)
+        for method in sorted({r.method for r in table if r.dataset == d}):
+            rs = sorted((r for r in table if r.dataset == d and r.method == method),
+                        key=lambda r: r.setting)
+            xs = [float(r.setting.split(",")[0].split("=")[1]) for r in rs]
+            axes[0][j].plot(xs, [100 * r.violation_rate for r in rs], "o-", label=method)
+            axes[1][j].plot(xs, [100 * r.success for r in rs], "o-", label=method)
         axes[0][j].set_title(d, fontsize=9)
         axes[1][j].set_xlabel("p (omission rate)")
     axes[0][0].set_ylabel("violation rate (%)")
@@ -421,8 +508,8 @@ def _controlled_plot(table: list[dict[str, Any]], out: Path) -> list[str]:
     return [name]
 
 
-def _plot(table: list[dict[str, Any]], out: Path) -> list[str]:
-    series = [r for r in table if r["by_hidden"] and (r["hypotheses"] or r["queries"])]
+def _plot(table: list[HiddenRow], out: Path) -> list[str]:
+    series = [r for r in table if r.by_hidden and (r.hypotheses or r.queries)]
     if not series:
         return []
     import matplotlib
@@ -432,10 +519,10 @@ def _plot(table: list[dict[str, Any]], out: Path) -> list[str]:
 
     fig, ax = plt.subplots(figsize=(6, 4))
     for r in series:
-        xs = sorted(r["by_hidden"])
-        label = f"{r['method']} / {r['dataset']} / k={r['k']}"
-        ax.plot(xs, [r["by_hidden"][x]["queries"] for x in xs], "o-", label=f"{label}: queries")
-        ax.plot(xs, [r["by_hidden"][x]["hypotheses"] for x in xs], "s--",
+        xs = sorted(r.by_hidden)
+        label = f"{r.method} / {r.dataset} / k={r.k}"
+        ax.plot(xs, [r.by_hidden[x].queries for x in xs], "o-", label=f"{label}: queries")
+        ax.plot(xs, [r.by_hidden[x].hypotheses for x in xs], "s--",
                 label=f"{label}: hypotheses")
     ax.set_xlabel("hidden preconditions")
     ax.set_ylabel("per task (mean)")
