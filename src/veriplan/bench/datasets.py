@@ -368,7 +368,8 @@ for _name in ("sqbcp_pddl_hidden", "sqbcp_recipes", "sqbcp_howto"):
 # 5 per type held out for validation), scienceworld_seen / scienceworld_unseen (dev /
 # test variations), scienceworld_train / scienceworld_valid. See veriplan.envs.datasets.
 for _name in ("household_eval", "household_train", "household_valid", "scienceworld_seen",
-              "scienceworld_unseen", "scienceworld_train", "scienceworld_valid"):
+              "scienceworld_unseen", "scienceworld_train", "scienceworld_valid",
+              "scienceworld_unseen_short"):
     DATASETS.register(_name, f"veriplan.envs.datasets:{_name}")
 
 

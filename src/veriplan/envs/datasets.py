@@ -164,5 +164,28 @@ def scienceworld_valid(root: Path | None = None):
     return _scienceworld("scienceworld_valid", "valid")
 
 
+# Issue 33's controlled-model study on ScienceWorld (benchmarks/sweeps/
+# aec_controlled_scienceworld.toml): 16 unseen variations chosen by gold-path length, from
+# the first four unseen variations of the 22 tasks whose loads are quick: at most 20 gold
+# steps as one engine loaded them (a fresh engine may draw another world), at least two
+# door openings, a focus step and no numbered answer; 9 whose task text names what to
+# focus on (AEC's V can refute a wrong focus) and 7 whose text does not, at most two per
+# task (one per find task).
+UNSEEN_SHORT = ("chemistry-mix:25", "chemistry-mix-paint-secondary-color:28",
+                "chemistry-mix-paint-secondary-color:29", "power-component:16",
+                "power-component:17", "power-component-renewable-vs-nonrenewable-energy:17",
+                "test-conductivity-of-unknown-substances:450",
+                "test-conductivity-of-unknown-substances:452", "use-thermometer:405",
+                "find-animal:225", "find-living-thing:226", "find-non-living-thing:226",
+                "find-plant:225", "identify-life-stages-2:7", "lifespan-longest-lived:96",
+                "lifespan-shortest-lived:96")
+
+
+def scienceworld_unseen_short(root: Path | None = None):
+    return _dataset("scienceworld_unseen_short", "scienceworld", "unseen", list(UNSEEN_SHORT),
+                    lambda i: i.rpartition(":")[0], f"scienceworld-{SCIENCEWORLD_VERSION}")
+
+
 NAMES = ("household_eval", "household_train", "household_valid", "scienceworld_seen",
-         "scienceworld_unseen", "scienceworld_train", "scienceworld_valid")
+         "scienceworld_unseen", "scienceworld_train", "scienceworld_valid",
+         "scienceworld_unseen_short")

@@ -375,6 +375,10 @@ SCIENCEWORLD_RULES = [
          preds=frozenset({"at"})),
     Rule("persist-open", "a container or door stays open (closed) until the agent closes "
          "(opens) it", kind="frame", preds=frozenset({"open"})),
+    # Issue 33: without it, a plan's focus was forgotten at its next step, so V's goal check
+    # (the task's named focus targets) missed every wrong focus but a plan's last step.
+    Rule("persist-focus", "what the agent focused on stays its focus (the engine ends the "
+         "task at a wrong one)", kind="frame", preds=frozenset({"focus"})),
     # No persist-in: ScienceWorld's physics moves and renames things on every tick
     # (water boils into steam, seeds grow), so an "in" fact lasts one observation.
 ]

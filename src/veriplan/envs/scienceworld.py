@@ -25,6 +25,7 @@ import contextlib
 import re
 import shutil
 import threading
+from collections.abc import Callable
 
 from veriplan.envs.actions import ROOMS
 from veriplan.envs.base import Env, Fact, QueryResult, UnknownTaskError
@@ -78,6 +79,12 @@ VARIATIONS: dict[str, tuple[int, int, int]] = {
     "use-thermometer": (540, 270, 135),
 }
 SPLITS = ("train", "seen", "unseen")
+
+# Observers of this process's engines, called as ``observer(env, action, observation)``
+# after each reset (``action`` None: ``env.task_id`` was just loaded, gold path and all)
+# and each step. A controlled test model reads its truth channel from them
+# (veriplan.llm.backends.controlled_aec_scienceworld); nothing else uses them.
+OBSERVERS: list[Callable[[ScienceWorld, str | None, str], None]] = []
 
 
 def variations(task: str, split: str) -> range:
@@ -205,7 +212,10 @@ class ScienceWorld(Env):
             self._room = None
             self.score = 0.0
             self._choosing = False
-            return self._env.look()
+            first = self._env.look()
+        for observe in OBSERVERS:
+            observe(self, None, first)
+        return first
 
     def _lut(self) -> dict:
         import json
@@ -257,6 +267,8 @@ class ScienceWorld(Env):
             obs, reward, done, score = self._engine_step(action)
             self._choosing = obs.startswith("Ambiguous request:")
         self.score = float(score)
+        for observe in OBSERVERS:
+            observe(self, action, obs)
         won = bool(done and score >= 100)
         return obs, float(reward), bool(done), {"score": score, "won": won}
 

@@ -396,19 +396,23 @@ class Model:
         return f"Thought: next step.\nAction: {nxt}"
 
     def vote(self, key: tuple[str, tuple[str, ...]], member: int) -> str:
-        truth = self.g.value(*key)
-        if truth is None:
-            return json.dumps({"answer": "unknown"})
-        s, where = self.s, (self.g.id, key[0], *key[1])
-        if s.conf == "over":
-            c, agree = s.acc, MEMBERS
-        else:
-            c = confidence(s, *where)
-            agree = round(MEMBERS * c)
-        right = draw(s, "right", *where) < c
-        value = truth if right else not truth
-        said = value if member < agree else not value
-        return json.dumps({"answer": "yes" if said else "no"})
+        return vote_text(self.s, self.g.value(*key), (self.g.id, key[0], *key[1]), member)
+
+
+def vote_text(s: Settings, truth: bool | None, where: tuple[object, ...], member: int) -> str:
+    """One ensemble member's answer about a predicate whose value is ``truth``
+    (None: "unknown"); ``where`` seeds the draws (the task, the predicate)."""
+    if truth is None:
+        return json.dumps({"answer": "unknown"})
+    if s.conf == "over":
+        c, agree = s.acc, MEMBERS
+    else:
+        c = confidence(s, *where)
+        agree = round(MEMBERS * c)
+    right = draw(s, "right", *where) < c
+    value = truth if right else not truth
+    said = value if member < agree else not value
+    return json.dumps({"answer": "yes" if said else "no"})
 
 
 def locate(plan: list[str], done: list[str]) -> int | None:
@@ -441,15 +445,26 @@ class ControlledAECBackend(ScriptedTruthBackend):
 
     name = "controlled-aec"
     family = "aec"
+    # one request at a time, in the caller's thread: the ScienceWorld channel picks
+    # the world loaded in the calling thread (an ensemble's requests included)
+    serial = True
 
     def __init__(self, model: str = "aec", *, games: Iterable[Any] | None = None,
-                 split: str = "eval", **_: object) -> None:
+                 split: str = "eval", worlds: Any = None, **_: object) -> None:
+        from veriplan.llm.backends import controlled_aec_scienceworld as sw
+
         self.settings = Settings.parse(model)
         self.default_model = model
         self.truth = GameTruth(games, split)
+        self.worlds = sw.listen() if worlds is None else worlds
         self.requests = []
 
     def answer(self, prompt: str, request: LLMRequest) -> str:
+        from veriplan.llm.backends import controlled_aec_scienceworld as sw
+
+        world = self.worlds.find(prompt)
+        if world is not None:  # a ScienceWorld task (controlled_aec_scienceworld)
+            return sw.answer(world, self.settings, prompt, request)
         model = Model(self.truth.find(prompt), self.settings, prompt)
         kind = request.schema_name if request.schema is not None else "turn"
         if kind == "prediction":
@@ -466,4 +481,4 @@ class ControlledAECBackend(ScriptedTruthBackend):
 
 
 __all__ = ["ControlledAECBackend", "GameFacts", "GameTruth", "Settings", "command",
-           "read_question"]
+           "read_question", "vote_text"]
