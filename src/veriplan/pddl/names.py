@@ -19,6 +19,15 @@ NAME = rf"(?!\?)(?!-(?!{NAME_CHAR})){NAME_CHAR}+"
 _NAME = re.compile(NAME)
 
 
+# A clean plan step, ``(action arg ...)`` in lower case with spaces and tabs around
+# the words (the plan readers' fast path, veriplan.planio.pddl_plan, and the one-pass
+# judge of veriplan.verify.batch read it, each without the other's start-up).
+CLEAN_STEP = r"\([ \t]*+[a-z_][a-z0-9_\-]*+(?:[ \t]++[a-z0-9_][a-z0-9_\-]*+)*+[ \t]*+\)"
+#: One line of a text of clean steps (split at "\n"; the last may not end in "\r"):
+#: blank, or one clean step (with the parentheses, in group 1).
+CLEAN_LINE = re.compile(rf"[ \t]*+(?:({CLEAN_STEP})[ \t]*+)?\r?")
+
+
 def is_name(text: str) -> bool:
     """Whether ``text`` is a name by the rule above (in any case)."""
     return _NAME.fullmatch(text) is not None

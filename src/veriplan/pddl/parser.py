@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 import warnings
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from veriplan.core.atom import Atom, Literal
 from veriplan.errors import (
@@ -46,6 +46,9 @@ from veriplan.pddl.ast import (
 from veriplan.pddl.inputs import BOM, read_text
 from veriplan.pddl.names import is_name
 from veriplan.pddl.sexpr import _BAD_CHAR, _COMMENT, SList, Source, Sym, offset_of, read, read_fast
+
+if TYPE_CHECKING:  # (pathlib is not imported: a batch run does without its start-up)
+    from pathlib import Path
 
 SUPPORTED_REQUIREMENTS = frozenset({
     ":strips", ":typing", ":negative-preconditions", ":equality",

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import product
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from veriplan.core import condition as C
 from veriplan.core.atom import Atom, Literal
@@ -44,6 +44,9 @@ from veriplan.pddl.ast import (
 )
 from veriplan.pddl.inputs import DEFAULT_MAX_BYTES
 from veriplan.pddl.parser import _read_text, parse_domain, read_domain, read_problem
+
+if TYPE_CHECKING:  # (pathlib is not imported: a batch run does without its start-up)
+    from pathlib import Path
 
 
 class Task:

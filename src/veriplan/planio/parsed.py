@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from veriplan.core.plan import Step
 from veriplan.errors import PlanParseError
+from veriplan.lazyre import LazyPattern
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,10 +60,10 @@ class ParsedPlan:
 LINE, PROSE, BREAK = 0, 1, 2  # kinds of AnswerLines.items
 RESTART = "numbering restarts"  # the text of a BREAK where the numbering starts again
 
-_FENCE = re.compile(r"^\s*(```|~~~)")
+_FENCE = LazyPattern(r"^\s*(```|~~~)")
 # A list mark, then a step number in any usual dress ("1.", "1)", "(1)", "Step 1:",
 # "Action 2 -"), then an "Action:" label; group 1/2/3 is the number.
-_NUMBERING = re.compile(
+_NUMBERING = LazyPattern(
     r"^(?:[-*•+]\s+)?"
     r"(?:(?:step|action|move)\s*#?(\d+)\s*(?:[.):\-—–]\s*|\s+)"
     r"|\((\d+)\)\s*"
@@ -70,15 +71,15 @@ _NUMBERING = re.compile(
     r"(?:(?:action|move|step)\s*:\s*)?",
     re.IGNORECASE)
 # "(1. feast a d)": a number just inside the parenthesis of a PDDL step.
-_INNER_NUMBER = re.compile(r"^\(\s*\d+\s*[.):]\s*(?=[^\s()])")
+_INNER_NUMBER = LazyPattern(r"^\(\s*\d+\s*[.):]\s*(?=[^\s()])")
 # Lines labelled as something other than an action.
-_PROSE_LABEL = re.compile(
+_PROSE_LABEL = LazyPattern(
     r"^(?:(?:current|new|resulting|initial|final|intermediate|updated|next|world|goal|my"
     r"|the)\s+)*(?:state|states|goal|goals|reasoning|explanation|reason|thoughts?|"
     r"observation|note|check|result|effects?|preconditions?|justification|comment|"
     r"rationale|analysis|verification|condition|conditions)\s*(?:\d+\s*)?:",
     re.IGNORECASE)
-_DECOR = re.compile(r"[\[\]()*#:=_<>|~`.,!\-]+")
+_DECOR = LazyPattern(r"[\[\]()*#:=_<>|~`.,!\-]+")
 _MARK_MODIFIERS = frozenset((
     "the", "my", "a", "final", "full", "corrected", "revised", "pddl", "natural",
     "language", "nl", "optimal", "proposed", "solution", "your", "updated", "new",
@@ -88,7 +89,7 @@ _MARK_MODIFIERS = frozenset((
 _MARK_START = (["plan"], ["plan", "start"], ["start", "plan"], ["begin", "plan"],
                ["plan", "begin"], ["plan", "begins"])
 _MARK_END = (["plan", "end"], ["end", "plan"], ["plan", "ends"], ["plan", "ended"])
-_INLINE_END = re.compile(
+_INLINE_END = LazyPattern(
     r"\[\s*(?:pddl\s+)?plan\s+end\s*\]|\[\s*end(?:\s+of)?(?:\s+(?:the|pddl))*\s+plan\s*\]")
 
 
@@ -131,8 +132,8 @@ class AnswerLines:
 
 # The IPC/VAL timed form of a step: "0.000: (unstack c a) [1]" (a time with a decimal
 # point, or any time with a duration after the step).
-_TIMED = re.compile(r"^(\d+\.\d*|\.\d+|\d+(?=\s*:\s*\(.*\)\s*\[))\s*:\s*(\(.*\))"
-                    r"\s*(?:\[\s*(?:\d+(?:\.\d*)?|\.\d+)\s*\])?$")
+_TIMED = LazyPattern(r"^(\d+\.\d*|\.\d+|\d+(?=\s*:\s*\(.*\)\s*\[))\s*:\s*(\(.*\))"
+                     r"\s*(?:\[\s*(?:\d+(?:\.\d*)?|\.\d+)\s*\])?$")
 
 
 def split_answer(text: str) -> AnswerLines:
@@ -235,7 +236,7 @@ def split_answer(text: str) -> AnswerLines:
                        numbers)
 
 
-_BOLD_UNDERSCORES = re.compile(r"(?<![\w-])__(?=\S)|(?<=\S)__(?![\w-])")
+_BOLD_UNDERSCORES = LazyPattern(r"(?<![\w-])__(?=\S)|(?<=\S)__(?![\w-])")
 
 
 def _clean(line: str) -> tuple[str, int | None]:
@@ -274,27 +275,27 @@ def plan_lines(text: str) -> tuple[list[tuple[int, str]], int]:
 
 # Words by which an answer gives up a plan it wrote ("However, this fails",
 # "Alternative approach:", "Let's try again", "Revised plan").
-_ABANDON = re.compile(
+_ABANDON = LazyPattern(
     r"\b(?:however|but|wait|doesn'?t work|does not work|won'?t work|cannot|can'?t|can not|"
     r"not possible|impossible|invalid|mistake|error|incorrect|wrong|fails?|failed|violat\w*|"
     r"oops|let'?s try|let me try|try again|alternative\w*|instead|revis\w*|correct(?:ed|ion)|"
     r"re-?evaluat\w*|reconsider\w*|start over|backtrack\w*|adjust\w*|not achievable)\b",
     re.IGNORECASE)
 # Words by which an answer says, after its last step, that no plan reaches the goal.
-_NO_PLAN = re.compile(
+_NO_PLAN = LazyPattern(
     r"\b(?:no (?:valid |possible |feasible )?(?:plan|sequence|solution)\b|"
     r"(?:is|it'?s|seems|be) (?:not |im)possible|not (?:possible|achievable|feasible) to|"
     r"impossible to|cannot be (?:achieved|reached|accomplished|satisfied)|unachievable|"
     r"unsolvable|unreachable|does not (?:fully )?achieve|doesn'?t (?:fully )?achieve)",
     re.IGNORECASE)
-_LISTED = re.compile(r"\s*(?:[-*•+]\s|\d+\s*[.):]|\(\d+\)|#+\s|(?:step|action)\s*#?\d+)",
-                     re.IGNORECASE)
+_LISTED = LazyPattern(r"\s*(?:[-*•+]\s|\d+\s*[.):]|\(\d+\)|#+\s|(?:step|action)\s*#?\d+)",
+                      re.IGNORECASE)
 # A heading over lines that explain or check the plan ("Explanation of the Plan:",
 # "Action Breakdown:", "Step-by-step reasoning:").
-_ABOUT = re.compile(r"\b(?:explanation|explained|breakdown|reasoning|verification|verify|"
-                    r"justification|rationale|analysis|notes?|walk-?through|details|"
-                    r"why this works|how it works|check(?:ing)?)\b", re.IGNORECASE)
-_HEADING = re.compile(r"[:：]\s*$")
+_ABOUT = LazyPattern(r"\b(?:explanation|explained|breakdown|reasoning|verification|verify|"
+                     r"justification|rationale|analysis|notes?|walk-?through|details|"
+                     r"why this works|how it works|check(?:ing)?)\b", re.IGNORECASE)
+_HEADING = LazyPattern(r"[:：]\s*$")
 
 
 def _heading(text: str) -> bool:

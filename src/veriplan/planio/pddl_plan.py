@@ -11,7 +11,8 @@ import re
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping
 
 from veriplan.core.plan import Step, _new, _set_args, _set_line, _set_name, make_step
-from veriplan.pddl.names import NAME
+from veriplan.lazyre import LazyPattern
+from veriplan.pddl.names import CLEAN_STEP, NAME
 from veriplan.planio.parsed import (
     LINE,
     Collector,
@@ -25,16 +26,16 @@ from veriplan.planio.parsed import (
 # (veriplan.pddl.names: one rule for both readers). Bare words and the call form
 # "stack(a, b)" stand in prose too, so there a word is plain ASCII, or a name of
 # the task's actions and objects (Vocabulary.words).
-_ONE = re.compile(rf"\(\s*({NAME}(?:\s+{NAME})*)\s*\)")
-_GROUP = re.compile(r"\(\s*([^()]*?)\s*\)")
-_GROUP_WORDS = re.compile(rf"^{NAME}(?:[\s,]+{NAME})*$")
+_ONE = LazyPattern(rf"\(\s*({NAME}(?:\s+{NAME})*)\s*\)")
+_GROUP = LazyPattern(r"\(\s*([^()]*?)\s*\)")
+_GROUP_WORDS = LazyPattern(rf"^{NAME}(?:[\s,]+{NAME})*$")
 _NAME = r"[a-z_][a-z0-9_\-]*"
-_WORDS = re.compile(rf"^{_NAME}(?:[\s,]+[a-z0-9_][a-z0-9_\-]*)*$")
-_CALL = re.compile(rf"({_NAME})\s*\(\s*([^()]*?)\s*\)")
-_CALL_START = re.compile(rf"^{_NAME}\s*\(")
-_GROUP_NUMBER = re.compile(r"^\d+\s*[.):]\s*")
-_SEPARATORS = re.compile(r"[\s_\-]+")
-_JOIN = re.compile(r"[-_]")
+_WORDS = LazyPattern(rf"^{_NAME}(?:[\s,]+[a-z0-9_][a-z0-9_\-]*)*$")
+_CALL = LazyPattern(rf"({_NAME})\s*\(\s*([^()]*?)\s*\)")
+_CALL_START = LazyPattern(rf"^{_NAME}\s*\(")
+_GROUP_NUMBER = LazyPattern(r"^\d+\s*[.):]\s*")
+_SEPARATORS = LazyPattern(r"[\s_\-]+")
+_JOIN = LazyPattern(r"[-_]")
 _NOT_A_VERB = frozenset(("the", "a", "an", "this", "that", "it", "i", "we", "so", "and",
                          "then", "now", "my", "our", "here", "there", "no", "yes"))
 AMBIGUOUS = "ambiguous"
@@ -273,15 +274,13 @@ def schema_vocabulary(schemas: dict) -> Vocabulary:
 
 # A text of clean PDDL steps only: lines that are blank or one ``(action arg ...)``
 # in lower case, spaces and tabs around the words, "\n" or "\r\n" line ends.
-_STEP = r"\([ \t]*+[a-z_][a-z0-9_\-]*+(?:[ \t]++[a-z0-9_][a-z0-9_\-]*+)*+[ \t]*+\)"
-_CLEAN = re.compile(rf"(?:[ \t]*+(?:{_STEP}[ \t]*+)?(?:\r?\n|\Z))*+")
-#: One line of such a text (split at "\n"; the last may not end in "\r"), its
-#: step (with the parentheses) in group 1.
-CLEAN_LINE = re.compile(rf"[ \t]*+(?:({_STEP})[ \t]*+)?\r?")
-_INSIDE = re.compile(r"\(([^()]*)\)")
+# (one line of such a text: veriplan.pddl.names.CLEAN_LINE)
+_STEP = CLEAN_STEP
+_CLEAN = LazyPattern(rf"(?:[ \t]*+(?:{_STEP}[ \t]*+)?(?:\r?\n|\Z))*+")
+_INSIDE = LazyPattern(r"\(([^()]*)\)")
 _SEEN = 4096
 # "plan" as a word of its own (not in "airplane"), as a plan marker has it.
-_PLAN_WORD = re.compile(r"(?<![a-z0-9])plan(?![a-z0-9])")
+_PLAN_WORD = LazyPattern(r"(?<![a-z0-9])plan(?![a-z0-9])")
 
 
 def clean_text(text: str) -> str | None:

@@ -35,8 +35,7 @@ import warnings
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from veriplan.core.plan import Step
 from veriplan.errors import (
@@ -49,11 +48,9 @@ from veriplan.errors import (
     VeriplanError,
 )
 from veriplan.pddl import inputs
-from veriplan.pddl.ast import Domain
+from veriplan.pddl.names import CLEAN_LINE
 from veriplan.pddl.parser import _read_text, parse_problem
 from veriplan.pddl.task import Task, cached_domain
-from veriplan.planio import parse_plan
-from veriplan.planio.pddl_plan import _LONG, CLEAN_LINE, clean_text
 from veriplan.verify.consistency import check_step, plainly_well_formed
 from veriplan.verify.validator import (
     ValidationResult,
@@ -61,6 +58,19 @@ from veriplan.verify.validator import (
     precondition_error,
     validate_plan,
 )
+
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
+    from veriplan.pddl.ast import Domain
+
+# The plan readers (veriplan.planio) are imported by the first item that takes the
+# general path: a batch of clean plans does without them (and their start-up).
+
+#: The longest plan text the one-pass judge takes (a longer one takes the general
+#: path, whose reader is lean on memory for long texts).
+_QUICK_MAX = 1 << 16
 
 #: The kinds of :class:`ItemError`.
 ERROR_KINDS = ("json", "item", "missing-file", "pddl", "config", "too-large", "not-a-file",
@@ -434,7 +444,7 @@ class _Judge:
         record). Raises what :meth:`_judge` raises for the item's files."""
         plan_text = item.get("plan")
         if (type(plan_text) is not str or "format" in item or "planbench_config" in item
-                or "plan_file" in item or len(plan_text) > _LONG
+                or "plan_file" in item or len(plan_text) > _QUICK_MAX
                 or len(plan_text) > self.max_bytes):
             return None
         raw = self._raw
@@ -446,8 +456,11 @@ class _Judge:
             raw = (item["domain"], item["problem"])
             self._raw = (*raw, task) if all(type(r) is str for r in raw) else None
         low = plan_text if plan_text.islower() or not plan_text else plan_text.lower()
-        if "plan" in low and clean_text(plan_text) is None:
-            return None  # a plan marker, or "__" (see clean_text)
+        if "plan" in low:
+            from veriplan.planio.pddl_plan import clean_text
+
+            if clean_text(plan_text) is None:
+                return None  # a plan marker, or "__" (see clean_text)
         lines = low.split("\n")
         if lines[-1][-1:] == "\r":
             return None  # not clean: a "\r" ends no line
@@ -542,6 +555,8 @@ class _Judge:
                     and item.get("problem") == raw[1] and "plan_file" not in item
                     and len(plan_text) <= self.max_bytes):
                 task = raw[2]
+                from veriplan.planio import parse_plan
+
                 return validate_plan(task, parse_plan(plan_text, task))
         if not isinstance(item, Mapping):
             raise _Bad(ItemError("item", f"an item must be a JSON object, not "
@@ -597,6 +612,8 @@ class _Judge:
         task = self._task(dpath, ppath)
         raw = (item["domain"], item["problem"])
         self._raw = (*raw, task) if all(type(r) is str for r in raw) else None
+        from veriplan.planio import parse_plan
+
         parsed = parse_plan(plan_text, task, format=fmt, config=config)
         try:
             return validate_plan(task, parsed)
@@ -881,7 +898,8 @@ def batch_lines(lines: Iterable[str], *, base_dir: str | Path | None = None,
     here, once each."""
     base = os.fspath(base_dir) if base_dir is not None else None
     limit = inputs.DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
-    workers = min(workers, worker_cap())
+    if workers > 1:
+        workers = min(workers, worker_cap())
     if workers <= 1:
         judge = _Judge(base, strict, confine, limit)
         for n, text in enumerate(lines, 1):

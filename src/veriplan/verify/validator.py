@@ -4,7 +4,6 @@ checked in the final state)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -14,9 +13,9 @@ from veriplan.core.condition import FALSE, Conj, Disj, bits, render
 from veriplan.core.facts import FactIndex, State
 from veriplan.core.operator import Operator
 from veriplan.core.plan import Step
+from veriplan.lazyre import LazyPattern
 from veriplan.pddl.ast import And
 from veriplan.pddl.task import Task
-from veriplan.planio.parsed import ParsedPlan
 from veriplan.verify.consistency import (
     StepError,
     StepErrorKind,
@@ -214,7 +213,11 @@ def validate_plan(task: Task, plan: Sequence[Step | Operator | str] | Iterable,
         raise ValueError(f"unread={unread!r}: use 'fail' or 'ignore'")
     lines = getattr(plan, "unread", ()) if unread == "fail" and hasattr(plan, "steps") else ()
     given = getattr(plan, "steps", plan)
-    # A ParsedPlan's steps are a tuple of Steps already: no copy of a long plan.
+    # A ParsedPlan's steps are a tuple of Steps already: no copy of a long plan. (The
+    # plan readers are imported here, not with this module: veriplan.verify.batch
+    # judges clean plans without them, and their start-up.)
+    from veriplan.planio.parsed import ParsedPlan
+
     steps = given if isinstance(plan, ParsedPlan) else _to_steps(given)
     result = _validate(task, steps, trace)
     if not lines:
@@ -290,7 +293,7 @@ def _never_parts(task: Task, step: Step) -> tuple[ConditionPart, ...]:
     return tuple(out) or (FormulaText(_put(formula_to_pddl(pre), sub)),)
 
 
-_VARIABLE = re.compile(r"\?[^\s()]+")
+_VARIABLE = LazyPattern(r"\?[^\s()]+")
 
 
 def _put(text: str, sub: dict[str, str]) -> str:
