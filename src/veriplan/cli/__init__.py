@@ -294,8 +294,12 @@ def command_path(args: argparse.Namespace) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the command line ``argv`` (default: ``sys.argv[1:]``, as the ``veriplan``
+    command and ``python -m veriplan.cli`` run it, and the process then ends)."""
     global _JSON_ERRORS
-    argv = sys.argv[1:] if argv is None else argv
+    if argv is None:
+        core.PROCESS_ENDS = True
+        argv = sys.argv[1:]
     _JSON_ERRORS = "--json" in argv
     try:
         return _main(argv)

@@ -45,6 +45,11 @@ def read_text(path: str, what: str, max_bytes: int | None = None) -> str:
 
 EXIT_UNJUDGED = 4  # validate --batch: some lines could not be judged
 
+#: Whether the process ends when the command returns (``veriplan.cli.main`` reading
+#: ``sys.argv``): validate --batch then leaves its start-up's objects out of the
+#: collection at the interpreter's exit too.
+PROCESS_ENDS = False
+
 
 def _validate(args: argparse.Namespace) -> int:
     if args.batch is not None:
@@ -100,17 +105,30 @@ def _validate(args: argparse.Namespace) -> int:
 
 def _validate_batch(args: argparse.Namespace) -> int:
     """validate --batch: one JSON record per input line on stdout, in order."""
+    import gc
     import warnings
 
     from veriplan.errors import PDDLLenientWarning
-    from veriplan.verify.batch import (
-        JSON_ESCAPE,
-        MAX_WORKERS,
-        batch_lines,
-        json_text,
-        read_lines,
-        worker_cap,
-    )
+
+    # The judging modules' import makes some hundred thousand objects that live as long
+    # as the process, and no garbage: no collection while they are made, and they are
+    # left out of the run's collections (gc.freeze), which would otherwise walk them
+    # all again and again (and once more at the interpreter's exit, unless a caller in
+    # the same process goes on: then they are given back to the collector at the end).
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        from veriplan.verify.batch import (
+            JSON_ESCAPE,
+            MAX_WORKERS,
+            batch_lines,
+            json_text,
+            read_lines,
+            worker_cap,
+        )
+    finally:
+        if enabled:
+            gc.enable()
 
     clash = [o for o, v in (("--domain", args.domain), ("--problem", args.problem),
                             ("--plan", args.plan), ("--json", args.json),
@@ -141,6 +159,7 @@ def _validate_batch(args: argparse.Namespace) -> int:
     counts = {True: 0, False: 0, None: 0}
     out = sys.stdout
     restore: str | None = None
+    gc.freeze()
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", PDDLLenientWarning)
@@ -186,6 +205,8 @@ def _validate_batch(args: argparse.Namespace) -> int:
         quiet_stdout()
         return EXIT_UNJUDGED
     finally:
+        if not PROCESS_ENDS:
+            gc.unfreeze()
         if stream is not sys.stdin:
             stream.close()
         if restore is not None:

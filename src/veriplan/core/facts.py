@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import threading
+import _thread  # (threading.Lock is _thread.allocate_lock; threading costs start-up)
 from collections.abc import Iterable
 
 from veriplan.core.atom import Atom
@@ -23,7 +23,7 @@ class FactIndex:
     def __init__(self) -> None:
         self._bit: dict[Atom, int] = {}
         self.atoms: list[Atom] = []
-        self._lock = threading.Lock()  # tasks of one domain share an index
+        self._lock = _thread.allocate_lock()  # tasks of one domain share an index
 
     def __len__(self) -> int:
         return len(self.atoms)

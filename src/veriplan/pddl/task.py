@@ -4,9 +4,9 @@
 
 from __future__ import annotations
 
+import _thread  # (threading.Lock is _thread.allocate_lock; threading costs start-up)
 import os
 import stat
-import threading
 import time
 import warnings
 from collections import OrderedDict
@@ -377,7 +377,7 @@ class _Shared:
 
 
 _SHARED: dict[int, _Shared] = {}
-_SHARED_LOCK = threading.Lock()
+_SHARED_LOCK = _thread.allocate_lock()
 
 
 def _shared_for(domain: Domain) -> _Shared:
@@ -430,7 +430,7 @@ class _DomainCache:
 
     def __init__(self, size: int = 64) -> None:
         self.size = size
-        self._lock = threading.Lock()
+        self._lock = _thread.allocate_lock()
         # key -> [domain, source text while the entry is racy, else None]
         self._entries: OrderedDict[tuple, list] = OrderedDict()
 

@@ -25,11 +25,11 @@ fault of veriplan's or a worker process that died) gets a verdict with an
 
 from __future__ import annotations
 
+import _thread  # (threading.Lock is _thread.allocate_lock; threading costs start-up)
 import codecs
 import json
 import os
 import stat
-import threading
 import time
 import warnings
 from collections import OrderedDict
@@ -171,7 +171,7 @@ class _FileCache:
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self._lock = threading.Lock()
+        self._lock = _thread.allocate_lock()
         self._entries: OrderedDict[tuple, list] = OrderedDict()  # key -> [value, text|None]
 
     def get(self, path: str, extra: tuple, build, read=_read_text,
