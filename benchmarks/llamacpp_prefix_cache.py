@@ -12,14 +12,14 @@ the system message its method sends.
 "before" is the code as it was: the prompt layout recorded (what stays the same came
 after what changes: the closed loop's repair directives inside C, before the problem;
 AEC's planning instructions after the facts and the feedback; two of its three
-prediction prompts with the facts or the question first) and llama.cpp's context alone
+prediction prompts with the facts or the question first; SQ-BCP's facts and steps before
+its instructions, its constraints before its actions) and llama.cpp's context alone
 (``prefix_cache_mb=0``: it reads what follows the longest common prefix with the last
 call). "after" is the code now: the layout of the methods' templates today (stable
 text first) and the backend's prefix-state cache (``--cache-mb``). The new layout is
 made from each recorded prompt by reading its fields (the old template rendered with
 them must give the recorded prompt back exactly; a prompt that does not is kept as it
-was and counted under "kept") and rendering the method's template today. SQ-BCP's
-prompts are unchanged (its layout was not changed).
+was and counted under "kept") and rendering the method's template today.
 
 ``--count`` runs no model: it tokenizes the prompts and answers recorded over
 ``--units`` units a method (units one after another, as a sweep runs them) and counts
@@ -64,6 +64,7 @@ from veriplan.methods.aec.prompting import render as aec_render
 from veriplan.methods.closed_loop.method import _ENV as CLOSED_LOOP_TEMPLATES
 from veriplan.methods.closed_loop.method import SYSTEM as CLOSED_LOOP_SYSTEM
 from veriplan.methods.sqbcp.method import SYSTEM as SQBCP_SYSTEM
+from veriplan.methods.sqbcp.method import render as sqbcp_render
 
 ROOT = Path(__file__).resolve().parents[1]
 CLOSED_LOOP_STORE = Path("/tmp/rd/runs/cl/runs.sqlite")
@@ -135,6 +136,76 @@ these observations:
 The agent's task is: {{ task }}
 Using what is usual in such places, predict whether {{ question }} is true at this moment.
 Reply with JSON {"answer": "yes" | "no" | "unknown"} and nothing else.
+""",
+    # SQ-BCP's, as they were at dd719d3 (what changes, the facts and the steps, came
+    # before the fixed instructions)
+    "sqbcp/forward.j2": """Goal: {{ goal }}
+{% if constraints %}Hard constraints:
+{% for c in constraints %}- {{ c }}
+{% endfor %}{% endif %}{% if actions %}Actions (a step is one of these with objects of the task \
+in place of the ?parameters):
+{% for a in actions %}- {{ a }}
+{% endfor %}{% endif %}Known facts (anything not listed is unknown, not false):
+{% for f in facts %}- {{ f }}
+{% else %}- (none)
+{% endfor %}Steps already planned:
+{% for s in done %}{{ loop.index }}. {{ s }}
+{% else %}(none yet)
+{% endfor %}
+Propose up to {{ k }} candidate next steps{% if pddl %}, each one action of the domain written \
+as (action-name arg1 arg2 ...){% endif %}.
+For each step give:
+- "action": the step in one imperative sentence that names every resource, tool or ingredient it \
+uses;
+- "preconditions": what must hold for the step, each {"text": a short statement, "subject": the \
+resource, tool or fact it is about, "label": "SAT" if the known facts say it holds, "VIOL" if \
+they say it does not, "UNK" if they do not say};
+- "effects": {"resources": {name: change in count, e.g. +1 made, -1 used up}, "structure": the \
+state of the work afterwards in one sentence, "facts_true": [facts it makes true], \
+"facts_false": [facts it makes false], "completes_goal": true only if the goal is reached after \
+this step, "seconds": time it takes}.
+Answer with JSON: {"hypotheses": [ ... ]}
+""",
+    "sqbcp/backward.j2": """Goal: {{ goal }}
+{% if constraints %}Hard constraints:
+{% for c in constraints %}- {{ c }}
+{% endfor %}{% endif %}{% if actions %}Actions (a step is one of these with objects of the task \
+in place of the ?parameters):
+{% for a in actions %}- {{ a }}
+{% endfor %}{% endif %}Known facts at the start (anything not listed is unknown, not false):
+{% for f in facts %}- {{ f }}
+{% else %}- (none)
+{% endfor %}Still required{% if then %} before these final steps ({{ then | join("; ") }}){% \
+endif %}:
+{% for n in needs %}- {{ n }}
+{% endfor %}
+Working backwards from the goal, propose up to {{ k }} candidate steps that would make something \
+in the "still required" list true{% if pddl %}, each one action of the domain written as \
+(action-name arg1 arg2 ...){% endif %}. If a step reaches the goal itself, set "completes_goal" \
+to true.
+For each step give "action", "preconditions" (each {"text", "subject", "label": "SAT", "VIOL" or \
+"UNK" against the known facts}) and "effects" ({"resources", "structure", "facts_true", \
+"facts_false", "completes_goal", "seconds"}), as JSON: {"hypotheses": [ ... ]}
+""",
+    "sqbcp/bridge.j2": """Goal: {{ goal }}
+{% if actions %}Actions (a step is one of these with objects of the task in place of the \
+?parameters):
+{% for a in actions %}- {{ a }}
+{% endfor %}{% endif %}Known facts (anything not listed is unknown, not false):
+{% for f in facts %}- {{ f }}
+{% else %}- (none)
+{% endfor %}
+The step "{{ action }}" needs this, which is not known to hold: {{ need }} (about: {{ subject }}).
+{% if tried %}Already proposed, and why each does not do (propose a different step):
+{% for a, why in tried %}- {{ a }}: {{ why }}
+{% endfor %}{% endif %}{% if actions %}Propose one step that would make it hold, one action of \
+the domain written as (action-name arg1 arg2 ...), with its own{% else %}Propose one preparatory \
+step that would make it hold (for example checking, preparing, measuring or making it), with its \
+own{% endif %} "preconditions" (each {"text", "subject", "label": "SAT", "VIOL" or "UNK"}) and \
+"effects" ({"resources", "structure", "facts_true" (include "{{ need }}" if the step establishes \
+it), "facts_false", "completes_goal", "seconds"}).
+Answer with JSON: {"hypotheses": [ {...} ]}, or {"hypotheses": []} if no single step can make it \
+hold.
 """}))
 
 _LP = re.compile(r"You are solving a planning problem\.(?P<rn>.*?) Use only the definitions\."
@@ -201,10 +272,57 @@ def _predict(name: str, pattern: re.Pattern[str], empty: str
     return read
 
 
+# SQ-BCP: the goal, the task's constraints and actions, the facts, then what each role adds
+_SQ_HEAD = (r"Goal: (?P<goal>.*?)\n(?:Hard constraints:\n(?P<cons>(?:- [^\n]*\n)+))?"
+            r"(?:Actions \(a step is one of these with objects of the task in place of the "
+            r"\?parameters\):\n(?P<acts>(?:- [^\n]*\n)+))?")
+_SQ_FACTS = r" \(anything not listed is unknown, not false\):\n(?P<facts>(?:- [^\n]*\n)+)"
+_SQ_PDDL = r"(?P<pddl>, each one action of the domain written as \(action-name arg1 arg2 \.\.\.\))?"
+_FORWARD = re.compile(_SQ_HEAD + "Known facts" + _SQ_FACTS + r"Steps already planned:\n"
+                      r"(?P<done>.*?)\nPropose up to (?P<k>\d+) candidate next steps" + _SQ_PDDL
+                      + r"\.\nFor each step give:\n", re.S)
+_BACKWARD = re.compile(_SQ_HEAD + "Known facts at the start" + _SQ_FACTS + r"Still required"
+                       r"(?: before these final steps \((?P<then>.*?)\))?:\n"
+                       r"(?P<needs>(?:- [^\n]*\n)*)\nWorking backwards from the goal, propose up "
+                       r"to (?P<k>\d+) candidate steps that would make something in the \"still "
+                       r"required\" list true" + _SQ_PDDL + r"\. If a step", re.S)
+_BRIDGE = re.compile(_SQ_HEAD + "Known facts" + _SQ_FACTS + r"\nThe step \"(?P<action>.*?)\" "
+                     r"needs this, which is not known to hold: (?P<need>.*?) \(about: "
+                     r"(?P<subject>.*?)\)\.\n(?:Already proposed, and why each does not do "
+                     r"\(propose a different step\):\n(?P<tried>(?:- [^\n]*\n)+))?Propose one ",
+                     re.S)
+
+
+def _sqbcp(p: str) -> tuple[str, str] | None:
+    found = next(((name, m) for name, pattern in (
+        ("forward", _FORWARD), ("backward", _BACKWARD), ("bridge", _BRIDGE))
+        if (m := pattern.match(p))), None)
+    if found is None:
+        return None
+    name, m = found
+    values: dict[str, object] = dict(
+        goal=m["goal"], facts=_lines(m["facts"], "(none)"),
+        actions=_lines(m["acts"], ""))
+    if name == "bridge":
+        values.update(action=m["action"], need=m["need"], subject=m["subject"],
+                      tried=[tuple(x.partition(": ")[::2]) for x in _lines(m["tried"], "")])
+    else:
+        values.update(constraints=_lines(m["cons"], ""), k=int(m["k"]), pddl=bool(m["pddl"]))
+    if name == "forward":
+        done = m["done"].splitlines()
+        values["done"] = [] if done == ["(none yet)"] else [x.partition(". ")[2] for x in done]
+    elif name == "backward":
+        values.update(needs=_lines(m["needs"], ""),
+                      then=m["then"].split("; ") if m["then"] else [])
+    return (OLD.get_template(f"sqbcp/{name}.j2").render(**values),
+            sqbcp_render(f"{name}.j2", **values))
+
+
 READERS: dict[str, list[Callable[[str], tuple[str, str] | None]]] = {
     "closed-loop": [_lp],
     "aec": [_generate, _predict("predict_doubt.j2", _DOUBT, "(none)"),
             _predict("predict_world.j2", _WORLD, "(nothing observed yet)")],
+    "sqbcp": [_sqbcp],
 }
 
 
@@ -414,9 +532,8 @@ def main() -> int:
                     help="a closed-loop run store (runs.sqlite)")
     ap.add_argument("--methods", default="closed-loop,sqbcp,aec")
     ap.add_argument("--copies", default="before,layout,after",
-                    help="the model copies run (layout: only to compare answers with the "
-                         "cache off and on for the closed loop and AEC; SQ-BCP's before "
-                         "has its prompts)")
+                    help="the model copies run (layout: the new layout with the cache "
+                         "off, to compare answers with the cache off and on)")
     ap.add_argument("--model", default=None)
     ap.add_argument("--count", action="store_true",
                     help="count the tokens read without running the model")
