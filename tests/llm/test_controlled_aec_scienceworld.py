@@ -98,6 +98,17 @@ def test_plans_go_on_from_where_the_history_says_the_agent_is():
                  ).progress() == 5
     plan = sw.Model(world(history=done), Settings(p=0, g=0)).steps(0, 0)
     assert [c for _, c in plan] == GOLD[4:]
+    # a refused focus is tried again (a plant may have grown out of the path's name)
+    to_focus = [(c, "ok") for c in GOLD[:7]]
+    assert world(history=to_focus + [("focus on common toad", "No known action matches "
+                                      "that input.")]).progress() == 7
+
+
+def test_react_draws_again_when_its_plan_ran_out_before_the_task_was_done():
+    s = Settings(p=0, g=1.0, seed=0)  # every plan leaves out the last step
+    history = [(c, "ok") for c in GOLD[:-1]]
+    turn = sw.Model(world(history=history), s).react()
+    assert turn.endswith(f"Action: {GOLD[-1]}")  # one step left: nothing to leave out
 
 
 def test_react_draws_again_after_a_refused_command():

@@ -510,8 +510,9 @@ def _plots(summaries: list[GroupSummary], out: Path) -> list[str]:
         return []
     labels = [f"{s.method}\n{s.model}\n{s.dataset}" for s in summaries]
     rates = [100 * s.rate for s in summaries]
-    err = [[100 * (s.rate - s.rate_low) for s in summaries],
-           [100 * (s.rate_high - s.rate) for s in summaries]]
+    # (clamped: a Wilson bound 1e-16 inside the rate is no negative error bar)
+    err = [[max(0.0, 100 * (s.rate - s.rate_low)) for s in summaries],
+           [max(0.0, 100 * (s.rate_high - s.rate)) for s in summaries]]
     fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(summaries)), 4.5))
     ax.bar(range(len(rates)), rates, yerr=err, capsize=4, color="#4c72b0")
     ax.set_xticks(range(len(rates)), labels, fontsize=7)

@@ -31,6 +31,7 @@ shows them.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections import defaultdict
 from collections.abc import Iterable
@@ -742,16 +743,17 @@ def ablation_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The AEC paper's Figure 1 per controlled model: failure rate and
     replanning rounds of AEC, AEC without V and AEC without the gate."""
     out = []
-    for model in sorted({r["model"] for r in rows if r["method"] == "aec"}):
+    for model, dataset in sorted({(r["model"], r["dataset"]) for r in rows
+                                  if r["method"] == "aec"}):
         arms = []
         for name, configs in ABLATIONS:
             r = next((r for r in rows if r["method"] == "aec" and r["model"] == model
-                      and r["config"] in configs), None)
+                      and r["dataset"] == dataset and r["config"] in configs), None)
             if r is not None:
                 arms.append({"arm": name, "units": r["units"],
                              "failure": 1 - r["success"], "replans": r["replans"]})
         if len(arms) > 1:
-            out.append({"model": model, "arms": arms})
+            out.append({"model": model, "dataset": dataset, "arms": arms})
     return out
 
 
@@ -764,8 +766,10 @@ def _plot_ablation(rows: list[dict[str, Any]], out: Path) -> list[str]:
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
     names = [name for name, _ in ABLATIONS]
     width = 0.8 / max(1, len(rows))
+    several = len({r.get("dataset") for r in rows}) > 1
     for i, r in enumerate(rows):
-        label = r["model"].removeprefix("controlled-aec:aec:")
+        label = r["model"].removeprefix("controlled-aec:aec:") + \
+            (f" ({r['dataset']})" if several else "")
         arms = {a["arm"]: a for a in r["arms"]}
         xs = [j + i * width for j, n in enumerate(names) if n in arms]
         axes[0].bar(xs, [100 * arms[n]["failure"] for n in names if n in arms], width,
@@ -836,23 +840,120 @@ def _plot_axis(rows: list[dict[str, Any]], out: Path) -> list[str]:
     return [name]
 
 
+@dataclass(frozen=True)
+class GoalFormRow:
+    """Controlled ScienceWorld episodes of one configuration, the tasks whose
+    text names what to focus on (``named``: AEC's V can refute a wrong focus)
+    apart from the others (V cannot tell a goal error there)."""
+
+    model: str
+    method: str
+    config: str
+    dataset: str
+    named: bool
+    episodes: int
+    won: int
+    failed_by_engine: int  # ended at a negative score: the engine failed the task
+    mean_score: float  # ScienceWorld's score, a negative one counted 0
+
+
+def task_text(e: Episode) -> str:
+    """The task text of an episode, from its first prompt ("Your task: ...")."""
+    for entry in e.record.result_dict().get("transcript") or []:
+        prompt = str(entry.get("prompt") or "")
+        at = prompt.find("Your task: ")
+        if at >= 0:
+            return prompt[at + len("Your task: "):].split("\n", 1)[0].strip()
+    return ""
+
+
+def goal_form_rows(eps: list[Episode]) -> list[GoalFormRow]:
+    """:class:`GoalFormRow` per configuration and goal form, for the
+    controlled ScienceWorld episodes."""
+    from veriplan.methods.aec.envmodels import scienceworld_goal
+
+    groups: dict[tuple[str, str, str, str, bool], list[Episode]] = defaultdict(list)
+    for e in eps:
+        if e.env != "scienceworld":
+            continue
+        goal = scienceworld_goal(task_text(e))
+        named = bool(goal is not None and goal.named and goal.targets)
+        r = e.record
+        groups[(_model(r), r.method, _config(r), r.dataset, named)].append(e)
+    return [GoalFormRow(model, method, config, dataset, named, len(es), sum(e.won for e in es),
+                        sum(float(e.metrics.get("score") or 0) < 0 for e in es),
+                        sum(e.score or 0.0 for e in es) / len(es))
+            for (model, method, config, dataset, named), es in sorted(groups.items())]
+
+
+def _goal_form_md(rows: list[GoalFormRow]) -> list[str]:
+    lines = ["", "### ScienceWorld: tasks whose text names the focus target, and the others",
+             "", "On ScienceWorld the controlled planner proposes the rest of the gold path of "
+             "the world the episode loaded, with one door-opening step left out at rate p "
+             "(a precondition error: the agent's room's doors are in every room "
+             "description, so w refutes it at once; a door further on is settled by no "
+             "query here, only by a prediction, V's ungrounded need, or the failed step) "
+             "and a goal error at rate g: a focus on a wrong thing where the task text "
+             "names the target (V's goal check refutes it; the engine fails the task at "
+             "it), else the path's last step left out (only the outcome shows it). "
+             "`ended failed`: the engine ended the task at a negative score (a wrong focus).",
+             "", "| model | method | settings | names the target | episodes | success | "
+             "ended failed | mean score |", "|" + "---|" * 8]
+    for r in rows:
+        lines.append(f"| {r.model} | {r.method} | {r.config} | "
+                     f"{'yes' if r.named else 'no'} | {r.episodes} | "
+                     f"{r.won}/{r.episodes} | {r.failed_by_engine} | {r.mean_score:.1f} |")
+    return lines
+
+
+def _plot_queries_success(rows: list[dict[str, Any]], out: Path, name: str) -> list[str]:
+    """Success against queries per episode, one point per configuration and
+    model (the query-efficiency claim: fewer queries at equal success)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7.5, 4.2))
+    markers = "osD^vP*X"
+    models = sorted({r["model"] for r in rows})
+    for r in rows:
+        lo, hi = r["wilson"]
+        label = (f"{r['method']} ({r['config']}), "
+                 f"{r['model'].removeprefix('controlled-aec:aec:')}")
+        ax.errorbar([r["queries"] or 0], [100 * r["success"]],
+                    yerr=[[100 * max(0.0, r["success"] - lo)], [100 * max(0.0, hi - r["success"])]],
+                    fmt=markers[models.index(r["model"]) % len(markers)], capsize=3,
+                    label=label)
+    ax.set_xlabel("queries / episode")
+    ax.set_ylabel("success (%), Wilson 95%")
+    ax.set_ylim(-2, 102)
+    ax.legend(fontsize=5, loc="lower right")
+    fig.suptitle("Controlled models on ScienceWorld: success against queries", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(out / name, dpi=110)
+    plt.close(fig)
+    return [name]
+
+
 def controlled_section(eps: list[Episode], out: Path
                        ) -> tuple[list[str], dict[str, Any], list[str]]:
     rows, qp, pairs, its = (controlled_rows(eps), query_pairs(eps), paired(eps),
                             iterations(eps))
     ablations, axis = ablation_rows(rows), axis_rows(rows)
     lines = ["", "## Controlled-model results: AEC and its baselines", "",
-             "Controlled test models (`--backend controlled-aec`): a seeded planner that "
-             "proposes the game's gold path with the object's place wrong at rate p (a "
-             "precondition error, which AEC's gate settles) and the object's final place of "
-             "a wrong kind at rate g (a goal error, which no query settles), and "
-             "a predictor right at rate acc, its votes calibrated to how often it is right "
-             "(`conf=calibrated`) or unanimous whatever (`conf=over`). These are not model "
-             "results and are never pooled with them. Success with Wilson 95% intervals; "
-             "per-episode means over all of an episode's iterations, queries with a "
-             "bootstrap 95% interval. Query-Only, Direct and ReAct use no predictor: their "
-             "episodes are paired with AEC's under every predictor setting of the same "
-             "planner (p, g, seed).", "",
+             "Controlled test models (`--backend controlled-aec`): on the household games, "
+             "a seeded planner that proposes the game's gold path with the object's place "
+             "wrong at rate p (a precondition error, which AEC's gate settles) and the "
+             "object's final place of a wrong kind at rate g (a goal error, which no query "
+             "settles), and a predictor right at rate acc, its votes calibrated to how "
+             "often it is right (`conf=calibrated`) or unanimous whatever (`conf=over`). "
+             "These are not model results and are never pooled with them. Success with "
+             "Wilson 95% intervals; per-episode means over all of an episode's iterations, "
+             "queries with a bootstrap 95% interval. Query-Only, Direct and ReAct use no "
+             "predictor: their episodes are paired with AEC's under every predictor setting "
+             "of the same planner (p, g, seed). ScienceWorld's controlled planner: see its "
+             "subsection below.", "",
              "| model | method | settings | dataset | episodes | success | queries | "
              "simulations | replanning rounds | env steps | unchecked commits |",
              "|" + "---|" * 11]
@@ -879,9 +980,11 @@ def controlled_section(eps: list[Episode], out: Path
         lines += ["", "### The ablations (the AEC paper's Figure 1)", "",
                   "| model | arm | episodes | failure rate | replanning rounds |",
                   "|---|---|---|---|---|"]
+        several = len({r["dataset"] for r in ablations}) > 1
         for r in ablations:
             for a in r["arms"]:
-                lines.append(f"| {r['model']} | {a['arm']} | {a['units']} | "
+                model = f"{r['model']} ({r['dataset']})" if several else r["model"]
+                lines.append(f"| {model} | {a['arm']} | {a['units']} | "
                              f"{100 * a['failure']:.0f}% | {_f(a['replans'], 2)} |")
         plots += _plot_ablation(ablations, out)
         lines += ["", f"![{plots[-1]}]({plots[-1]})"]
@@ -892,10 +995,17 @@ def controlled_section(eps: list[Episode], out: Path
         lines += _iterations_md(its)
         plots += _plot_iterations(its, out, "aec_controlled_iterations.png")
         lines += ["", f"![{plots[-1]}]({plots[-1]})"]
+    forms = goal_form_rows(eps)
+    if forms:
+        lines += _goal_form_md(forms)
+        sw_rows = [r for r in rows if r["dataset"] in {f.dataset for f in forms}]
+        plots += _plot_queries_success(sw_rows, out, "aec_controlled_scienceworld.png")
+        lines += ["", f"![{plots[-1]}]({plots[-1]})"]
     if pairs:
         lines += _paired_md(pairs)
     return lines, {"rows": rows, "query_pairs": qp, "paired": pairs, "iterations": its,
-                   "ablations": ablations, "p_axis": axis}, plots
+                   "ablations": ablations, "p_axis": axis,
+                   "goal_forms": [dataclasses.asdict(r) for r in forms]}, plots
 
 
 # ----- the section -----------------------------------------------------------------------------
@@ -942,6 +1052,7 @@ def section(records: list[UnitRecord], out: Path
 
 
 __all__ = ["AEC_METHODS", "LEFT_OUT", "NOT_COMPARABLE", "RULE", "TASK_TYPES", "Episode",
-           "controlled", "controlled_rows", "controlled_section", "episodes", "flow",
+           "GoalFormRow", "controlled", "controlled_rows", "controlled_section", "episodes",
+           "flow", "goal_form_rows", "task_text",
            "iterations", "package_version", "paired", "query_pairs", "section", "table1",
            "table2"]

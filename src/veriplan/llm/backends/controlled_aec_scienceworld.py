@@ -159,14 +159,16 @@ class World:
         successful commands matched in order; a command may pass over up to two
         steps that open, close or look (the executor skips a step whose effect
         holds), and a look matches only the next step. A refused command counts
-        only when it is the next step itself: the gold path has steps the engine
-        refuses when they are played ("You can't move something into itself."),
-        and its replay goes on past them."""
+        only when it is the next step itself and no focus: the gold path has
+        steps the engine refuses when they are played ("You can't move something
+        into itself.", an "open" of a door opened from its other side), and its
+        replay goes on past them; a refused focus (a plant grown out of the
+        path's name for it) is tried again."""
         pos, gold = 0, self.gold
         for action, obs in self.history[:upto]:
             a = " ".join(action.split())
             if refused(obs):
-                if pos < len(gold) and gold[pos] == a:
+                if pos < len(gold) and gold[pos] == a and not a.startswith("focus on "):
                     pos += 1
                 continue
             for j in range(pos, min(len(gold), pos + 3)):
@@ -409,14 +411,17 @@ class Model:
     def react(self) -> str:
         """One ReAct turn: the next command of the current plan, drawn again
         after each refused command (from where the agent was then) and followed
-        from where the agent is now."""
+        from where the agent is now; a plan that ran out before the task was
+        done (its last step left out) is drawn again from here."""
         h = self.w.history
         failures = [i for i, (_, obs) in enumerate(h) if refused(obs)]
         anchor = self.w.progress(failures[-1]) if failures else 0
         plan = self.steps("react", len(failures), pos=anchor)
         pos = self.w.progress()
-        nxt = next((c for i, c in plan if i >= pos), "look around")
-        return f"Thought: next step.\nAction: {nxt}"
+        nxt = next((c for i, c in plan if i >= pos), None)
+        if nxt is None and pos < len(self.w.gold):
+            nxt = next((c for _, c in self.steps("react", len(failures), "out", pos=pos)), None)
+        return f"Thought: next step.\nAction: {nxt or 'look around'}"
 
     def vote(self, key: Key, member: int) -> str:
         return vote_text(self.s, self.w.value(key), (self.w.task_id, key[0], *key[1]), member)
