@@ -39,6 +39,7 @@ from __future__ import annotations
 import builtins
 import gc
 import json
+import operator
 import time
 import traceback
 from collections import deque
@@ -209,7 +210,10 @@ def search(d: SearchDomain, inst: Instance, succ: Callable, goal: Callable, ch: 
     sargs, gargs = d.succ_args(inst), d.goal_args(inst)
     key, encode, beat, send = d.key, d.encode, ch.beat, ch.send_bytes
     dumps = _encoder()
+    fast = _fast_encoder()
     plain = encode is identity
+    if not plain:
+        fast = None
     clock = time.perf_counter
     init = inst.init
     beat[0] = ch.code(GOAL)
@@ -228,6 +232,7 @@ def search(d: SearchDomain, inst: Instance, succ: Callable, goal: Callable, ch: 
     pop = frontier.popleft if d.algorithm == "bfs" else frontier.pop
     push = frontier.append
     sequence = ch.sequence
+    scalars, is_not = _SCALARS, operator.is_not
     try:
         while frontier:
             if clock() > deadline:
@@ -235,12 +240,14 @@ def search(d: SearchDomain, inst: Instance, succ: Callable, goal: Callable, ch: 
                                        "evidence": {}, "message": "the search ran out of time"}])
                 return "failed"
             s, ks = pop()
-            before = b""
+            before = snapshot = None
             if mutation:  # the state as the successor function gets it
-                try:
-                    before = dumps(s if plain else encode(s))
-                except Exception:  # noqa: BLE001 - the goal test made it something else
-                    before = b"null"
+                if plain and type(s) is list and set(map(type, s)) <= scalars:
+                    # a list of immutable values: the same values in the same places
+                    # after the call write the same text (compared below)
+                    snapshot = s.copy()
+                else:
+                    before = _text(dumps, None if plain else encode, s)
             sequence += 1
             beat[0] = sequence << 24
             calls += 1
@@ -252,9 +259,29 @@ def search(d: SearchDomain, inst: Instance, succ: Callable, goal: Callable, ch: 
                 return "failed"
             beat[0] = 0
             if trace:
+                text = None
+                if fast is not None:
+                    try:
+                        text = fast(out, option=_ORJSON)
+                    except TypeError:  # orjson's refusals: the standard library decides
+                        pass
+                    else:
+                        if b"null" in text:  # NaN and infinities: written as the
+                            text = None      # standard library writes them
                 try:
-                    text = dumps(out if plain else [encode(c) for c in out])
-                    after = dumps(s if plain else encode(s)) if mutation else before
+                    if text is None:
+                        text = dumps(out if plain else [encode(c) for c in out])
+                    if snapshot is not None:
+                        if type(s) is list and len(s) == len(snapshot) \
+                                and not any(map(is_not, s, snapshot)):
+                            after = before = b""
+                        else:  # the texts decide, as for any other state
+                            before = _text(dumps, None, snapshot)
+                            after = dumps(s)
+                    elif mutation:
+                        after = dumps(s if plain else encode(s))
+                    else:
+                        after = before = b""
                 except Exception:  # noqa: BLE001 - not JSON: find the culprit
                     ch.send(["F", tested, _not_json(d, out, s).data()])
                     return "failed"
@@ -280,24 +307,26 @@ def search(d: SearchDomain, inst: Instance, succ: Callable, goal: Callable, ch: 
                 child = out[j]
                 seen[kc] = (ks, child)
                 beat[0] = base + j
-                try:
-                    reached = goal(child, *gargs) if gargs else goal(child)
-                    reached = bool(reached)
+                try:  # the answer's truth value is the model's code too
+                    if goal(child, *gargs) if gargs else goal(child):
+                        reached = True
+                    else:
+                        tested += 1
+                        push((child, kc))
+                        continue
                 except BaseException as e:  # noqa: BLE001 - the model's error
                     beat[0] = 0
                     ch.send(["F", tested, _call_failure("goal", e, child).data()])
                     return "failed"
                 tested += 1
-                if reached:
-                    beat[0] = 0
-                    calls += tested
-                    path = []
-                    while seen[kc] is not None:
-                        kc, state = seen[kc]
-                        path.append(state)
-                    path.append(init)
-                    return _found(ch, trace, tested, path[::-1], d, calls)
-                push((child, kc))
+                beat[0] = 0
+                calls += tested
+                path = []
+                while seen[kc] is not None:
+                    kc, state = seen[kc]
+                    path.append(state)
+                path.append(init)
+                return _found(ch, trace, tested, path[::-1], d, calls)
             calls += tested
             beat[0] = 0
     finally:
@@ -307,6 +336,19 @@ def search(d: SearchDomain, inst: Instance, succ: Callable, goal: Callable, ch: 
     else:
         ch.send(["R", None, calls])
     return "exhausted"
+
+
+_SCALARS = frozenset({int, float, str, bool, type(None)})  # immutable JSON values
+
+
+def _text(dumps: Callable[[Any], bytes], encode: Callable | None, s: Any) -> bytes:
+    """The state ``s`` written as JSON (through the domain's ``encode`` unless
+    None); ``null`` when it is not a state (the goal test made it something
+    else)."""
+    try:
+        return dumps(s if encode is None else encode(s))
+    except Exception:  # noqa: BLE001 - not JSON
+        return b"null"
 
 
 def _encoder() -> Callable[[Any], bytes]:
@@ -333,13 +375,9 @@ def _encoder() -> Callable[[Any], bytes]:
                       False, True)
         join = "".join
         standard = lambda x: join(encode(x, 0)).encode()  # noqa: E731
-    try:
-        import orjson
-    except ImportError:
+    fast, option = _fast_encoder(), _ORJSON
+    if fast is None:
         return standard
-    fast, option = orjson.dumps, (orjson.OPT_PASSTHROUGH_DATACLASS
-                                  | orjson.OPT_PASSTHROUGH_DATETIME
-                                  | orjson.OPT_PASSTHROUGH_SUBCLASS)
 
     def dumps(x: Any) -> bytes:
         try:
@@ -349,6 +387,25 @@ def _encoder() -> Callable[[Any], bytes]:
         return standard(x) if b"null" in text else text
 
     return dumps
+
+
+def _fast_encoder() -> Callable[..., bytes] | None:
+    """``orjson.dumps`` where it is installed (called with ``option=_ORJSON``;
+    its text stands only when it has no ``null``, else see :func:`_encoder`)."""
+    try:
+        import orjson
+    except ImportError:
+        return None
+    return orjson.dumps
+
+
+try:  # what orjson passes to the standard library's rules (here: refuses)
+    import orjson as _orjson
+
+    _ORJSON = (_orjson.OPT_PASSTHROUGH_DATACLASS | _orjson.OPT_PASSTHROUGH_DATETIME
+               | _orjson.OPT_PASSTHROUGH_SUBCLASS)
+except ImportError:
+    _ORJSON = 0
 
 
 def _not_json(d: SearchDomain, out: list, s: Any) -> Failure:

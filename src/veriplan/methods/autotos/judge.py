@@ -273,13 +273,16 @@ def soundness(d: SearchDomain, succ: str, goal: str, instances: list[dict], call
 
 
 def evaluate(d: SearchDomain, succ: str, goal: str, instances: list[dict], call_limit: float,
-             search_limit: float, checks: bool) -> dict:
+             search_limit: float, checks: bool,
+             solved: Callable[[int, dict], None] | None = None) -> dict:
     """Solve each instance; a failure ends that instance only (a sandbox
     killed for an overrunning call is restarted for the instances left; after
     :data:`RESTARTS` such instances in a row the rest fail the same way without
     a search).
     With ``checks`` the search is replayed here with every check on; without,
-    the sandbox's paths come back (the caller validates them)."""
+    the sandbox's paths come back (the caller validates them). ``solved(k,
+    result)`` is called as each instance's search ends without a failure
+    (the caller may validate its path while the sandbox searches the next)."""
     results: list[dict | None] = [None] * len(instances)
     todo = list(range(len(instances)))
     killed_in_a_row = 0
@@ -307,6 +310,8 @@ def evaluate(d: SearchDomain, succ: str, goal: str, instances: list[dict], call_
                         results[k] = {"id": inst.id, "path": path, "failure": None,
                                       "calls": calls, "seconds": time.perf_counter() - start}
                         killed_in_a_row = 0
+                        if solved is not None:
+                            solved(k, results[k])
                     except Failed as f:
                         if not s.loaded:  # the code does not even load
                             if not any(results):

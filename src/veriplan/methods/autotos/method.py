@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from functools import cache
 from importlib import resources
@@ -83,12 +84,13 @@ def _payload_instances(instances) -> list[dict]:
 
 
 def check(domain: SearchDomain, mode: str, succ: str | None, goal: str, config: Config,
-          **payload: Any) -> dict:
+          solved: Callable[[int, dict], None] | None = None, **payload: Any) -> dict:
     """One check of the model's functions; returns {"failure": ... or None, ...}.
     The functions run in the sandbox, which only reports their answers; the
     verdict is computed here (:mod:`veriplan.methods.autotos.judge`). Whatever
     the code does in the sandbox ends as a failure category, never an error of
-    veriplan; the values of configured secrets never appear in what comes back."""
+    veriplan; the values of configured secrets never appear in what comes back
+    (``solved``: see :func:`judge.evaluate`; it gets each result scrubbed too)."""
     limit, search = config.call_limit, config.search_limit
     if mode == "goal_tests":
         out = judge.goal_tests(domain, goal, payload["instances"], limit)
@@ -99,7 +101,8 @@ def check(domain: SearchDomain, mode: str, succ: str | None, goal: str, config: 
                               payload.get("partial", True))
     elif mode == "evaluate":
         out = judge.evaluate(domain, succ or "", goal, payload["instances"], limit, search,
-                             payload.get("checks", False))
+                             payload.get("checks", False),
+                             None if solved is None else lambda k, r: solved(k, scrub(r)))
     else:
         raise ValueError(f"unknown AutoToS check {mode!r}")
     return scrub(out)
@@ -115,19 +118,25 @@ def evaluate(domain: SearchDomain, data: DomainData, succ: str, goal: str, confi
     ``config.strict_validation``: also every step of the solution)."""
     strict = config.strict_validation if strict is None else strict
     instances = data.evaluation[: config.eval_limit or None]
+    by_id = {i.id: i for i in instances}
+    verdicts: dict[int, str | None] = {}  # validated while the sandbox searches on
+
+    def validate(k: int, r: dict) -> None:
+        if r["path"] is not None:
+            verdicts[k] = domain.validate(by_id[r["id"]], r["path"], strict)
+
     start = time.perf_counter()
-    out = check(domain, "evaluate", succ, goal, config, checks=checks,
+    out = check(domain, "evaluate", succ, goal, config, solved=validate, checks=checks,
                 instances=_payload_instances(instances))
     seconds = time.perf_counter() - start
     if out.get("failure"):
         return {"accuracy": 0.0, "solved": 0, "valid": 0, "optimal": 0,
                 "instances": len(instances), "seconds": seconds, "failure": out["failure"],
                 "categories": {out["failure"]["category"]: len(instances)}}
-    by_id = {i.id: i for i in instances}
     valid = optimal = solved = 0
     categories: Counter = Counter()
     invalid_examples = []
-    for r in out["results"]:
+    for k, r in enumerate(out["results"]):
         if r["failure"]:
             categories[r["failure"]["category"]] += 1
             continue
@@ -136,7 +145,7 @@ def evaluate(domain: SearchDomain, data: DomainData, succ: str, goal: str, confi
             continue
         solved += 1
         inst = by_id[r["id"]]
-        problem = domain.validate(inst, r["path"], strict)
+        problem = verdicts[k] if k in verdicts else domain.validate(inst, r["path"], strict)
         if problem is not None:
             categories["invalid_solution"] += 1
             if len(invalid_examples) < 3:
