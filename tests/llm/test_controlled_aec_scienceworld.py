@@ -15,7 +15,7 @@ import threading
 
 import pytest
 
-from veriplan.errors import ConfigError
+from veriplan.errors import BackendError, ConfigError
 from veriplan.llm.backends import controlled_aec_scienceworld as sw
 from veriplan.llm.backends.controlled_aec import ControlledAECBackend, Settings
 from veriplan.llm.types import LLMRequest, Message
@@ -276,3 +276,48 @@ def test_the_channel_reads_the_load_the_episode_plays(engine):
         from veriplan.envs import scienceworld
 
         scienceworld.OBSERVERS.remove(worlds.observe)
+
+
+class FakeEngine:
+    """What the channel touches of a ScienceWorld environment, counting engine calls."""
+
+    def __init__(self, task_id: str, text: str) -> None:
+        self._gold_of, self.task_description, self.calls = task_id, text, []
+
+    def gold_path(self, task_id: str, *, loaded: bool = False) -> list[str]:
+        self.calls.append(("gold_path", task_id, loaded))
+        return list(GOLD)
+
+    def _java(self):
+        import contextlib
+
+        return contextlib.nullcontext()
+
+    @property
+    def _env(self):
+        engine = self
+
+        class Tree:
+            def getObjectTree(self):
+                engine.calls.append(("tree",))
+                return {"contents": {"1": {"name": "outside", "contents": {
+                    str(i): {"name": n} for i, n in enumerate(OUTSIDE)}}}}
+        return Tree()
+
+
+def test_a_reset_costs_the_engine_no_call_until_the_world_is_asked_for():
+    worlds = sw.Worlds()
+    engine = FakeEngine("find-animal:3", TEXT.format("teal"))
+    worlds.observe(engine, None, "This room is called the art studio. In it, you see: ...")
+    worlds.observe(engine, "open door to hallway", "The door is now open.")
+    assert engine.calls == []  # a load the model never serves sees no extra engine call
+    w = worlds.find(f"Your task: {engine.task_description}")
+    assert w is not None and w.start_room == "art studio" and w.progress() == 1
+    assert engine.calls[0] == ("gold_path", "find-animal:3", True)  # that load's path
+    assert w.gold == tuple(GOLD) and "common toad" in w.objects["outside"]
+    engine._gold_of = "find-animal:4"  # the engine loaded another task since
+    other = sw.Worlds()
+    other.observe(engine, None, "This room is called the kitchen.")
+    engine._gold_of = "boil:1"
+    with pytest.raises(BackendError):
+        other.find(f"Your task: {engine.task_description}")

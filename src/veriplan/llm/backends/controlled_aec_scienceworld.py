@@ -10,10 +10,11 @@ must be the one of the load the episode plays, as ``veriplan aec check-store``
 replays it: ``env.gold_path(task_id, loaded=True)`` right after the reset,
 never a load of its own. The channel therefore listens to this process's
 ScienceWorld engines (:data:`veriplan.envs.scienceworld.OBSERVERS`) and reads,
-from the environment that loaded the task, at the reset: the task id, the
-task text, the loaded gold path, the first observation's room and the
-engine's object tree (each room's top-level things, for the goal error);
-after each step: the command and the observation (the agent's own history,
+from the environment that loaded the task: at the reset, the task id, the
+task text and the first observation's room (no engine call); when the
+backend is first asked about that episode (before its first step), the
+loaded gold path and the engine's object tree (each room's top-level things,
+for the goal error); after each step: the command and the observation (the agent's own history,
 which the agent has too); and when a prediction is asked: the engine's state
 now (``true_facts``: where the agent is, what lies at the top level of each
 room and the inventory, which containers are open). A prompt picks its world
@@ -145,12 +146,13 @@ class World:
     task: str
     gold: tuple[str, ...]
     start_room: str
-    objects: dict[str, tuple[str, ...]]  # room -> its top-level things at the load
+    objects: dict[str, tuple[str, ...]]  # room -> its top-level things (see read_truth)
     named: tuple[str, ...] = ()  # the goal form's named targets ("" when none)
     thread: int = 0
     seq: int = 0
     history: list[tuple[str, str]] = field(default_factory=list)
     env: weakref.ref | None = None
+    read: bool = True  # gold and objects read (a load's are read when first asked for)
     _state: tuple[int, frozenset[Fact]] | None = None
 
     # ----- where the agent is -------------------------------------------------------------
@@ -294,23 +296,43 @@ class Worlds:
             return None
         longest = max(len(w.task) for w in found)
         me = threading.get_ident()
-        return max((w for w in found if len(w.task) == longest),
-                   key=lambda w: (w.thread == me, w.seq))
+        world = max((w for w in found if len(w.task) == longest),
+                    key=lambda w: (w.thread == me, w.seq))
+        if not world.read:
+            read_truth(world)
+        return world
 
 
 def read_world(env: object, first: str) -> World:
-    """What the channel reads from an engine right after its reset (the
-    engine's own objects: this is the truth side)."""
+    """What the channel keeps of a reset: the task id and text, the first
+    observation's room, the thread. No engine call (the engine draws a
+    variation's world from its call history, and a load the controlled model
+    never serves must not see one): the gold path and the things of each room
+    are read when the world is first asked for (:func:`read_truth`)."""
     from veriplan.methods.aec.envmodels import scienceworld_goal
 
     task_id = env._gold_of  # type: ignore[attr-defined]  # (task_id is set after the reset)
-    gold = tuple(env.gold_path(task_id, loaded=True))  # type: ignore[attr-defined]
     m = _ROOM.search(first)
     goal = scienceworld_goal(env.task_description)  # type: ignore[attr-defined]
     named = goal.targets if goal is not None and goal.named else ()
     return World(task_id, env.task_description.strip(),  # type: ignore[attr-defined]
-                 gold, m.group(1) if m else "", room_things(env), named,
-                 threading.get_ident(), env=weakref.ref(env))
+                 (), m.group(1) if m else "", {}, named, threading.get_ident(),
+                 env=weakref.ref(env), read=False)
+
+
+def read_truth(world: World) -> None:
+    """The gold path of the world the episode's engine loaded
+    (``gold_path(task_id, loaded=True)``: that load's, no load of its own)
+    and each room's top-level things now: the first request about an episode
+    comes before its first step (every method asks before it acts), so they
+    are the load's."""
+    env = world.env() if world.env is not None else None
+    if env is None or getattr(env, "_gold_of", None) != world.task_id:
+        raise BackendError(f"controlled-aec: the engine that loaded {world.task_id} is gone "
+                           "or has loaded another task")
+    world.gold = tuple(env.gold_path(world.task_id, loaded=True))  # type: ignore[attr-defined]
+    world.objects = room_things(env)
+    world.read = True
 
 
 def room_things(env: object) -> dict[str, tuple[str, ...]]:
