@@ -26,7 +26,10 @@ was and counted under "kept") and rendering the method's template today.
 the prompt tokens llama.cpp would read: before, the old layout with the context alone;
 after, the new layout with the context and a cache holding ``--cache-mb`` of states
 (28 KB a token for the default model); also the two halves (new layout with the
-context alone; old layout with the cache).
+context alone; old layout with the cache), the floor (the new layout with every earlier
+state kept: each call reads from the first token no earlier call of the run shares, to
+its end) and the part of "before" and "after" read by each unit's first call (a new
+task's text).
 
 Without ``--count`` the model runs: three copies of the embedded model in one process
 replay ``--units`` units a method (the first ``--calls`` calls of each, at temperature
@@ -128,6 +131,16 @@ Is the statement true now? If the evidence does not settle it, give your best gu
 "unknown" if you really cannot guess. Answer only with JSON: \
 {"answer": "yes" | "no" | "unknown"}
 """,
+    "predict_facts.j2": """Task being worked on: {{ task }}
+
+Observed facts (anything not listed has not been observed):
+{% for f in facts %}- {{ f }}
+{% else %}- (nothing yet)
+{% endfor %}
+Question: does {{ question }} hold right now?
+Answer only with JSON: {"answer": "yes"} or {"answer": "no"}, or {"answer": "unknown"} if you \
+cannot tell.
+""",
     "predict_world.j2": """You are a world model for a text environment. You know only \
 these observations:
 {% for f in facts %}- {{ f }}
@@ -225,6 +238,9 @@ _GEN = re.compile(r"You act in a text environment\. Your task: (?P<task>[^\n]*)\
                   r" one of (?P<preds>.*?), written like the observed facts above;", re.S)
 _DOUBT = re.compile(r"Statement: (?P<q>.*?)\.\n\nEvidence so far:\n(?P<facts>(?:- [^\n]*\n)+)\n"
                     r"Context: someone is trying to (?P<task>[^\n]*)\n", re.S)
+_FACTS = re.compile(r"Task being worked on: (?P<task>[^\n]*)\n\nObserved facts \(anything not "
+                    r"listed has not been observed\):\n(?P<facts>(?:- [^\n]*\n)+)\nQuestion: does "
+                    r"(?P<q>.*?) hold right now\?\n", re.S)
 _WORLD = re.compile(r"You are a world model for a text environment\. You know only these "
                     r"observations:\n(?P<facts>(?:- [^\n]*\n)+)\nThe agent's task is: "
                     r"(?P<task>[^\n]*)\nUsing what is usual in such places, predict whether "
@@ -320,7 +336,8 @@ def _sqbcp(p: str) -> tuple[str, str] | None:
 
 READERS: dict[str, list[Callable[[str], tuple[str, str] | None]]] = {
     "closed-loop": [_lp],
-    "aec": [_generate, _predict("predict_doubt.j2", _DOUBT, "(none)"),
+    "aec": [_generate, _predict("predict_facts.j2", _FACTS, "(nothing yet)"),
+            _predict("predict_doubt.j2", _DOUBT, "(none)"),
             _predict("predict_world.j2", _WORLD, "(nothing observed yet)")],
     "sqbcp": [_sqbcp],
 }
@@ -343,8 +360,7 @@ def relayout(method: str, prompt: str) -> tuple[str, bool]:
         if got is not None:
             old, new = got
             return (new, True) if old == prompt else (prompt, False)
-    # not one of the changed templates (e.g. AEC's first prediction variant: unchanged)
-    return prompt, True
+    return prompt, False  # read by none of the method's templates: kept as it was
 
 
 def load_units(store: Path, method: str, n: int, calls: int | None, least: int = 2
@@ -424,17 +440,20 @@ def count(work: list[tuple[str, list[Unit]]], cache_mb: int, model: str | None) 
     cap = (cache_mb << 20) // (28 << 10)
     print(f"{'method':12s} {'units':>5s} {'calls':>5s} {'kept':>4s} {'sent':>8s} "
           f"{'before':>8s} {'new layout':>10s} {'old+cache':>9s} {'after':>8s} "
-          f"{'before/after':>12s} {'sent/after':>10s}")
+          f"{'before/after':>12s} {'sent/after':>10s} {'floor':>7s} {'1st before':>10s} "
+          f"{'1st after':>9s}")
     for method, units in work:
         system = SYSTEMS.get(method)
         sent = 0
         readers = {k: Reader(c, least) for k, c, least in (
             ("before", 0, 1), ("layout", 0, MIN_PROMPT_BATCH), ("oldcache", cap, MIN_PROMPT_BATCH),
-            ("after", cap, MIN_PROMPT_BATCH))}
+            ("after", cap, MIN_PROMPT_BATCH), ("floor", 1 << 62, MIN_PROMPT_BATCH))}
         calls = kept = 0
+        first = {"before": 0, "after": 0}  # read by each unit's first call
         for u in units:
             kept += u.kept
-            for old, new, ans in zip(u.old, u.new, u.answers, strict=True):
+            for i, (old, new, ans) in enumerate(zip(u.old, u.new, u.answers, strict=True)):
+                was = {k: readers[k].read for k in first}
                 po, pn = chat(system, old), chat(system, new)
                 a = vocab.tokenize(ans.encode(), add_bos=False, special=False)
                 calls += 1
@@ -443,11 +462,15 @@ def count(work: list[tuple[str, list[Unit]]], cache_mb: int, model: str | None) 
                 readers["oldcache"].call(po, a)
                 readers["layout"].call(pn, a)
                 readers["after"].call(pn, a)
+                readers["floor"].call(pn, a)
+                if i == 0:
+                    for k in first:
+                        first[k] += readers[k].read - was[k]
         r = {k: v.read for k, v in readers.items()}
         print(f"{method:12s} {len(units):5d} {calls:5d} {kept:4d} {sent:8d} {r['before']:8d} "
               f"{r['layout']:10d} {r['oldcache']:9d} {r['after']:8d} "
-              f"{r['before'] / max(r['after'], 1):11.2f}x {sent / max(r['after'], 1):9.2f}x",
-              flush=True)
+              f"{r['before'] / max(r['after'], 1):11.2f}x {sent / max(r['after'], 1):9.2f}x "
+              f"{r['floor']:7d} {first['before']:10d} {first['after']:9d}", flush=True)
 
 
 # ----- the model ---------------------------------------------------------------------------
