@@ -455,7 +455,10 @@ class _Judge:
                               self._path(item, "problem", "problem file"))
             raw = (item["domain"], item["problem"])
             self._raw = (*raw, task) if all(type(r) is str for r in raw) else None
-        low = plan_text if plan_text.islower() or not plan_text else plan_text.lower()
+        # (str.islower tests every character's case through Unicode's tables: for an
+        # ASCII text, lower-casing it outright costs less and gives the same text)
+        low = (plan_text.lower() if plan_text.isascii() or not plan_text.islower()
+               else plan_text)
         if "plan" in low:
             from veriplan.planio.pddl_plan import clean_text
 
