@@ -346,6 +346,11 @@ class _Judge:
         self._last: tuple[str, str, Task] | None = None
         self._raw: tuple[object, object, Task] | None = None  # as the item gave the paths
         self._domain: tuple[str, Domain] | None = None  # the last item's domain
+        # domain path -> (mtime, inode, size, device, domain): this run's domains, found
+        # with a stat and no look-up in the shared cache when the domain changes from
+        # one item to the next (kept as _tasks keeps problems; not a domain read
+        # leniently, whose warnings the shared cache gives again at every look-up)
+        self._domains: dict[str, tuple] = {}
         # problem path -> (domain, mtime, inode, size, device, task): this run's
         # problems, found with a stat and no look-up in the shared cache (an entry is
         # kept once its file is older than RACY_NS, as the shared cache keeps it)
@@ -406,12 +411,7 @@ class _Judge:
             domain = held[1]
         else:
             self._domain = None
-            try:
-                domain = cached_domain(dpath, strict=strict, max_bytes=self.max_bytes)
-            except InputFileError as exc:
-                raise _file_error(exc) from None
-            except (SourceError, PDDLSemanticError) as exc:
-                raise _pddl_error(exc) from None
+            domain = self._domain_at(dpath)
             self._domain = (dpath, domain)
         try:
             st = os.stat(ppath)
@@ -435,6 +435,32 @@ class _Judge:
             raise _pddl_error(exc) from None
         self._last = (dpath, ppath, task)
         return task
+
+    def _domain_at(self, dpath: str) -> Domain:
+        """The domain of file ``dpath``: this run's when the file is as it was then,
+        else :func:`~veriplan.pddl.task.cached_domain`'s (which says why a file
+        cannot be read)."""
+        try:
+            st = os.stat(dpath)
+        except (OSError, ValueError):
+            st = None
+        else:
+            seen = self._domains.get(dpath)
+            if (seen is not None and seen[0] == st.st_mtime_ns and seen[1] == st.st_ino
+                    and seen[2] == st.st_size and seen[3] == st.st_dev):
+                return seen[4]
+        try:
+            domain = cached_domain(dpath, strict=self.strict, max_bytes=self.max_bytes)
+        except InputFileError as exc:
+            raise _file_error(exc) from None
+        except (SourceError, PDDLSemanticError) as exc:
+            raise _pddl_error(exc) from None
+        if (st is not None and stat.S_ISREG(st.st_mode) and not domain.warnings
+                and time.time_ns() - st.st_mtime_ns >= RACY_NS):
+            if len(self._domains) >= 64:
+                self._domains.clear()
+            self._domains[dpath] = (st.st_mtime_ns, st.st_ino, st.st_size, st.st_dev, domain)
+        return domain
 
     def _quick(self, line: int, ident: Any, item: dict) -> tuple[bool, str] | None:
         """The verdict and record of a common item, ``{"domain", "problem", "plan"}``
