@@ -18,8 +18,9 @@ its instructions, its constraints before its actions) and llama.cpp's context al
 call). "after" is the code now: the layout of the methods' templates today (stable
 text first) and the backend's prefix-state cache (``--cache-mb``). The new layout is
 made from each recorded prompt by reading its fields (the old template rendered with
-them must give the recorded prompt back exactly; a prompt that does not is kept as it
-was and counted under "kept") and rendering the method's template today.
+them must give the recorded prompt back exactly; a unit with a prompt that does not,
+e.g. one recorded in today's layout by a later run, is left out and counted under "left
+out") and rendering the method's template today.
 
 ``--count`` runs no model: it tokenizes the prompts and answers recorded over
 ``--units`` units a method (units one after another, as a sweep runs them) and counts
@@ -352,6 +353,9 @@ class Unit:
     kept: int = 0  # prompts whose fields could not be read back exactly (left as they were)
 
 
+LEFT_OUT: dict[str, int] = {}  # method -> units left out (a prompt not read back exactly)
+
+
 def relayout(method: str, prompt: str) -> tuple[str, bool]:
     """The prompt in today's layout, and whether it was read back exactly (a
     prompt that is not is returned as it was)."""
@@ -366,7 +370,8 @@ def relayout(method: str, prompt: str) -> tuple[str, bool]:
 def load_units(store: Path, method: str, n: int, calls: int | None, least: int = 2
                ) -> list[Unit]:
     """The first ``n`` units of ``method`` with ``least`` or more model calls (at
-    least 2), each call's prompt before and after, and the recorded answers."""
+    least 2) whose every prompt was read back exactly, each call's prompt before and
+    after, and the recorded answers (the units left out are counted in LEFT_OUT)."""
     con = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
     out: list[Unit] = []
     for uid, blob in con.execute("SELECT id, result FROM units WHERE method = ? AND "
@@ -387,7 +392,9 @@ def load_units(store: Path, method: str, n: int, calls: int | None, least: int =
         if calls:
             unit.old, unit.new, unit.answers = (unit.old[:calls], unit.new[:calls],
                                                 unit.answers[:calls])
-        if len(unit.old) >= max(2, least):
+        if unit.kept:
+            LEFT_OUT[method] = LEFT_OUT.get(method, 0) + 1
+        elif len(unit.old) >= max(2, least):
             out.append(unit)
         if len(out) >= n:
             break
@@ -438,7 +445,7 @@ def count(work: list[tuple[str, list[Unit]]], cache_mb: int, model: str | None) 
         return vocab.tokenize(text.encode(), add_bos=False, special=True)
 
     cap = (cache_mb << 20) // (28 << 10)
-    print(f"{'method':12s} {'units':>5s} {'calls':>5s} {'kept':>4s} {'sent':>8s} "
+    print(f"{'method':12s} {'units':>5s} {'calls':>5s} {'left out':>8s} {'sent':>8s} "
           f"{'before':>8s} {'new layout':>10s} {'old+cache':>9s} {'after':>8s} "
           f"{'before/after':>12s} {'sent/after':>10s} {'floor':>7s} {'1st before':>10s} "
           f"{'1st after':>9s}")
@@ -448,10 +455,9 @@ def count(work: list[tuple[str, list[Unit]]], cache_mb: int, model: str | None) 
         readers = {k: Reader(c, least) for k, c, least in (
             ("before", 0, 1), ("layout", 0, MIN_PROMPT_BATCH), ("oldcache", cap, MIN_PROMPT_BATCH),
             ("after", cap, MIN_PROMPT_BATCH), ("floor", 1 << 62, MIN_PROMPT_BATCH))}
-        calls = kept = 0
+        calls = 0
         first = {"before": 0, "after": 0}  # read by each unit's first call
         for u in units:
-            kept += u.kept
             for i, (old, new, ans) in enumerate(zip(u.old, u.new, u.answers, strict=True)):
                 was = {k: readers[k].read for k in first}
                 po, pn = chat(system, old), chat(system, new)
@@ -467,7 +473,8 @@ def count(work: list[tuple[str, list[Unit]]], cache_mb: int, model: str | None) 
                     for k in first:
                         first[k] += readers[k].read - was[k]
         r = {k: v.read for k, v in readers.items()}
-        print(f"{method:12s} {len(units):5d} {calls:5d} {kept:4d} {sent:8d} {r['before']:8d} "
+        print(f"{method:12s} {len(units):5d} {calls:5d} {LEFT_OUT.get(method, 0):8d} {sent:8d} "
+              f"{r['before']:8d} "
               f"{r['layout']:10d} {r['oldcache']:9d} {r['after']:8d} "
               f"{r['before'] / max(r['after'], 1):11.2f}x {sent / max(r['after'], 1):9.2f}x "
               f"{r['floor']:7d} {first['before']:10d} {first['after']:9d}", flush=True)
