@@ -37,12 +37,13 @@ replay ``--units`` units a method (the first ``--calls`` calls of each, at tempe
 0, at most ``--max-tokens`` answer tokens: the recorded prompts do not depend on the
 answers), unit by unit, rotating which copy goes first: ``before`` (old layout, no
 cache), ``layout`` (new layout, no cache) and ``after`` (new layout, cache). Printed per
-method: prompt tokens sent, prompt tokens read, seconds a unit, the before/after
-ratios, and whether ``layout`` and ``after`` (the same prompts, the cache off and on)
-gave the same answers.
+method: prompt tokens sent, prompt tokens read, seconds and CPU seconds a unit, the
+before/after ratios, and whether ``layout`` and ``after`` (the same prompts, the cache
+off and on) gave the same answers. On a busy machine the seconds are the scheduler's;
+``--threads 1`` makes the CPU seconds follow the model's work.
 
     flock /tmp/veriplan-model.lock python benchmarks/llamacpp_prefix_cache.py \\
-        [--units 2] [--calls 8] [--max-tokens 8] [--closed-loop STORE]
+        [--units 2] [--calls 8] [--max-tokens 8] [--threads N] [--closed-loop STORE]
     python benchmarks/llamacpp_prefix_cache.py --count --units 20
 """
 
@@ -482,24 +483,26 @@ def count(work: list[tuple[str, list[Unit]]], cache_mb: int, model: str | None) 
 
 # ----- the model ---------------------------------------------------------------------------
 def replay(backend: LlamaCppBackend, system: str | None, prompts: list[str], max_tokens: int
-           ) -> tuple[int, int, float, list[str]]:
-    """(prompt tokens sent, prompt tokens read, seconds, answers)."""
+           ) -> tuple[int, int, float, list[str], float]:
+    """(prompt tokens sent, prompt tokens read, seconds, answers, CPU seconds of
+    this process)."""
     sent = read = 0
     answers = []
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     for p in prompts:
         msgs = ((Message("system", system),) if system else ()) + (Message("user", p),)
         r = backend.complete(LLMRequest(msgs, temperature=0.0, max_tokens=max_tokens, seed=0))
         sent += r.prompt_tokens
         read += int(r.extra.get("prompt_evaluated", 0))
         answers.append(r.text)
-    return sent, read, time.perf_counter() - start, answers
+    return sent, read, time.perf_counter() - start, answers, time.process_time() - cpu
 
 
 def run_model(work: list[tuple[str, list[Unit]]], args) -> None:  # type: ignore[no-untyped-def]
     names = [n for n in ("before", "layout", "after") if n in args.copies.split(",")]
-    copies = {n: LlamaCppBackend(args.model, prefix_cache_mb=args.cache_mb if n == "after"
-                                 else 0) for n in names}
+    copies = {n: LlamaCppBackend(args.model, n_threads=args.threads,
+                                 prefix_cache_mb=args.cache_mb if n == "after" else 0)
+              for n in names}
     load0 = os.getloadavg()
     print(f"{'method':12s} {'units':>5s} {'calls':>5s} {'sent':>7s} {'read before':>11s} "
           f"{'read layout':>11s} {'read after':>10s} {'ratio':>6s} {'s/unit before':>13s} "
@@ -507,13 +510,13 @@ def run_model(work: list[tuple[str, list[Unit]]], args) -> None:  # type: ignore
     turn = 0
     for method, units in work:
         system = SYSTEMS.get(method)
-        tot = {k: [0, 0, 0.0] for k in ("before", "layout", "after")}
+        tot = {k: [0, 0, 0.0, 0.0] for k in ("before", "layout", "after")}
         same = total = calls = 0
         for u in units:
             order = list(copies)
             order = order[turn % len(order):] + order[:turn % len(order)]
             turn += 1
-            got: dict[str, tuple[int, int, float, list[str]]] = {}
+            got: dict[str, tuple[int, int, float, list[str], float]] = {}
             for name in order:
                 if name == "layout" and u.old == u.new:
                     continue  # the same prompts as before's (SQ-BCP): the same run
@@ -521,15 +524,16 @@ def run_model(work: list[tuple[str, list[Unit]]], args) -> None:  # type: ignore
                 got[name] = replay(copies[name], system, prompts, args.max_tokens)
             if u.old == u.new:
                 got.setdefault("layout", got["before"])
-            for name, (sent, read, secs, _) in got.items():
+            for name, (sent, read, secs, _, cpu) in got.items():
                 t = tot[name]
-                t[0], t[1], t[2] = t[0] + sent, t[1] + read, t[2] + secs
+                t[0], t[1], t[2], t[3] = t[0] + sent, t[1] + read, t[2] + secs, t[3] + cpu
             if "layout" in got:
                 same += sum(a == b for a, b in zip(got["layout"][3], got["after"][3],
                                                    strict=True))
                 total += len(u.new)
             print(f"  {method} {u.uid}: {len(u.new)} calls; read " + ", ".join(
-                f"{k} {v[1]} in {v[2]:.1f} s" for k, v in got.items()), flush=True)
+                f"{k} {v[1]} in {v[2]:.1f} s (CPU {v[4]:.1f} s)" for k, v in got.items()),
+                flush=True)
             calls += len(u.new)
         n = max(1, len(units))
         b, lay, a = tot["before"], tot["layout"], tot["after"]
@@ -539,6 +543,9 @@ def run_model(work: list[tuple[str, list[Unit]]], args) -> None:  # type: ignore
               f"{b[2] / n:13.1f} {f'{lay[2] / n:.1f}' if laid else '-':>13} {a[2] / n:12.1f} "
               f"{b[2] / max(a[2], 1e-9):5.2f}x {f'{same}/{total}' if total else '-'}",
               flush=True)
+        print(f"{'':12s} CPU seconds a unit: before {b[3] / n:.1f}, layout "
+              f"{f'{lay[3] / n:.1f}' if laid else '-'}, after {a[3] / n:.1f}, before/after "
+              f"{b[3] / max(a[3], 1e-9):.2f}x", flush=True)
     stats = copies["after"].cache_stats() if "after" in copies else {
         "states": 0, "bytes": 0, "hits": 0, "misses": 0}
     print(f"load average {load0[0]:.1f} / {load0[1]:.1f} at the start, "
@@ -565,6 +572,9 @@ def main() -> int:
                     help="the model copies run (layout: the new layout with the cache "
                          "off, to compare answers with the cache off and on)")
     ap.add_argument("--model", default=None)
+    ap.add_argument("--threads", type=int, default=None,
+                    help="llama.cpp threads a copy (default: the usable CPUs); with 1, the "
+                         "CPU seconds printed follow the work done even on a busy machine")
     ap.add_argument("--count", action="store_true",
                     help="count the tokens read without running the model")
     args = ap.parse_args()
