@@ -592,7 +592,7 @@ def paired(eps: list[Episode]) -> list[dict[str, Any]]:
         if a[0] != "aec":
             continue
         for b, eb in sorted(arms.items()):
-            if b == a or not _matches(a, b) or (b[0] == "aec" and b < a):
+            if b == a or not _matches(a, b, arms) or (b[0] == "aec" and b < a):
                 continue
             both_ran = sorted(set(ea) & set(eb))
             if not both_ran:
@@ -662,14 +662,15 @@ def setting(model: str) -> dict[str, float | str]:
     return {"p": s.p, "g": s.g, "acc": s.acc, "conf": s.conf, "seed": s.seed}
 
 
-def _matches(a: tuple, b: tuple) -> bool:
+def _matches(a: tuple, b: tuple, arms: Iterable[tuple] = ()) -> bool:
     """Whether arm ``b`` ran the same episodes as AEC arm ``a``: the same model
     and dataset, or (a method without a predictor, controlled models) the same
-    planner setting."""
+    planner setting, unless that method's arm also ran under ``a``'s own model
+    (in ``arms``): then that one is ``a``'s pair, not each copy."""
     if b[2:] == a[2:]:
         return True
     return (b[0] in PREDICTOR_FREE and b[3] == a[3] and b[2].startswith("controlled-aec:")
-            and planner_of(b[2]) == planner_of(a[2]))
+            and planner_of(b[2]) == planner_of(a[2]) and (b[0], b[1], a[2], a[3]) not in arms)
 
 
 def _itot(e: Episode, key: str) -> float | None:
@@ -716,7 +717,7 @@ def query_pairs(eps: list[Episode]) -> list[dict[str, Any]]:
         if a[0] != "aec":
             continue
         for b, eb in sorted(arms.items()):
-            if b[0] != "query-only" or not _matches(a, b):
+            if b[0] != "query-only" or not _matches(a, b, arms):
                 continue
             shared = sorted(set(ea) & set(eb))
             if not shared:

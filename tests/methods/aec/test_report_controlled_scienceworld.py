@@ -78,3 +78,22 @@ def test_the_ablations_are_kept_apart_per_dataset():
     assert sorted(r["dataset"] for r in rows) == ["household_eval", "scienceworld_x"]
     sw = next(r for r in rows if r["dataset"] == "scienceworld_x")
     assert {a["arm"]: a["failure"] for a in sw["arms"]} == {"AEC": 0.0, "without V": 1.0}
+
+
+def test_a_baseline_run_under_each_predictor_pairs_once_with_each_aec_arm():
+    """Query-Only run under both models (the same episodes twice): each AEC arm
+    is paired with the copy under its own model, not with both."""
+    other = MODEL.replace("acc=0.9", "acc=0.7")
+    eps = []
+    for model in (MODEL, other):
+        for i in range(3):
+            for method, q in (("aec", 1), ("query-only", 2)):
+                e = ep(method, f"t:{i}", True, 100, queries=q,
+                       config={"tau": 0.2} if method == "aec" else None)
+                e.record.model = model
+                eps.append(e)
+    pairs = report_aec.query_pairs(eps)
+    assert len(pairs) == 2 and {p["model"] for p in pairs} == {f"controlled-aec:{MODEL}",
+                                                               f"controlled-aec:{other}"}
+    tests = report_aec.paired(eps)
+    assert len([t for t in tests if t["b"].startswith("query-only")]) == 2
