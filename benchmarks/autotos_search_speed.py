@@ -16,8 +16,14 @@ here). ``--before REV`` also runs veriplan's tree at git revision REV the same
 way, in the same run (what a change did to the ratio). Target (issue 36):
 the peer's time / ours >= 5.
 
+``--cpu`` also counts CPU time, which a loaded machine distorts less than wall
+time: the peer's (in process), and ours as the parent's plus the sandbox
+child's, with the child started as a plain process (``VERIPLAN_SANDBOX=process``:
+the same harness and work, but its CPU time is seen by the parent, which
+bubblewrap's own child processes hide).
+
     python benchmarks/autotos_search_speed.py [--data-dir ../shared/data] [--repeats 3]
-        [--before 55ea6d3]
+        [--before 55ea6d3] [--cpu]
 """
 
 from __future__ import annotations
@@ -40,7 +46,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # Run in a fresh interpreter with the tree to measure first on sys.path.
 DRIVER = r"""
-import json, sys, time
+import json, resource, sys, time
 src, data = sys.argv[1:3]
 sys.path.insert(0, src)
 from pathlib import Path
@@ -52,7 +58,9 @@ assert runner.__file__.startswith(src), runner.__file__
 d = get_domain("24game"); dd = d.load(Path(data))
 t, c = time.perf_counter(), time.process_time()
 r = reference(d, dd, Config())
-print(json.dumps({"seconds": time.perf_counter() - t, "cpu": time.process_time() - c,
+seconds, cpu = time.perf_counter() - t, time.process_time() - c
+child = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"seconds": seconds, "cpu": cpu, "child_cpu": child.ru_utime + child.ru_stime,
                   "valid": r["valid"], "instances": r["instances"], "calls": r.get("calls"),
                   "categories": r["categories"]}))
 """
@@ -66,10 +74,10 @@ def tree(rev: str, into: Path) -> Path:
     return into / "src"
 
 
-def ours(src: Path, data: Path) -> dict:
+def ours(src: Path, data: Path, sandbox: str = "bwrap") -> dict:
     out = subprocess.run([sys.executable, "-c", DRIVER, str(src), str(data)],
                          capture_output=True, text=True, check=False,
-                         env=dict(os.environ, VERIPLAN_SANDBOX="bwrap"))
+                         env=dict(os.environ, VERIPLAN_SANDBOX=sandbox))
     if out.returncode:
         raise SystemExit(f"the reference run ({src}) failed:\n{out.stderr[-3000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -109,10 +117,26 @@ def peer_bfs(init, succ, goal, check):
     return None
 
 
+def cpu_row(r: int, peer_cpu: float, new: dict, old: dict | None, bwrap: dict) -> str:
+    """One row of CPU seconds: ours with the process sandbox (its child counted)."""
+    assert new["valid"] == bwrap["valid"] and new["calls"] == bwrap["calls"], new
+    mine = new["cpu"] + new["child_cpu"]
+    row = (f"| {r} | {peer_cpu:.2f} s | {new['cpu']:.2f} + {new['child_cpu']:.2f} = "
+           f"{mine:.2f} s | {peer_cpu / mine:.2f}x |")
+    if old:
+        assert old["valid"] == new["valid"] and old["calls"] == new["calls"], old
+        theirs = old["cpu"] + old["child_cpu"]
+        row += (f" {old['cpu']:.2f} + {old['child_cpu']:.2f} = {theirs:.2f} s | "
+                f"{peer_cpu / theirs:.2f}x |")
+    return row
+
+
 def main() -> None:
     ap = common.parser(__doc__)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--before", default=None, help="also run the tree at this git revision")
+    ap.add_argument("--cpu", action="store_true",
+                    help="also count CPU time (ours with the process sandbox, child included)")
     args = ap.parse_args()
     domain = get_domain("24game")
     data = domain.load(args.data_dir)
@@ -131,11 +155,12 @@ def main() -> None:
         if before:
             head += f" veriplan at {args.before} | its ratio |"
         print(f"\n{head}\n|{'---|' * (head.count('|') - 1)}")
+        cpu_rows = []
         for r in range(1, args.repeats + 1):
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             solved = sum(peer_bfs(i.init, ns["succ"], ns["goal"], check) is not None
                          for i in data.evaluation)
-            peer = time.perf_counter() - t0
+            peer, peer_cpu = time.perf_counter() - t0, time.process_time() - c0
             old = ours(before, args.data_dir) if before else None
             new = ours(ROOT / "src", args.data_dir)
             assert solved == len(data.evaluation), solved
@@ -146,6 +171,15 @@ def main() -> None:
                 assert old["valid"] == new["valid"] and old["calls"] == new["calls"], old
                 row += f" {old['seconds']:.2f} s | {peer / old['seconds']:.2f}x |"
             print(row, flush=True)
+            if args.cpu:
+                cpu_rows.append(cpu_row(r, peer_cpu, ours(ROOT / "src", args.data_dir, "process"),
+                                        ours(before, args.data_dir, "process") if before
+                                        else None, new))
+        if cpu_rows:
+            head = ("| run | peer CPU | veriplan CPU: parent + child | CPU ratio |"
+                    + (f" at {args.before}: parent + child | its CPU ratio |" if before else ""))
+            print(f"\n{head}\n|{'---|' * (head.count('|') - 1)}")
+            print("\n".join(cpu_rows))
         print(f"\n{len(data.evaluation)}/{len(data.evaluation)} solved by the peer, "
               f"{new['valid']}/{new['instances']} solved and validated by veriplan "
               f"({new['calls']} calls of the generated functions); load average at the end "

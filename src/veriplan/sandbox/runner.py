@@ -259,6 +259,20 @@ class Job:
             self._fill()
         return self._lines.popleft()
 
+    def _parse_block(self, block: bytes) -> None:
+        """Complete lines separated by newlines: as one array (the newlines
+        made commas) when none is empty, else as :meth:`_parse` reads them."""
+        if not block:
+            return
+        try:
+            self._lines.extend(_loads(b"[" + block.replace(b"\n", b",") + b"]"))
+            return
+        except ValueError:
+            pass
+        lines = [p for p in block.split(b"\n") if p]
+        if lines:
+            self._parse(lines)
+
     def _parse(self, lines: list[bytes]) -> None:
         """All complete lines at once (one parse), else line by line."""
         try:
@@ -297,10 +311,7 @@ class Job:
             if self.received > self.limits.answer_mb * 1024 * 1024:
                 self.kill("too_large")
                 return
-            parts = (self._buf + data).split(b"\n")
-            self._buf = parts.pop()
-            if parts:
-                self._parse([p for p in parts if p])
+            self._take(data)
             return
         if self.call_limit is None:
             return
@@ -355,11 +366,18 @@ class Job:
             if not data:
                 break
             self.received += len(data)
-            parts = (self._buf + data).split(b"\n")
-            self._buf = parts.pop()
-            if parts:
-                self._parse([p for p in parts if p])
+            self._take(data)
         self._end()
+
+    def _take(self, data: bytes) -> None:
+        """The complete lines of what came in (the last, incomplete, waits)."""
+        data = self._buf + data if self._buf else data
+        end = data.rfind(b"\n")
+        if end < 0:
+            self._buf = data
+            return
+        self._buf = data[end + 1:]
+        self._parse_block(data[:end])
 
     def wait(self) -> int:
         """The child's status, a signal as a negative number (bubblewrap

@@ -65,6 +65,7 @@ def _numbers(state) -> list[float]:
 def _one_step(parent: list[float], child: list[float]) -> bool:
     """``child`` is ``parent`` with two numbers replaced by one result of them."""
     n = len(parent)
+    target = _canon(child)
     for i in range(n):
         for j in range(n):
             if i == j:
@@ -73,7 +74,7 @@ def _one_step(parent: list[float], child: list[float]) -> bool:
             rest = [parent[k] for k in range(n) if k not in (i, j)]
             results = [a + b, a - b, a * b] + ([a / b] if b != 0 else [])
             for v in results:
-                if _canon(rest + [v]) == _canon(child):
+                if _canon(rest + [v]) == target:
                     return True
     return False
 

@@ -252,7 +252,7 @@ def search(d: SearchDomain, inst: Instance, succ: Callable, goal: Callable, ch: 
             beat[0] = sequence << 24
             calls += 1
             try:
-                out = list(succ(s, *sargs))
+                out = list(succ(s, *sargs) if sargs else succ(s))
             except BaseException as e:  # noqa: BLE001 - the model's error
                 beat[0] = 0
                 ch.send(["F", tested, _call_failure("succ", e, s).data()])

@@ -30,7 +30,7 @@ from veriplan.methods.autotos.problem import AutoToSProblem, AutoToSResult
 from veriplan.methods.failures import AutoToSFailure
 from veriplan.methods.records import Entry, Event, Observer, quiet
 from veriplan.methods.result import Run
-from veriplan.sandbox.secrets import scrub
+from veriplan.sandbox.secrets import scrub, secret_values
 
 
 @cache
@@ -102,7 +102,8 @@ def check(domain: SearchDomain, mode: str, succ: str | None, goal: str, config: 
     elif mode == "evaluate":
         out = judge.evaluate(domain, succ or "", goal, payload["instances"], limit, search,
                              payload.get("checks", False),
-                             None if solved is None else lambda k, r: solved(k, scrub(r)))
+                             None if solved is None else
+                             lambda k, r, values=secret_values(): solved(k, scrub(r, values)))
     else:
         raise ValueError(f"unknown AutoToS check {mode!r}")
     return scrub(out)
