@@ -3,7 +3,9 @@ errors known and seeded, so AEC's claims can be tested where no strong model
 can run.
 
 ``--backend controlled-aec --model aec:p=0.2,g=0.2,acc=0.8,conf=calibrated,seed=0``
-answers AEC's planning, prediction, Direct and ReAct prompts:
+answers AEC's planning, prediction, Direct and ReAct prompts (a prompt about a
+ScienceWorld task an engine of this process loaded is answered by the model of
+:mod:`controlled_aec_scienceworld`, with the same settings):
 
 - **planner** (AEC, its ablations, WKM, Query-Only, the WALL-E stand-in: up to
   K plans per round; Direct: one plan; ReAct: one command per turn): each
