@@ -22,8 +22,13 @@ child's, with the child started as a plain process (``VERIPLAN_SANDBOX=process``
 the same harness and work, but its CPU time is seen by the parent, which
 bubblewrap's own child processes hide).
 
+``--parts`` prints where ours spends its CPU time, each part run in this
+process (no sandbox; best of ``--repeats``): the model's functions alone, the
+harness's search without and with its answer lines, and veriplan's side
+(reading the lines, the replay with every check, validating the solutions).
+
     python benchmarks/autotos_search_speed.py [--data-dir ../shared/data] [--repeats 3]
-        [--before 55ea6d3] [--cpu]
+        [--before 55ea6d3] [--cpu] [--parts]
 """
 
 from __future__ import annotations
@@ -131,12 +136,113 @@ def cpu_row(r: int, peer_cpu: float, new: dict, old: dict | None, bwrap: dict) -
     return row
 
 
+def parts(domain, data, repeats: int) -> None:
+    """CPU seconds of each part of our run, in this process (see --parts)."""
+    import gc
+    from collections import deque
+
+    from veriplan.domains.autotos import harness
+    from veriplan.methods.autotos import judge
+    from veriplan.sandbox import runner
+    from veriplan.sandbox.child import BUFFER, HEADER, Channel
+
+    class Kept(Channel):  # the sandbox's channel, its pipe replaced by a list
+        def __init__(self) -> None:
+            fd = os.memfd_create("parts")
+            os.ftruncate(fd, HEADER + BUFFER)
+            super().__init__(-1, fd)
+            self.out: list[bytes] = []
+
+        def _write_all(self, data) -> None:
+            self.out.append(bytes(data))
+
+    class Reader(runner.Job):  # the parent's line reading, without a process
+        def __init__(self) -> None:
+            self._buf, self._lines = b"", deque()
+
+        def next(self):
+            return self._lines.popleft()
+
+    class Replay(judge.Session):
+        def __init__(self, job: Reader) -> None:
+            self.d, self.job, self.loaded, self.limit = domain, job, False, 1.0
+
+    insts = data.evaluation
+    succ = harness.load_function(domain.reference_code("succ"), "succ", "succ", Kept())
+    goal = harness.load_function(domain.reference_code("goal"), "goal", "goal", Kept())
+    expanded, tested = [], []  # the states the search expands, the states it goal-tests
+    for inst in insts:
+        seen, frontier, found = {domain.key(inst.init)}, deque([inst.init]), goal(inst.init)
+        while frontier and not found:
+            s = frontier.popleft()
+            expanded.append(s)
+            for c in succ(s):
+                if (k := domain.key(c)) not in seen:
+                    seen.add(k)
+                    tested.append(c)
+                    if goal(c):
+                        found = True
+                        break
+                    frontier.append(c)
+
+    def search(trace: bool) -> bytes:
+        ch = Kept()
+        payload = {"trace": trace, "mutation": trace, "search_limit": 600}
+        for k, inst in enumerate(insts):
+            ch.send(["I", k])
+            harness.search(domain, inst, succ, goal, ch, payload)
+        ch.flush()
+        return b"".join(ch.out)
+
+    def read(text: bytes) -> Reader:
+        job = Reader()
+        for at in range(0, len(text), BUFFER):
+            job._take(text[at:at + BUFFER])
+        return job
+
+    def replay(job: Reader) -> list:
+        s, paths = Replay(job), []
+        for k, inst in enumerate(insts):
+            s.instance(k)
+            paths.append(judge.replay(s, domain, inst, True)[0])
+        return paths
+
+    best: dict[str, float] = {}
+
+    def timed(name: str, f):
+        c = time.process_time()
+        out = f()
+        best[name] = min(best.get(name, float("inf")), time.process_time() - c)
+        return out
+
+    gc.disable()  # as in the sandbox and in the replay
+    for _ in range(repeats):
+        timed("the model's successor function, on every expanded state",
+              lambda: [succ(s) for s in expanded])
+        timed("the model's goal test, on every new state", lambda: [goal(c) for c in tested])
+        timed("sandbox: the search, no answer lines", lambda: search(False))
+        text = timed("sandbox: the search with its answer lines (mutation check on)",
+                     lambda: search(True))
+        job = timed("veriplan: reading the lines", lambda text=text: read(text))
+        paths = timed("veriplan: the replay with every check", lambda job=job: replay(job))
+        timed("veriplan: validating the solutions", lambda paths=paths: [
+            domain.validate(i, p, True) for i, p in zip(insts, paths)])
+        assert sum(p is not None for p in paths) == len(insts)
+    print(f"\nCPU seconds, best of {repeats}, in this process (load average "
+          f"{os.getloadavg()[0]:.2f}): {len(expanded)} expansions, {len(tested)} goal tests, "
+          f"{len(text) / 1e6:.1f} MB of answer lines\n\n| part | CPU |\n|---|---|")
+    for name, seconds in best.items():
+        print(f"| {name} | {seconds:.3f} s |")
+
+
 def main() -> None:
     ap = common.parser(__doc__)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--before", default=None, help="also run the tree at this git revision")
     ap.add_argument("--cpu", action="store_true",
                     help="also count CPU time (ours with the process sandbox, child included)")
+    ap.add_argument("--parts", action="store_true",
+                    help="also print where our CPU time goes, part by part")
     args = ap.parse_args()
     domain = get_domain("24game")
     data = domain.load(args.data_dir)
@@ -184,6 +290,8 @@ def main() -> None:
               f"{new['valid']}/{new['instances']} solved and validated by veriplan "
               f"({new['calls']} calls of the generated functions); load average at the end "
               f"{os.getloadavg()[0]:.2f}, {time.strftime('%H:%M')}")
+    if args.parts:
+        parts(domain, data, args.repeats)
 
 
 if __name__ == "__main__":

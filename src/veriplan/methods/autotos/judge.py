@@ -392,7 +392,7 @@ def _replay(s: Session, d: SearchDomain, inst: Instance, partial: bool, mutation
     pop = frontier.popleft if bfs else frontier.pop
     children: list = [init]  # the states whose goal answers come next ...
     fresh: list = [kinit]  # ... and the keys of those not seen before, in order
-    record = seen.__setitem__
+    record = seen.setdefault  # the value given back: the key was not there
     # ["X", tested, successors], or with mutation checks and a state written differently
     # after the successor call than before: ["X", tested, successors, before, after]
     changed = 5 if mutation else 3
@@ -477,8 +477,7 @@ def _replay(s: Session, d: SearchDomain, inst: Instance, partial: bool, mutation
                              successor=bad.successor, args=sargs,
                              check="partial" if bad.partial else "state")
         try:  # the keys not seen before, in order, each recorded (parent key, state)
-            fresh = [kc for c in children
-                     if (kc := key(c)) not in seen and not record(kc, (k, c))]
+            fresh = [kc for c in children if record(kc := key(c), new := (k, c)) is new]
         except Exception:  # noqa: BLE001 - not a state of this domain (the search ends)
             from veriplan.domains.autotos.harness import _keyable, jsonable_or_repr
 
