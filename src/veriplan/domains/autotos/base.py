@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -132,9 +130,13 @@ class SearchDomain:
     def prompt(self, which: str) -> str:
         """Step 1's request for ``succ`` or ``goal``: the domain in words, the
         function wanted, an example input (``prompts/<name>_<which>.txt``)."""
+        from importlib import resources  # here: the sandbox child never needs it
+
         folder = resources.files("veriplan.domains.autotos").joinpath("prompts")
         return folder.joinpath(f"{self.name}_{which}.txt").read_text().strip()
 
     def reference_code(self, which: str) -> str:
         """The source of the reference ``succ`` or ``goal`` (run like model code)."""
+        import inspect
+
         return inspect.getsource(getattr(self.reference, which))
