@@ -68,9 +68,9 @@ import json
 import random
 import re
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from veriplan.errors import BackendError, ConfigError
 from veriplan.llm.backends.controlled import ScriptedTruthBackend
@@ -467,19 +467,35 @@ class ControlledAECBackend(ScriptedTruthBackend):
         world = self.worlds.find(prompt)
         if world is not None:  # a ScienceWorld task (controlled_aec_scienceworld)
             return sw.answer(world, self.settings, prompt, request)
-        model = Model(self.truth.find(prompt), self.settings, prompt)
-        kind = request.schema_name if request.schema is not None else "turn"
-        if kind == "prediction":
-            key = read_question(prompt)
-            if key is None:
-                return json.dumps({"answer": "unknown"})
-            return model.vote(key, member_of(prompt, request))
-        if kind == "plans":
-            m = re.search(r"Propose up to (\d+)", prompt)
-            return model.plans(int(m.group(1)) if m else 1, request.seed)
-        if kind == "plan":
-            return model.direct(request.seed)
-        return model.react(prompt)
+        return dispatch(Model(self.truth.find(prompt), self.settings, prompt), prompt, request)
+
+
+class Answerer(Protocol):
+    """What a controlled AEC model answers (the household's and ScienceWorld's)."""
+
+    def vote(self, key: tuple[str, tuple[str, ...]], member: int) -> str: ...
+    def plans(self, k: int, round_: object) -> str: ...
+    def direct(self, round_: object) -> str: ...
+    def react(self, prompt: str) -> str: ...
+
+
+def dispatch(model: Answerer, prompt: str, request: LLMRequest,
+             read: Callable[[str], tuple[str, tuple[str, ...]] | None] = read_question) -> str:
+    """The answer of ``model`` to one request, by the kind of answer asked for: a
+    prediction's vote (on the question ``read`` finds in the prompt), K plans, one
+    plan (Direct), or a ReAct turn."""
+    kind = request.schema_name if request.schema is not None else "turn"
+    if kind == "prediction":
+        key = read(prompt)
+        if key is None:
+            return json.dumps({"answer": "unknown"})
+        return model.vote(key, member_of(prompt, request))
+    if kind == "plans":
+        m = re.search(r"Propose up to (\d+)", prompt)
+        return model.plans(int(m.group(1)) if m else 1, request.seed)
+    if kind == "plan":
+        return model.direct(request.seed)
+    return model.react(prompt)
 
 
 __all__ = ["ControlledAECBackend", "GameFacts", "GameTruth", "Settings", "command",

@@ -88,8 +88,8 @@ from veriplan.envs.base import Fact
 from veriplan.errors import BackendError
 from veriplan.llm.backends.controlled_aec import (
     Settings,
+    dispatch,
     draw,
-    member_of,
     vote_text,
 )
 from veriplan.llm.types import LLMRequest
@@ -430,7 +430,7 @@ class Model:
     def direct(self, round_: object) -> str:
         return json.dumps({"actions": [c for _, c in self.steps("direct", round_)]})
 
-    def react(self) -> str:
+    def react(self, prompt: str = "") -> str:
         """One ReAct turn: the next command of the current plan, drawn again
         after each refused command (from where the agent was then) and followed
         from where the agent is now; a plan that ran out before the task was
@@ -451,19 +451,7 @@ class Model:
 
 def answer(world: World, s: Settings, prompt: str, request: LLMRequest) -> str:
     """The answer to one request about ``world`` (as the household model's)."""
-    model = Model(world, s)
-    kind = request.schema_name if request.schema is not None else "turn"
-    if kind == "prediction":
-        key = read_question(prompt)
-        if key is None:
-            return json.dumps({"answer": "unknown"})
-        return model.vote(key, member_of(prompt, request))
-    if kind == "plans":
-        m = re.search(r"Propose up to (\d+)", prompt)
-        return model.plans(int(m.group(1)) if m else 1, request.seed)
-    if kind == "plan":
-        return model.direct(request.seed)
-    return model.react()
+    return dispatch(Model(world, s), prompt, request, read_question)
 
 
 def world_for(prompt: str, worlds: Worlds | None = None) -> World | None:
