@@ -681,29 +681,67 @@ def _itot(e: Episode, key: str) -> float | None:
     return None if v is None or isinstance(v, bool) else float(v)
 
 
-def controlled_rows(eps: list[Episode]) -> list[dict[str, Any]]:
-    """Per controlled model setting and configuration: success with its Wilson
-    interval, and per episode (over all iterations): queries with a bootstrap
-    interval, simulations, replanning rounds, environment steps, commits."""
+@dataclass(frozen=True)
+class ControlledRow:
+    """A controlled model setting's episodes of one configuration: success with
+    its Wilson interval, and per episode (over all iterations) queries with a
+    bootstrap interval, simulations, replanning rounds, environment steps and
+    commits V could not check."""
+
+    model: str
+    method: str
+    config: str
+    dataset: str
+    units: int
+    won: int
+    success: float
+    wilson: tuple[float, float]
+    queries: float | None
+    queries_ci: tuple[float, float] | None
+    simulations: float | None
+    replans: float | None
+    env_steps: float | None
+    unchecked_commits: float | None
+    left_out: int
+
+
+def controlled_rows(eps: list[Episode]) -> list[ControlledRow]:
+    """:class:`ControlledRow` per controlled model setting and configuration."""
     rows = []
     for (method, config, model, dataset), es in _configurations(eps):
         n, won = len(es), sum(e.won for e in es)
         kept = [e for e in es if not e.left_out]
         q = [_itot(e, "queries") or 0.0 for e in kept]
-        rows.append({"model": model, "method": method, "config": config, "dataset": dataset,
-                     "units": n, "won": won, "success": won / n if n else 0.0,
-                     "wilson": list(wilson_interval(won, n)),
-                     "queries": _mean(list(q)),
-                     "queries_ci": list(bootstrap_mean_interval(q)) if q else None,
-                     "simulations": _mean([_itot(e, "simulations") for e in kept]),
-                     "replans": _mean([e.get("replanning_rounds") for e in kept]),
-                     "env_steps": _mean([e.get("env_steps") for e in kept]),
-                     "unchecked_commits": _mean([_itot(e, "unchecked_commits") for e in kept]),
-                     "left_out": n - len(kept)})
+        rows.append(ControlledRow(
+            model=model, method=method, config=config, dataset=dataset, units=n, won=won,
+            success=won / n if n else 0.0, wilson=wilson_interval(won, n),
+            queries=_mean(list(q)),
+            queries_ci=tuple(bootstrap_mean_interval(q)) if q else None,
+            simulations=_mean([_itot(e, "simulations") for e in kept]),
+            replans=_mean([e.get("replanning_rounds") for e in kept]),
+            env_steps=_mean([e.get("env_steps") for e in kept]),
+            unchecked_commits=_mean([_itot(e, "unchecked_commits") for e in kept]),
+            left_out=n - len(kept)))
     return rows
 
 
-def query_pairs(eps: list[Episode]) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class QueryPair:
+    """AEC arm ``a`` against Query-Only on the episodes both ran under ``model``:
+    the mean difference in queries per episode (AEC minus Query-Only) with a
+    bootstrap interval, and both arms' wins on those episodes."""
+
+    a: str
+    model: str
+    dataset: str
+    shared: int
+    diff: float
+    diff_ci: tuple[float, float]
+    a_won: int
+    b_won: int
+
+
+def query_pairs(eps: list[Episode]) -> list[QueryPair]:
     """AEC (each setting) against Query-Only on the same episodes and model: the
     mean difference in queries per episode (AEC minus Query-Only) with a
     bootstrap interval over the shared episodes, and both arms' wins."""
@@ -724,15 +762,15 @@ def query_pairs(eps: list[Episode]) -> list[dict[str, Any]]:
                 continue
             d = [(_itot(ea[k], "queries") or 0.0) - (_itot(eb[k], "queries") or 0.0)
                  for k in shared]
-            out.append({"a": f"aec ({a[1]})", "model": a[2], "dataset": a[3],
-                        "shared": len(shared), "diff": sum(d) / len(d),
-                        "diff_ci": list(bootstrap_mean_interval(d)),
-                        "a_won": sum(ea[k].won for k in shared),
-                        "b_won": sum(eb[k].won for k in shared)})
+            out.append(QueryPair(a=f"aec ({a[1]})", model=a[2], dataset=a[3],
+                                 shared=len(shared), diff=sum(d) / len(d),
+                                 diff_ci=tuple(bootstrap_mean_interval(d)),
+                                 a_won=sum(ea[k].won for k in shared),
+                                 b_won=sum(eb[k].won for k in shared)))
     return out
 
 
-def _ci(c: list[float] | None, digits: int = 2) -> str:
+def _ci(c: tuple[float, float] | list[float] | None, digits: int = 2) -> str:
     return "" if not c else f" ({c[0]:.{digits}f} to {c[1]:.{digits}f})"
 
 
@@ -740,25 +778,42 @@ ABLATIONS = (("AEC", ("defaults", "tau=0.2")), ("without V", ("verification=Fals
              ("without the gate", ("gating=False",)))
 
 
-def ablation_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class AblationArm:
+    """One arm of Figure 1 (AEC, without V, without the gate)."""
+
+    arm: str
+    units: int
+    failure: float
+    replans: float | None
+
+
+@dataclass(frozen=True)
+class AblationRow:
+    """The AEC paper's Figure 1 for one controlled model and dataset."""
+
+    model: str
+    dataset: str
+    arms: list[AblationArm]
+
+
+def ablation_rows(rows: list[ControlledRow]) -> list[AblationRow]:
     """The AEC paper's Figure 1 per controlled model: failure rate and
     replanning rounds of AEC, AEC without V and AEC without the gate."""
     out = []
-    for model, dataset in sorted({(r["model"], r["dataset"]) for r in rows
-                                  if r["method"] == "aec"}):
+    for model, dataset in sorted({(r.model, r.dataset) for r in rows if r.method == "aec"}):
         arms = []
         for name, configs in ABLATIONS:
-            r = next((r for r in rows if r["method"] == "aec" and r["model"] == model
-                      and r["dataset"] == dataset and r["config"] in configs), None)
+            r = next((r for r in rows if r.method == "aec" and r.model == model
+                      and r.dataset == dataset and r.config in configs), None)
             if r is not None:
-                arms.append({"arm": name, "units": r["units"],
-                             "failure": 1 - r["success"], "replans": r["replans"]})
+                arms.append(AblationArm(name, r.units, 1 - r.success, r.replans))
         if len(arms) > 1:
-            out.append({"model": model, "dataset": dataset, "arms": arms})
+            out.append(AblationRow(model, dataset, arms))
     return out
 
 
-def _plot_ablation(rows: list[dict[str, Any]], out: Path) -> list[str]:
+def _plot_ablation(rows: list[AblationRow], out: Path) -> list[str]:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -767,15 +822,15 @@ def _plot_ablation(rows: list[dict[str, Any]], out: Path) -> list[str]:
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
     names = [name for name, _ in ABLATIONS]
     width = 0.8 / max(1, len(rows))
-    several = len({r.get("dataset") for r in rows}) > 1
+    several = len({r.dataset for r in rows}) > 1
     for i, r in enumerate(rows):
-        label = r["model"].removeprefix("controlled-aec:aec:") + \
-            (f" ({r['dataset']})" if several else "")
-        arms = {a["arm"]: a for a in r["arms"]}
+        label = r.model.removeprefix("controlled-aec:aec:") + \
+            (f" ({r.dataset})" if several else "")
+        arms = {a.arm: a for a in r.arms}
         xs = [j + i * width for j, n in enumerate(names) if n in arms]
-        axes[0].bar(xs, [100 * arms[n]["failure"] for n in names if n in arms], width,
+        axes[0].bar(xs, [100 * arms[n].failure for n in names if n in arms], width,
                     label=label)
-        axes[1].bar(xs, [arms[n]["replans"] or 0 for n in names if n in arms], width,
+        axes[1].bar(xs, [arms[n].replans or 0 for n in names if n in arms], width,
                     label=label)
     for ax, what in zip(axes, ("failure rate (%)", "replanning rounds / episode")):
         ax.set_xticks([j + width * (len(rows) - 1) / 2 for j in range(len(names))])
@@ -790,30 +845,44 @@ def _plot_ablation(rows: list[dict[str, Any]], out: Path) -> list[str]:
     return [name]
 
 
-def axis_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class AxisRow:
+    """One configuration and (g, acc, conf) along the planner's error rate p."""
+
+    method: str
+    config: str
+    g: float | str
+    acc: float | str
+    conf: float | str
+    dataset: str
+    p: list[float]
+    success: list[float]
+    wilson: list[tuple[float, float]]
+    queries: list[float | None]
+
+
+def axis_rows(rows: list[ControlledRow]) -> list[AxisRow]:
     """Success and queries per episode along the planner's error rate p, per
     configuration and (g, acc, conf): only where at least two p were run."""
-    groups: dict[tuple, list[dict[str, Any]]] = defaultdict(list)
+    groups: dict[tuple, list[tuple[float, ControlledRow]]] = defaultdict(list)
     for r in rows:
-        if not r["model"].startswith("controlled-aec:"):
+        if not r.model.startswith("controlled-aec:"):
             continue
-        st = setting(r["model"])
-        groups[(r["method"], r["config"], st["g"], st["acc"], st["conf"], r["dataset"])].append(
-            dict(r, p=st["p"]))
+        st = setting(r.model)
+        groups[(r.method, r.config, st["g"], st["acc"], st["conf"], r.dataset)].append(
+            (float(st["p"]), r))
     out = []
     for (method, config, g, acc, conf, dataset), rs in sorted(groups.items(), key=str):
-        if len({r["p"] for r in rs}) < 2:
+        if len({p for p, _ in rs}) < 2:
             continue
-        rs.sort(key=lambda r: r["p"])
-        out.append({"method": method, "config": config, "g": g, "acc": acc, "conf": conf,
-                    "dataset": dataset, "p": [r["p"] for r in rs],
-                    "success": [r["success"] for r in rs],
-                    "wilson": [r["wilson"] for r in rs],
-                    "queries": [r["queries"] for r in rs]})
+        rs.sort(key=lambda pr: pr[0])
+        out.append(AxisRow(method, config, g, acc, conf, dataset, [p for p, _ in rs],
+                           [r.success for _, r in rs], [r.wilson for _, r in rs],
+                           [r.queries for _, r in rs]))
     return out
 
 
-def _plot_axis(rows: list[dict[str, Any]], out: Path) -> list[str]:
+def _plot_axis(rows: list[AxisRow], out: Path) -> list[str]:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -821,12 +890,12 @@ def _plot_axis(rows: list[dict[str, Any]], out: Path) -> list[str]:
 
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
     for r in rows:
-        label = (f"{r['method']} ({r['config']}), g={r['g']}, acc={r['acc']} {r['conf']}")
-        lo = [max(0.0, 100 * (s - w[0])) for s, w in zip(r["success"], r["wilson"])]
-        hi = [max(0.0, 100 * (w[1] - s)) for s, w in zip(r["success"], r["wilson"])]
-        axes[0].errorbar(r["p"], [100 * x for x in r["success"]], yerr=[lo, hi], fmt="o-",
+        label = (f"{r.method} ({r.config}), g={r.g}, acc={r.acc} {r.conf}")
+        lo = [max(0.0, 100 * (s - w[0])) for s, w in zip(r.success, r.wilson)]
+        hi = [max(0.0, 100 * (w[1] - s)) for s, w in zip(r.success, r.wilson)]
+        axes[0].errorbar(r.p, [100 * x for x in r.success], yerr=[lo, hi], fmt="o-",
                          capsize=3, label=label)
-        axes[1].plot(r["p"], [q or 0 for q in r["queries"]], "o-", label=label)
+        axes[1].plot(r.p, [q or 0 for q in r.queries], "o-", label=label)
     axes[0].set_ylabel("success (%), Wilson 95%")
     axes[0].set_ylim(-2, 102)
     axes[1].set_ylabel("queries / episode")
@@ -907,7 +976,7 @@ def _goal_form_md(rows: list[GoalFormRow]) -> list[str]:
     return lines
 
 
-def _plot_queries_success(rows: list[dict[str, Any]], out: Path, name: str) -> list[str]:
+def _plot_queries_success(rows: list[ControlledRow], out: Path, name: str) -> list[str]:
     """Success against queries per episode, one point per configuration and
     model (the query-efficiency claim: fewer queries at equal success)."""
     import matplotlib
@@ -917,14 +986,14 @@ def _plot_queries_success(rows: list[dict[str, Any]], out: Path, name: str) -> l
 
     fig, ax = plt.subplots(figsize=(7.5, 4.2))
     markers = "osD^vP*X"
-    models = sorted({r["model"] for r in rows})
+    models = sorted({r.model for r in rows})
     for r in rows:
-        lo, hi = r["wilson"]
-        label = (f"{r['method']} ({r['config']}), "
-                 f"{r['model'].removeprefix('controlled-aec:aec:')}")
-        ax.errorbar([r["queries"] or 0], [100 * r["success"]],
-                    yerr=[[100 * max(0.0, r["success"] - lo)], [100 * max(0.0, hi - r["success"])]],
-                    fmt=markers[models.index(r["model"]) % len(markers)], capsize=3,
+        lo, hi = r.wilson
+        label = (f"{r.method} ({r.config}), "
+                 f"{r.model.removeprefix('controlled-aec:aec:')}")
+        ax.errorbar([r.queries or 0], [100 * r.success],
+                    yerr=[[100 * max(0.0, r.success - lo)], [100 * max(0.0, hi - r.success)]],
+                    fmt=markers[models.index(r.model) % len(markers)], capsize=3,
                     label=label)
     ax.set_xlabel("queries / episode")
     ax.set_ylabel("success (%), Wilson 95%")
@@ -959,34 +1028,33 @@ def controlled_section(eps: list[Episode], out: Path
              "simulations | replanning rounds | env steps | unchecked commits |",
              "|" + "---|" * 11]
     for r in rows:
-        lo, hi = r["wilson"]
-        lines.append(f"| {r['model']} | {r['method']} | {r['config']} | {r['dataset']} | "
-                     f"{r['units']} | {r['won']}/{r['units']} = {100 * r['success']:.0f}% "
-                     f"({100 * lo:.0f}-{100 * hi:.0f}) | {_f(r['queries'], 2)}"
-                     f"{_ci(r['queries_ci'])} | {_f(r['simulations'], 2)} | "
-                     f"{_f(r['replans'], 2)} | {_f(r['env_steps'], 1)} | "
-                     f"{_f(r['unchecked_commits'], 2)} |")
+        lo, hi = r.wilson
+        lines.append(f"| {r.model} | {r.method} | {r.config} | {r.dataset} | "
+                     f"{r.units} | {r.won}/{r.units} = {100 * r.success:.0f}% "
+                     f"({100 * lo:.0f}-{100 * hi:.0f}) | {_f(r.queries, 2)}"
+                     f"{_ci(r.queries_ci)} | {_f(r.simulations, 2)} | "
+                     f"{_f(r.replans, 2)} | {_f(r.env_steps, 1)} | "
+                     f"{_f(r.unchecked_commits, 2)} |")
     if qp:
         lines += ["", "AEC against Query-Only on the same episodes (the paper's query-efficiency "
                   "claim: fewer queries at equal success): mean difference in queries per "
                   "episode, AEC minus Query-Only, bootstrap 95% interval.", "",
                   "| AEC settings | model | dataset | shared | queries: AEC - Query-Only | "
                   "AEC won | Query-Only won |", "|" + "---|" * 7]
-        for r in qp:
-            lines.append(f"| {r['a']} | {r['model']} | {r['dataset']} | {r['shared']} | "
-                         f"{r['diff']:+.2f}{_ci(r['diff_ci'])} | {r['a_won']} | "
-                         f"{r['b_won']} |")
+        for q in qp:
+            lines.append(f"| {q.a} | {q.model} | {q.dataset} | {q.shared} | "
+                         f"{q.diff:+.2f}{_ci(q.diff_ci)} | {q.a_won} | {q.b_won} |")
     plots: list[str] = []
     if ablations:
         lines += ["", "### The ablations (the AEC paper's Figure 1)", "",
                   "| model | arm | episodes | failure rate | replanning rounds |",
                   "|---|---|---|---|---|"]
-        several = len({r["dataset"] for r in ablations}) > 1
-        for r in ablations:
-            for a in r["arms"]:
-                model = f"{r['model']} ({r['dataset']})" if several else r["model"]
-                lines.append(f"| {model} | {a['arm']} | {a['units']} | "
-                             f"{100 * a['failure']:.0f}% | {_f(a['replans'], 2)} |")
+        several = len({ab.dataset for ab in ablations}) > 1
+        for ab in ablations:
+            for a in ab.arms:
+                model = f"{ab.model} ({ab.dataset})" if several else ab.model
+                lines.append(f"| {model} | {a.arm} | {a.units} | "
+                             f"{100 * a.failure:.0f}% | {_f(a.replans, 2)} |")
         plots += _plot_ablation(ablations, out)
         lines += ["", f"![{plots[-1]}]({plots[-1]})"]
     if axis:
@@ -999,14 +1067,17 @@ def controlled_section(eps: list[Episode], out: Path
     forms = goal_form_rows(eps)
     if forms:
         lines += _goal_form_md(forms)
-        sw_rows = [r for r in rows if r["dataset"] in {f.dataset for f in forms}]
+        sw_rows = [r for r in rows if r.dataset in {f.dataset for f in forms}]
         plots += _plot_queries_success(sw_rows, out, "aec_controlled_scienceworld.png")
         lines += ["", f"![{plots[-1]}]({plots[-1]})"]
     if pairs:
         lines += _paired_md(pairs)
-    return lines, {"rows": rows, "query_pairs": qp, "paired": pairs, "iterations": its,
-                   "ablations": ablations, "p_axis": axis,
-                   "goal_forms": [dataclasses.asdict(r) for r in forms]}, plots
+    asdict = dataclasses.asdict
+    return lines, {"rows": [asdict(r) for r in rows], "query_pairs": [asdict(q) for q in qp],
+                   "paired": pairs, "iterations": its,
+                   "ablations": [asdict(a) for a in ablations],
+                   "p_axis": [asdict(a) for a in axis],
+                   "goal_forms": [asdict(r) for r in forms]}, plots
 
 
 # ----- the section -----------------------------------------------------------------------------

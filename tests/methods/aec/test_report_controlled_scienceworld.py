@@ -75,9 +75,9 @@ def test_the_ablations_are_kept_apart_per_dataset():
             eps.append(ep("aec", f"t:{i}", won_without_v, -100 + 200 * won_without_v,
                           config={"verification": False}, dataset=ds, env=env))
     rows = report_aec.ablation_rows(report_aec.controlled_rows(eps))
-    assert sorted(r["dataset"] for r in rows) == ["household_eval", "scienceworld_x"]
-    sw = next(r for r in rows if r["dataset"] == "scienceworld_x")
-    assert {a["arm"]: a["failure"] for a in sw["arms"]} == {"AEC": 0.0, "without V": 1.0}
+    assert sorted(r.dataset for r in rows) == ["household_eval", "scienceworld_x"]
+    sw = next(r for r in rows if r.dataset == "scienceworld_x")
+    assert {a.arm: a.failure for a in sw.arms} == {"AEC": 0.0, "without V": 1.0}
 
 
 def test_a_baseline_run_under_each_predictor_pairs_once_with_each_aec_arm():
@@ -93,7 +93,7 @@ def test_a_baseline_run_under_each_predictor_pairs_once_with_each_aec_arm():
                 e.record.model = model
                 eps.append(e)
     pairs = report_aec.query_pairs(eps)
-    assert len(pairs) == 2 and {p["model"] for p in pairs} == {f"controlled-aec:{MODEL}",
+    assert len(pairs) == 2 and {p.model for p in pairs} == {f"controlled-aec:{MODEL}",
                                                                f"controlled-aec:{other}"}
     tests = report_aec.paired(eps)
     assert len([t for t in tests if t["b"].startswith("query-only")]) == 2
