@@ -158,9 +158,11 @@ def parts(domain, data, repeats: int) -> None:
 
     class Reader(runner.Job):  # the parent's line reading, without a process
         def __init__(self) -> None:
-            self._buf, self._lines = b"", deque()
+            self._buf, self._lines, self._pending = b"", deque(), deque()
 
         def next(self):
+            while not self._lines:
+                self._parse_piece()
             return self._lines.popleft()
 
     class Replay(judge.Session):
@@ -194,11 +196,15 @@ def parts(domain, data, repeats: int) -> None:
         ch.flush()
         return b"".join(ch.out)
 
-    def read(text: bytes) -> Reader:
+    def read(text: bytes) -> Reader:  # as the lines come from the sandbox's buffer
         job = Reader()
         for at in range(0, len(text), BUFFER):
             job._take(text[at:at + BUFFER])
         return job
+
+    def parse(job: Reader) -> None:
+        while job._pending:
+            job._parse_piece()
 
     def replay(job: Reader) -> list:
         s, paths = Replay(job), []
@@ -223,8 +229,9 @@ def parts(domain, data, repeats: int) -> None:
         timed("sandbox: the search, no answer lines", lambda: search(False))
         text = timed("sandbox: the search with its answer lines (mutation check on)",
                      lambda: search(True))
-        job = timed("veriplan: reading the lines", lambda text=text: read(text))
-        paths = timed("veriplan: the replay with every check", lambda job=job: replay(job))
+        timed("veriplan: parsing the lines alone", lambda text=text: parse(read(text)))
+        paths = timed("veriplan: the replay with every check, parsing the lines as it goes",
+                      lambda text=text: replay(read(text)))
         timed("veriplan: validating the solutions", lambda paths=paths: [
             domain.validate(i, p, True) for i, p in zip(insts, paths)])
         assert sum(p is not None for p in paths) == len(insts)

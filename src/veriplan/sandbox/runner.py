@@ -32,6 +32,7 @@ from veriplan.sandbox import bwrap
 CLONE_NEWNET = 0x40000000
 IDLE = 0
 HEADER, BUFFER = 24, 256 * 1024  # the child's shared heartbeat and line buffer
+PIECE = 32 * 1024  # answer lines parsed at a time (see Job._parse_piece)
 SHARED = HEADER + BUFFER
 ROLE_BIT = 1 << 23  # heartbeat: (sequence << 24) | (role << 23) | index
 
@@ -174,6 +175,7 @@ class Job:
         self.received = 0
         self._buf = b""
         self._lines: deque[Any] = deque()
+        self._pending: deque[tuple[bytes, int]] = deque()  # complete lines not yet parsed
         self._eof = False
         self._stalled: Stalled | None = None
         self._seen_code, self._seen_at = 0, 0.0
@@ -256,8 +258,28 @@ class Job:
         """The next line, parsed; raises :class:`Stalled` (after killing the
         job) when a call runs past ``call_limit``, :class:`Ended` otherwise."""
         while not self._lines:
-            self._fill()
+            if self._pending:
+                self._parse_piece()
+            else:
+                self._fill()
         return self._lines.popleft()
+
+    def _parse_piece(self) -> None:
+        """The next :data:`PIECE` bytes or so of the lines received (whole
+        lines): parsed when the reader needs them, so that their values are
+        still in the processor's cache when it takes them (parsing a megabyte
+        at a time made the AutoToS replay a sixth slower)."""
+        block, start = self._pending[0]
+        if len(block) - start > PIECE:
+            cut = block.rfind(b"\n", start, start + PIECE)
+            if cut < 0:  # a line longer than a piece
+                cut = block.find(b"\n", start + PIECE)
+            if cut >= 0:
+                self._pending[0] = (block, cut + 1)
+                self._parse_block(block[start:cut])
+                return
+        self._pending.popleft()
+        self._parse_block(block[start:] if start else block)
 
     def _parse_block(self, block: bytes) -> None:
         """Complete lines separated by newlines: as one array (the newlines
@@ -335,11 +357,10 @@ class Job:
         if self.received >= base and size <= BUFFER:
             start = min(self.received - base, size)
             tail = bytes(self.beat[HEADER + start:HEADER + size])
-            parts = (self._buf + tail).split(b"\n")
+            rest = self._buf + tail  # the last line may have no newline
             self._buf = b""
-            lines = [p for p in parts if p]
-            if lines:
-                self._parse(lines)
+            if rest:
+                self._pending.append((rest, 0))
 
     def kill(self, why: str) -> None:
         """Kill the whole sandbox (bubblewrap's PID namespace takes every
@@ -356,6 +377,7 @@ class Job:
         else:
             self._eof = True
             self._lines.clear()
+            self._pending.clear()
 
     def _drain(self) -> None:
         while True:
@@ -377,7 +399,8 @@ class Job:
             self._buf = data
             return
         self._buf = data[end + 1:]
-        self._parse_block(data[:end])
+        if end:
+            self._pending.append((data[:end], 0))
 
     def wait(self) -> int:
         """The child's status, a signal as a negative number (bubblewrap

@@ -69,8 +69,15 @@ def test_an_input_grown_or_replaced_by_another_type_is_caught():
 
 def reader() -> runner.Job:
     job = object.__new__(runner.Job)  # only the line reading, no process
-    job._buf, job._lines = b"", deque()
+    job._buf, job._lines, job._pending = b"", deque(), deque()
     return job
+
+
+def parsed(job: runner.Job) -> list:
+    """Every line received so far, parsed piece by piece as a reader takes them."""
+    while job._pending:
+        job._parse_piece()
+    return [x if not isinstance(x, runner._Bad) else "bad" for x in job._lines]
 
 
 def one_by_one(lines: list[bytes]) -> list:
@@ -96,7 +103,7 @@ def test_lines_read_in_blocks_are_the_lines_read_one_by_one(text, size):
     for i in range(0, len(text), size):
         job._take(text[i:i + size])
     lines = [p for p in text.split(b"\n") if p]
-    got = [x if not isinstance(x, runner._Bad) else "bad" for x in job._lines]
+    got = parsed(job)
     expected = one_by_one(lines)  # up to the first line that is not JSON (the reader
     assert got[:len(expected)] == expected  # stops there; later reads may add lines)
     assert job._buf == b""
@@ -105,9 +112,22 @@ def test_lines_read_in_blocks_are_the_lines_read_one_by_one(text, size):
 def test_a_line_cut_short_waits_for_the_rest():
     job = reader()
     job._take(b'["X",1,[[1,2]]]\n["X",0,[[3')
-    assert list(job._lines) == [["X", 1, [[1, 2]]]] and job._buf == b'["X",0,[[3'
+    assert parsed(job) == [["X", 1, [[1, 2]]]] and job._buf == b'["X",0,[[3'
     job._take(b',4]]]\n')
-    assert list(job._lines)[-1] == ["X", 0, [[3, 4]]] and job._buf == b""
+    assert parsed(job)[-1] == ["X", 0, [[3, 4]]] and job._buf == b""
+
+
+def test_lines_are_parsed_a_piece_at_a_time_in_order():
+    many = [["X", i, [[i, 0.5 + i]] * (i % 7)] for i in range(20000)]
+    long = ["X", -1, [[k, k / 3] for k in range(20000)]]  # one line longer than a piece
+    text = b"".join(json.dumps(x).encode() + b"\n" for x in [*many[:9000], long, *many[9000:]])
+    assert len(text) > 20 * runner.PIECE
+    job = reader()
+    job._take(text)
+    assert len(job._pending) == 1 and not job._lines  # nothing parsed before it is needed
+    job._parse_piece()
+    assert 0 < len(job._lines) < 9000  # one piece
+    assert parsed(job) == [*many[:9000], long, *many[9000:]]
 
 
 def test_the_long_number_test_is_the_regular_expression():
