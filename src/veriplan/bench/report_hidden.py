@@ -17,7 +17,7 @@ import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from veriplan.bench.stats import PairedComparison, mcnemar, wilson_interval
 from veriplan.bench.store import UnitRecord
@@ -93,7 +93,19 @@ class Violations:
     wilson_planned: tuple[float, float]
 
 
-def _violations(ms: list[dict[str, Any]]) -> dict[str, Any]:
+class _ViolationFields(TypedDict):
+    """:class:`Violations`' fields, as its subclasses are built from them."""
+
+    units: int
+    violated: int
+    violation_rate: float
+    wilson: tuple[float, float]
+    planned: int
+    violation_rate_planned: float | None
+    wilson_planned: tuple[float, float]
+
+
+def _violations(ms: list[dict[str, Any]]) -> _ViolationFields:
     n, bad = len(ms), sum(bool(m.get("violated")) for m in ms)
     planned = sum(not m.get("no_plan") for m in ms)
     return {"units": n, "violated": bad, "violation_rate": bad / n,

@@ -14,6 +14,7 @@ from veriplan.errors import PDDLLenientWarning, VeriplanError
 
 if TYPE_CHECKING:
     import argparse
+    from types import SimpleNamespace
 
 # The modules that add commands besides core's. They are imported when the whole
 # command line is built, not for ``validate``: their options import much of
@@ -234,7 +235,7 @@ _VALIDATE_DEFAULTS = {"domain": None, "problem": None, "lenient": False, "plan":
                       "json": False, "trace": False, "explain_reading": False}
 
 
-def _batch_args(argv: list[str]) -> Any:
+def _batch_args(argv: list[str]) -> SimpleNamespace | None:
     """The arguments of the common ``veriplan validate --batch FILE [--workers N]
     [--base-dir DIR] [--confine] [--max-bytes SIZE] [--lenient]``, read without
     argparse (building its parser costs a batch run more than judging a few hundred
@@ -245,7 +246,7 @@ def _batch_args(argv: list[str]) -> Any:
     wrong."""
     if argv[:1] != ["validate"] or "--batch" not in argv:
         return None
-    values: dict[str, Any] = {}
+    values: dict[str, str | int | bool] = {}
     i = 1
     while i < len(argv):
         option = argv[i]

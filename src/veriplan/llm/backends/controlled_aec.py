@@ -70,11 +70,14 @@ import re
 import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from veriplan.errors import BackendError, ConfigError
 from veriplan.llm.backends.controlled import ScriptedTruthBackend
 from veriplan.llm.types import LLMRequest
+
+if TYPE_CHECKING:
+    from veriplan.llm.backends.controlled_aec_scienceworld import Worlds
 
 MEMBERS = 5  # the ensemble's size the votes are written for (AEC's default)
 VARIANT_MARKS = ("Question: does ", "You are a world model", "Statement: ")
@@ -452,7 +455,7 @@ class ControlledAECBackend(ScriptedTruthBackend):
     serial = True
 
     def __init__(self, model: str = "aec", *, games: Iterable[Any] | None = None,
-                 split: str = "eval", worlds: Any = None, **_: object) -> None:
+                 split: str = "eval", worlds: Worlds | None = None, **_: object) -> None:
         from veriplan.llm.backends import controlled_aec_scienceworld as sw
 
         self.settings = Settings.parse(model)
