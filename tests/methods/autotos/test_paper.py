@@ -178,6 +178,16 @@ def test_a_successor_the_check_cannot_read_is_not_a_state(data):
     assert "Let's think step by step" in failure["feedback"]
 
 
+def test_a_successor_whose_states_cannot_be_recorded_is_not_a_state(data):
+    # the right length, JSON, and the domain's key reads it, but the key holds lists:
+    # the search cannot record it (it was a malformed answer of the sandbox's)
+    unhashable = "def succ(state):\n    return [[[x]] * (len(state) - 1) for x in state]\n"
+    rec, _ = loop(data, [unhashable, GOAL, SUCC])
+    failure = failures(rec)[0]
+    assert failure["category"] == "succ_soundness" and "not a state" in failure["message"]
+    assert "[[1]" in failure["message"]
+
+
 def test_a_successor_failure_resumes_at_step_3_and_a_goal_failure_at_step_2(data):
     rec, _ = loop(data, [WRONG_LENGTH, GOAL, SUCC])
     modes = [s["mode"] for s in rec.steps if s["kind"] == "check"]

@@ -302,8 +302,15 @@ def search(d: SearchDomain, inst: Instance, succ: Callable, goal: Callable, ch: 
                     state=s).data()])
                 return "failed"
             for j, kc in enumerate(keys):
-                if kc in seen:
-                    continue
+                try:
+                    if kc in seen:
+                        continue
+                except TypeError:  # a key that cannot be hashed: not a state of this domain
+                    ch.send(["F", tested, Failure(
+                        "succ_soundness", f"the successor function returned "
+                        f"{jsonable_or_repr(out[j])!r}, which is not a state", "succ",
+                        state=s).data()])
+                    return "failed"
                 child = out[j]
                 seen[kc] = (ks, child)
                 beat[0] = base + j
@@ -421,8 +428,9 @@ def _not_json(d: SearchDomain, out: list, s: Any) -> Failure:
 
 
 def _keyable(key: Callable, x: Any) -> bool:
+    """``x`` has a key the search can record (one it can hash)."""
     try:
-        key(x)
+        hash(key(x))
     except Exception:  # noqa: BLE001
         return False
     return True
