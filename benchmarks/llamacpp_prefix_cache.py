@@ -65,7 +65,9 @@ import jinja2
 import common
 from veriplan.llm.backends.llamacpp import MIN_PROMPT_BATCH, LlamaCppBackend, _common_prefix
 from veriplan.llm.types import LLMRequest, Message
+from veriplan.methods.aec.domain import Key, env_model, show
 from veriplan.methods.aec.prompting import render as aec_render
+from veriplan.methods.aec.state import Listing
 from veriplan.methods.closed_loop.method import _ENV as CLOSED_LOOP_TEMPLATES
 from veriplan.methods.closed_loop.method import SYSTEM as CLOSED_LOOP_SYSTEM
 from veriplan.methods.sqbcp.method import SYSTEM as SQBCP_SYSTEM
@@ -73,8 +75,8 @@ from veriplan.methods.sqbcp.method import render as sqbcp_render
 
 ROOT = Path(__file__).resolve().parents[1]
 CLOSED_LOOP_STORE = Path("/tmp/rd/runs/cl/runs.sqlite")
-STORES = [("sqbcp", ROOT / "results" / "sqbcp-qwen" / "runs.sqlite"),
-          ("aec", ROOT / "results" / "aec-qwen" / "runs.sqlite")]
+STORES = [("sqbcp", ROOT / "results" / "sqbcp-qwen" / "runs.sqlite")]
+AEC_STORE = ROOT / "results" / "aec-qwen" / "runs.sqlite"
 SYSTEMS = {"closed-loop": CLOSED_LOOP_SYSTEM, "sqbcp": SQBCP_SYSTEM, "aec": None}
 
 # ----- the layout before (the templates as they were at 55ea6d3) ---------------------------
@@ -254,7 +256,7 @@ def _lines(block: str | None, empty: str) -> list[str]:
     return [] if items == [empty] else items
 
 
-def _lp(p: str) -> tuple[str, str] | None:
+def _lp(p: str, order: Order | None = None) -> tuple[str, str] | None:
     m = _LP.match(p)
     if not m:
         return None
@@ -267,7 +269,44 @@ def _lp(p: str) -> tuple[str, str] | None:
     return old, new
 
 
-def _generate(p: str) -> tuple[str, str] | None:
+# AEC's grounded facts: the recorded prompts list them sorted (GroundedStore.describe
+# before issue 36 part 3's fact order); today each episode's store lists them in the
+# order of its ``Listing``, which depends on the facts of every earlier listing of
+# the episode. ``FactOrder`` replays that: one per unit, given the facts of every
+# prompt the unit rendered (model calls and prompts asked again alike), in order.
+_FACT = re.compile(r"(?P<p>[^(]+)\((?P<args>.*)\) = (?P<v>true|false)")
+Order = Callable[[list[str]], list[str] | None]
+
+
+class FactOrder:
+    """Today's order of a unit's fact lines: the lines read back into (key,
+    value) (each must show as the same line, with the predicate's arity) and
+    arranged by a :class:`Listing` with the environment's static predicates,
+    kept for the whole unit. None: a line that cannot be read back (the unit
+    is left out). ``sorted``: the order before (every list sorted)."""
+
+    def __init__(self, env: str, *, sorted_: bool = False) -> None:
+        model = env_model(env)
+        self.arity = dict(model.predicates)
+        self.sorted = sorted_
+        self.listing = Listing(frozenset(getattr(model.actions, "static", ())))
+
+    def __call__(self, lines: list[str]) -> list[str] | None:
+        facts: list[tuple[Key, bool]] = []
+        for line in lines:
+            m = _FACT.fullmatch(line)
+            if m is None:
+                return None
+            key, value = (m["p"], tuple(m["args"].split(", "))), m["v"] == "true"
+            if self.arity.get(key[0]) != len(key[1]) or show(key, value) != line:
+                return None
+            facts.append((key, value))
+        if self.sorted:
+            return [show(k, v) for k, v in sorted(facts)]
+        return [show(k, v) for k, v in self.listing.arrange(facts)]
+
+
+def _generate(p: str, order: Order | None = None) -> tuple[str, str] | None:
     m = _GEN.match(p)
     if not m:
         return None
@@ -275,18 +314,25 @@ def _generate(p: str) -> tuple[str, str] | None:
                   actions_help=m["help"] or "", admissible=m["adm"].split(", ") if m["adm"]
                   else [], feedback=_lines(m["fb"], ""), k=int(m["k"]),
                   max_preconditions=int(m["mp"] or 0), predicates=m["preds"].split(", "))
-    return (OLD.get_template("generate.j2").render(**values),
-            aec_render("generate.j2", **values))
+    old = OLD.get_template("generate.j2").render(**values)
+    facts = order(values["facts"]) if order is not None else values["facts"]
+    if facts is None:
+        return old, ""  # a fact not read back: not re-rendered
+    return old, aec_render("generate.j2", **{**values, "facts": facts})
 
 
 def _predict(name: str, pattern: re.Pattern[str], empty: str
-             ) -> Callable[[str], tuple[str, str] | None]:
-    def read(p: str) -> tuple[str, str] | None:
+             ) -> Callable[[str, Order | None], tuple[str, str] | None]:
+    def read(p: str, order: Order | None = None) -> tuple[str, str] | None:
         m = pattern.match(p)
         if not m:
             return None
         values = dict(task=m["task"], facts=_lines(m["facts"], empty), question=m["q"])
-        return OLD.get_template(name).render(**values), aec_render(name, **values)
+        old = OLD.get_template(name).render(**values)
+        facts = order(values["facts"]) if order is not None else values["facts"]
+        if facts is None:
+            return old, ""
+        return old, aec_render(name, **{**values, "facts": facts})
     return read
 
 
@@ -311,7 +357,7 @@ _BRIDGE = re.compile(_SQ_HEAD + "Known facts" + _SQ_FACTS + r"\nThe step \"(?P<a
                      re.S)
 
 
-def _sqbcp(p: str) -> tuple[str, str] | None:
+def _sqbcp(p: str, order: Order | None = None) -> tuple[str, str] | None:
     found = next(((name, m) for name, pattern in (
         ("forward", _FORWARD), ("backward", _BACKWARD), ("bridge", _BRIDGE))
         if (m := pattern.match(p))), None)
@@ -336,7 +382,7 @@ def _sqbcp(p: str) -> tuple[str, str] | None:
             sqbcp_render(f"{name}.j2", **values))
 
 
-READERS: dict[str, list[Callable[[str], tuple[str, str] | None]]] = {
+READERS: dict[str, list[Callable[[str, Order | None], tuple[str, str] | None]]] = {
     "closed-loop": [_lp],
     "aec": [_generate, _predict("predict_facts.j2", _FACTS, "(nothing yet)"),
             _predict("predict_doubt.j2", _DOUBT, "(none)"),
@@ -352,27 +398,34 @@ class Unit:
     new: list[str] = field(default_factory=list)
     answers: list[str] = field(default_factory=list)
     kept: int = 0  # prompts whose fields could not be read back exactly (left as they were)
+    asked_again: int = 0  # AEC: prompts asked again (no call) given to the fact order
 
 
 LEFT_OUT: dict[str, int] = {}  # method -> units left out (a prompt not read back exactly)
 
 
-def relayout(method: str, prompt: str) -> tuple[str, bool]:
-    """The prompt in today's layout, and whether it was read back exactly (a
-    prompt that is not is returned as it was)."""
+def relayout(method: str, prompt: str, order: Order | None = None) -> tuple[str, bool]:
+    """The prompt in today's layout (AEC's facts in ``order``'s order), and
+    whether it was read back exactly (a prompt that is not is returned as it
+    was)."""
     for read in READERS.get(method, []):
-        got = read(prompt)
+        got = read(prompt, order)
         if got is not None:
             old, new = got
-            return (new, True) if old == prompt else (prompt, False)
+            return (new, True) if old == prompt and new else (prompt, False)
     return prompt, False  # read by none of the method's templates: kept as it was
 
 
-def load_units(store: Path, method: str, n: int, calls: int | None, least: int = 2
-               ) -> list[Unit]:
+AEC_PROMPTS = ("hypotheses", "predict")  # the transcript's roles whose prompts list w
+
+
+def load_units(store: Path, method: str, n: int, calls: int | None, least: int = 2, *,
+               facts_sorted: bool = False) -> list[Unit]:
     """The first ``n`` units of ``method`` with ``least`` or more model calls (at
     least 2) whose every prompt was read back exactly, each call's prompt before and
-    after, and the recorded answers (the units left out are counted in LEFT_OUT)."""
+    after, and the recorded answers (the units left out are counted in LEFT_OUT).
+    ``facts_sorted``: AEC's facts sorted in today's layout (as before the fact
+    order), not in each unit's listing order."""
     con = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
     out: list[Unit] = []
     for uid, blob in con.execute("SELECT id, result FROM units WHERE method = ? AND "
@@ -382,10 +435,25 @@ def load_units(store: Path, method: str, n: int, calls: int | None, least: int =
         except zlib.error:
             result = json.loads(blob)
         unit = Unit(uid)
+        order: FactOrder | None = None
+        if method == "aec":
+            metrics = result.get("metrics", {})
+            if metrics.get("iterations", 1) != 1 or metrics.get("env") is None:
+                # a unit of several episodes (each with its own store) or of an
+                # unknown environment: where each listing began cannot be told
+                LEFT_OUT[method] = LEFT_OUT.get(method, 0) + 1
+                continue
+            order = FactOrder(metrics["env"], sorted_=facts_sorted)
         for t in result.get("transcript", []):
-            if t.get("call") is None or not t.get("prompt"):
-                continue  # not a model call (a query, a check, a prompt asked again)
-            new, exact = relayout(method, t["prompt"])
+            if not t.get("prompt"):
+                continue  # not a model call (a query, a check)
+            if t.get("call") is None:
+                if order is not None and t.get("role") in AEC_PROMPTS:
+                    # asked again (no call): the store listed its facts all the same
+                    unit.kept += not relayout(method, t["prompt"], order)[1]
+                    unit.asked_again += 1
+                continue
+            new, exact = relayout(method, t["prompt"], order)
             unit.old.append(t["prompt"])
             unit.new.append(new)
             unit.answers.append(t.get("response") or "")
@@ -577,11 +645,18 @@ def main() -> int:
                          "CPU seconds printed follow the work done even on a busy machine")
     ap.add_argument("--count", action="store_true",
                     help="count the tokens read without running the model")
+    ap.add_argument("--aec-store", type=Path, default=AEC_STORE,
+                    help="the AEC run store (default results/aec-qwen/runs.sqlite; "
+                         "results/aec-qwen-scienceworld/runs.sqlite has ScienceWorld's)")
+    ap.add_argument("--aec-facts", choices=("listing", "sorted"), default="listing",
+                    help="AEC's facts in today's prompts: in the store's listing order "
+                         "(default, today's code) or sorted (as before the fact order: "
+                         "today's templates alone)")
     args = ap.parse_args()
-    stores = [("closed-loop", args.closed_loop), *STORES]
+    stores = [("closed-loop", args.closed_loop), *STORES, ("aec", args.aec_store)]
     wanted = args.methods.split(",")
     work = [(m, load_units(s, m, args.units, None if args.count else args.calls,
-                           args.min_calls))
+                           args.min_calls, facts_sorted=args.aec_facts == "sorted"))
             for m, s in stores if m in wanted and s.is_file()]
     if args.count:
         count(work, args.cache_mb, args.model)

@@ -127,7 +127,9 @@ class ActionModel(Protocol):
     so a precondition that only says "not already so" (the "R is closed" of
     *open R*) is not required of a plan. A model may also have ``failed(text)
     -> bool``: the observation says the environment refused the action (the
-    execution monitor reads it besides the EnvModel's ``failure_texts``)."""
+    execution monitor reads it besides the EnvModel's ``failure_texts``), and
+    ``static``: the predicates no action changes (the prompts list their facts
+    first among those listed for the first time, ``state.Listing``)."""
 
     def preconditions(self, action: str, facts: FactState) -> Sequence[Fact] | None: ...
 

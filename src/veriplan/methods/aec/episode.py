@@ -258,7 +258,7 @@ class Agent:
         self.rules = RuleBook(self.model.rules, cfg.rule_disable_after,
                               self.refinement.disabled, self.refinement.counts,
                               persistent=self.model.persistent)
-        self.w = GroundedStore(self.rules)
+        self.w = GroundedStore(self.rules, frozenset(getattr(self.model.actions, "static", ())))
         obs = guard(env.reset, self.task.task_id, cfg.seed)
         self.ground(obs.facts, "observation", ())
         return obs

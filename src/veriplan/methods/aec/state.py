@@ -10,6 +10,8 @@
 - :class:`BeliefStore` (w_hat): (p, v_hat, sigma) from simulation; read only by
   the controller's pruning. Nothing that predicts or verifies is given it.
 - :class:`Hypothesis`: a candidate plan with Pre(h) and h.expected(p).
+- :class:`Listing`: where the prompts list each grounded fact (a fact keeps the
+  place it was first listed at, so consecutive prompts share a long beginning).
 """
 
 from __future__ import annotations
@@ -23,12 +25,44 @@ from veriplan.methods.aec.domain import FactState, Key, key_of, show
 from veriplan.methods.aec.repair import Counterexample, RuleBook, retract_conflicts
 
 
-class GroundedStore:
-    """w: grounded predicate assignments with where each came from."""
+class Listing:
+    """The order in which the prompts list the grounded facts (issue 36 part 3).
 
-    def __init__(self, rules: RuleBook) -> None:
+    A fact keeps the place it was first listed at, whatever its value is later
+    and even while it is out of w (forgotten, then grounded again); the facts
+    listed for the first time come after all those listed before, the
+    ``static`` ones (of predicates no action changes: kinds and abilities)
+    first, then the others, each group sorted. So the order depends only on
+    the episode's history (which facts each earlier listing had), never on
+    the order a set or a grounder gave them in; and a prompt shares its list
+    with the one before up to the first fact that changed, not up to the
+    first fact that sorts after a new one (a move changes the agent's
+    ``at`` facts, which sorted first of all)."""
+
+    def __init__(self, static: frozenset[str] = frozenset()) -> None:
+        self.static = static
+        self.places: dict[Key, int] = {}
+
+    def arrange(self, facts: Iterable[tuple[Key, bool]]) -> list[tuple[Key, bool]]:
+        """``facts`` (key, value) in listing order; the keys listed for the first
+        time are given their places."""
+        facts = list(facts)
+        new = sorted({k for k, _ in facts if k not in self.places},
+                     key=lambda k: (k[0] not in self.static, k))
+        for k in new:
+            self.places[k] = len(self.places)
+        return sorted(facts, key=lambda kv: self.places[kv[0]])
+
+
+class GroundedStore:
+    """w: grounded predicate assignments with where each came from.
+    ``static``: the predicates no action changes (the action model's), listed
+    first among new facts in the prompts (:class:`Listing`)."""
+
+    def __init__(self, rules: RuleBook, static: frozenset[str] = frozenset()) -> None:
         self.state = FactState()
         self.rules = rules
+        self.listing = Listing(static)
         self.version = 0
         self.provenance: dict[Key, tuple[str, int]] = {}  # key -> (source, env step)
         self._cache: dict[Key, tuple[bool | None, str | None]] = {}
@@ -118,8 +152,10 @@ class GroundedStore:
         return sorted(self.state.facts(), key=lambda f: (f.pred, f.args))
 
     def describe(self) -> list[str]:
-        """The grounded facts as prompt lines (sorted: the same w, the same text)."""
-        return [show(key_of(f), f.value) for f in self.facts()]
+        """The grounded facts as prompt lines, in the order of :attr:`listing`
+        (which this call extends with the facts listed for the first time)."""
+        return [show(k, v) for k, v in self.listing.arrange(
+            (key_of(f), f.value) for f in self.state.facts())]
 
 
 class BeliefStore:
@@ -229,5 +265,5 @@ def as_facts(values: Mapping[Key, bool]) -> list[Fact]:
     return [Fact(k[0], k[1], v) for k, v in values.items()]
 
 
-__all__ = ["BeliefStore", "GroundedStore", "Hypothesis", "SCORES", "as_facts", "best",
+__all__ = ["BeliefStore", "GroundedStore", "Hypothesis", "Listing", "SCORES", "as_facts", "best",
            "conflict", "consistent", "support"]
