@@ -193,26 +193,43 @@ RULE = ("Units the harness recorded as an error (no metrics) and episodes whose 
         "the paired tests.")
 
 
-def _costs(eps: list[Episode]) -> dict[str, Any]:
+# a row's numbers as report.json holds them
+JsonDict = dict[str, object]
+
+
+@dataclass(frozen=True)
+class Costs:
     """Per-episode means of what an episode spent, all over the same episodes:
     those not left out (see :attr:`Episode.left_out`), counted in ``costed``,
     with how many were left out by reason in ``left_out``."""
+
+    replanning_rounds: float | None
+    queries: float | None
+    env_steps: float | None
+    llm_calls: float | None
+    tokens: float | None
+    costed: int
+    left_out: dict[str, int]
+
+
+def _costs(eps: list[Episode]) -> Costs:
+    """:class:`Costs` of ``eps``."""
     kept = [e for e in eps if e.left_out is None]
-    return {"replanning_rounds": _mean([e.get("replanning_rounds") for e in kept]),
-            "queries": _mean([e.get("queries") for e in kept]),
-            "env_steps": _mean([e.get("env_steps") for e in kept]),
-            "llm_calls": _mean([float(e.record.llm_calls) for e in kept]),
-            "tokens": _mean([float(e.record.tokens) for e in kept]),
-            "costed": len(kept),
-            "left_out": {k: n for k in LEFT_OUT
-                         if (n := sum(e.left_out == k for e in eps))}}
+    return Costs(replanning_rounds=_mean([e.get("replanning_rounds") for e in kept]),
+                 queries=_mean([e.get("queries") for e in kept]),
+                 env_steps=_mean([e.get("env_steps") for e in kept]),
+                 llm_calls=_mean([float(e.record.llm_calls) for e in kept]),
+                 tokens=_mean([float(e.record.tokens) for e in kept]),
+                 costed=len(kept),
+                 left_out={k: n for k in LEFT_OUT if (n := sum(e.left_out == k for e in eps))})
 
 
-def _left_out_md(rows: list[dict[str, Any]], name) -> list[str]:
-    """The rule, and the rows that left episodes out of their cost means."""
-    lines = [f"- {name(r)}: {r['units'] - r['costed']} of {r['units']} left out of the cost "
-             "means (" + ", ".join(f"{k} {n}" for k, n in r["left_out"].items()) + ")"
-             for r in rows if r["left_out"]]
+def _left_out_md(rows: list[tuple[str, int, Costs]]) -> list[str]:
+    """The rule, and the rows (name, units, costs) that left episodes out of
+    their cost means."""
+    lines = [f"- {name}: {units - c.costed} of {units} left out of the cost "
+             "means (" + ", ".join(f"{k} {n}" for k, n in c.left_out.items()) + ")"
+             for name, units, c in rows if c.left_out]
     return ["", RULE + (" Left out here:" if lines else " None was left out here."), *lines]
 
 
@@ -227,7 +244,74 @@ def _failures(eps: list[Episode]) -> dict[str, int]:
 
 
 # ----- Table 1 ---------------------------------------------------------------------------------
-def table1(eps: list[Episode]) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class TauSelection:
+    """How one tau of a row was chosen (:func:`veriplan.methods.aec.tau.read_source`):
+    its file (None: the setting), whether it was selected (None: not
+    recorded), what decided, and why it was not selected."""
+
+    tau: float
+    file: str | None
+    selected: bool | None
+    decided_by: str | None
+    reason: str | None = None
+
+    def to_json(self) -> JsonDict:
+        d: JsonDict = dataclasses.asdict(self)
+        if self.reason is None:
+            del d["reason"]
+        return d
+
+
+@dataclass(frozen=True)
+class GateUse:
+    """The tau and calibration AEC's units used (tau chosen on a validation
+    split, or the default; sigma calibrated, or the raw uncertainty)."""
+
+    tau: list[tuple[float, str]]  # (tau, its source as the metrics say it)
+    calibration: list[str]
+    tau_selection: list[TauSelection]
+
+    def to_json(self) -> JsonDict:
+        return {"tau": [list(t) for t in self.tau], "calibration": list(self.calibration),
+                "tau_selection": [t.to_json() for t in self.tau_selection]}
+
+
+@dataclass(frozen=True)
+class Table1Row:
+    """One (method, settings, model, dataset) over household-type episodes:
+    success over all and per task type (``by_type``: heading -> (won, units)),
+    its costs and, for a method with a gate, the tau and calibration used."""
+
+    method: str
+    config: str
+    model: str
+    dataset: str
+    env: str
+    units: int
+    won: int
+    success: float
+    wilson: tuple[float, float]
+    by_type: dict[str, tuple[int, int]]
+    errors: int
+    failures: dict[str, int]
+    costs: Costs
+    gate: GateUse | None
+
+    @property
+    def name(self) -> str:
+        return f"{self.method} ({self.config}; {self.model}; {self.dataset})"
+
+    def to_json(self) -> JsonDict:
+        d: JsonDict = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
+                       if f.name not in ("costs", "gate")}
+        d["wilson"] = list(self.wilson)
+        d["by_type"] = {k: list(v) for k, v in self.by_type.items()}
+        return {**d, **dataclasses.asdict(self.costs),
+                **(self.gate.to_json() if self.gate else {})}
+
+
+def table1(eps: list[Episode]) -> list[Table1Row]:
     """Rows by (method, settings, model, dataset) over household-type episodes."""
     rows = []
     for (method, config, model, dataset), es in _configurations(
@@ -235,29 +319,26 @@ def table1(eps: list[Episode]) -> list[dict[str, Any]]:
         by_type = {}
         for head, t in TASK_TYPES:
             sub = [e for e in es if e.task_type == t]
-            by_type[head] = [sum(e.won for e in sub), len(sub)]
+            by_type[head] = (sum(e.won for e in sub), len(sub))
         won = sum(e.won for e in es)
-        lo, hi = wilson_interval(won, len(es))
-        rows.append({"method": method, "config": config, "model": model, "dataset": dataset,
-                     "env": es[0].env, "units": len(es), "won": won, "success": won / len(es),
-                     "wilson": [lo, hi], "by_type": by_type,
-                     "errors": sum(e.record.status != "done" for e in es),
-                     "failures": _failures(es), **_costs(es), **_gate(es)})
+        rows.append(Table1Row(
+            method=method, config=config, model=model, dataset=dataset, env=es[0].env,
+            units=len(es), won=won, success=won / len(es), wilson=wilson_interval(won, len(es)),
+            by_type=by_type, errors=sum(e.record.status != "done" for e in es),
+            failures=_failures(es), costs=_costs(es), gate=_gate(es)))
     return rows
 
 
-def _gate(eps: list[Episode]) -> dict[str, Any]:
-    """The tau and calibration AEC's units used (tau chosen on a validation
-    split, or the default; sigma calibrated, or the raw uncertainty): empty
-    for a method without them."""
+def _gate(eps: list[Episode]) -> GateUse | None:
+    """The tau and calibration AEC's units used: None for a method without them."""
     taus = sorted({(e.metrics["tau"], str(e.metrics.get("tau_source") or "config"))
                    for e in eps if e.metrics.get("tau") is not None})
     cals = sorted({str(e.metrics["calibration"]) for e in eps
                    if e.metrics.get("calibration") is not None})
     if not taus and not cals:
-        return {}
-    return {"tau": [list(t) for t in taus], "calibration": cals,
-            "tau_selection": [{"tau": t, **read_source(src)} for t, src in taus]}
+        return None
+    return GateUse(tau=taus, calibration=cals,
+                   tau_selection=[TauSelection(tau=t, **read_source(src)) for t, src in taus])
 
 
 _NOT_CHOSEN = "the setting, not chosen on a validation split"
@@ -280,16 +361,16 @@ def _tau_md(tau: float, source: str) -> str:
             f"tau file {how['file']})")
 
 
-def _gate_md(rows: list[dict[str, Any]]) -> list[str]:
+def _gate_md(rows: list[tuple[str, GateUse | None]]) -> list[str]:
+    """The tau and calibration of each row (its name, its gate) that has them."""
     lines = []
-    for r in rows:
-        if not r.get("tau") and not r.get("calibration"):
+    for name, g in rows:
+        if g is None:
             continue
-        taus = ", ".join(_tau_md(t, src) for t, src in r.get("tau") or []) or "n/a"
+        taus = ", ".join(_tau_md(t, src) for t, src in g.tau) or "n/a"
         cals = ", ".join(c if c != "none" else "none (sigma = the raw uncertainty)"
-                         for c in r.get("calibration") or []) or "n/a"
-        lines.append(f"- {r['method']} ({r['config']}; {r['model']}; {r['dataset']}): tau {taus}; "
-                     f"calibration {cals}")
+                         for c in g.calibration) or "n/a"
+        lines.append(f"- {name}: tau {taus}; calibration {cals}")
     return ["", "tau and calibration of the rows that use them (the paper selects tau on a "
             "validation set and calibrates sigma on held-out tasks):", *lines] if lines else []
 
@@ -298,7 +379,7 @@ def _cell(k: int, n: int) -> str:
     return "-" if n == 0 else f"{100 * k / n:.1f} ({k}/{n})"
 
 
-def _table1_md(rows: list[dict[str, Any]]) -> list[str]:
+def _table1_md(rows: list[Table1Row]) -> list[str]:
     heads = [h for h, _ in TASK_TYPES]
     lines = ["", "### Household games (the layout of the AEC paper's Table 1)", "",
              "Success rate (%) over all (avg., first as in the paper) with its Wilson 95% "
@@ -311,46 +392,82 @@ def _table1_md(rows: list[dict[str, Any]]) -> list[str]:
              "failures |",
              "|---|---|---|---|" + "---|" * (len(heads) + 8)]
     for r in rows:
-        cells = [_cell(*r["by_type"][h]) for h in heads]
-        fails = ", ".join(f"{k} {v}" for k, v in r["failures"].items()) or "none"
+        cells = [_cell(*r.by_type[h]) for h in heads]
+        fails = ", ".join(f"{k} {v}" for k, v in r.failures.items()) or "none"
+        c = r.costs
         lines.append(
-            f"| {r['method']} | {r['config']} | {r['model']} | {r['dataset']} | "
-            f"{100 * r['success']:.1f} ({r['won']}/{r['units']}; "
-            f"{100 * r['wilson'][0]:.1f}-{100 * r['wilson'][1]:.1f}) | "
+            f"| {r.method} | {r.config} | {r.model} | {r.dataset} | "
+            f"{100 * r.success:.1f} ({r.won}/{r.units}; "
+            f"{100 * r.wilson[0]:.1f}-{100 * r.wilson[1]:.1f}) | "
             + " | ".join(cells)
-            + f" | {_f(r['replanning_rounds'], 2)} | {_f(r['queries'], 2)} | "
-            f"{_f(r['env_steps'], 1)} | {_f(r['llm_calls'], 1)} | {_f(r['tokens'], 0)} | "
-            f"{r['costed']}/{r['units']} | {fails} |")
-    return (lines + _left_out_md(rows, lambda r: f"{r['method']} ({r['config']}; {r['model']}; "
-                                                 f"{r['dataset']})")
-            + _gate_md(rows))
+            + f" | {_f(c.replanning_rounds, 2)} | {_f(c.queries, 2)} | "
+            f"{_f(c.env_steps, 1)} | {_f(c.llm_calls, 1)} | {_f(c.tokens, 0)} | "
+            f"{c.costed}/{r.units} | {fails} |")
+    return (lines + _left_out_md([(r.name, r.units, r.costs) for r in rows])
+            + _gate_md([(r.name, r.gate) for r in rows]))
 
 
 # ----- Table 2 ---------------------------------------------------------------------------------
-def table2(eps: list[Episode]) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class SplitCell:
+    """One split (seen or unseen) of a Table 2 row: success, mean score and
+    the tasks run (task -> variations)."""
+
+    units: int
+    won: int
+    success: float | None
+    score: float | None
+    tasks: dict[str, int]
+
+
+@dataclass(frozen=True)
+class Table2Row:
+    """One (method, settings, model, environment) over ScienceWorld-style
+    seen/unseen episodes, with its costs and gate."""
+
+    method: str
+    config: str
+    model: str
+    env: str
+    seen: SplitCell
+    unseen: SplitCell
+    units: int
+    costs: Costs
+    gate: GateUse | None
+    failures: dict[str, int]
+
+    def split(self, name: str) -> SplitCell:
+        """The cell of split ``name`` (one of :data:`SPLITS`)."""
+        return self.seen if name == "seen" else self.unseen
+
+    def to_json(self) -> JsonDict:
+        return {"method": self.method, "config": self.config, "model": self.model,
+                "env": self.env, "seen": dataclasses.asdict(self.seen),
+                "unseen": dataclasses.asdict(self.unseen), "units": self.units,
+                **dataclasses.asdict(self.costs), **(self.gate.to_json() if self.gate else {}),
+                "failures": self.failures}
+
+
+def _split_cell(eps: list[Episode]) -> SplitCell:
+    won = sum(e.won for e in eps)
+    return SplitCell(units=len(eps), won=won, success=won / len(eps) if eps else None,
+                     score=_mean([e.score for e in eps]),
+                     tasks=dict(sorted(_count(e.task_type for e in eps).items())))
+
+
+def table2(eps: list[Episode]) -> list[Table2Row]:
     """Rows by (method, settings, model) over seen/unseen episodes: mean
     score and success per split."""
-    groups: dict[tuple, list[Episode]] = defaultdict(list)
+    groups: dict[tuple[str, str, str, str], list[Episode]] = defaultdict(list)
     for e in eps:
         if e.split in SPLITS and e.task_type not in _TYPES:
             r = e.record
             groups[(r.method, _config(r), _model(r), e.env)].append(e)
-    rows = []
-    for (method, config, model, env), es in sorted(groups.items()):
-        row: dict[str, Any] = {"method": method, "config": config, "model": model, "env": env}
-        for s in SPLITS:
-            sub = [e for e in es if e.split == s]
-            won = sum(e.won for e in sub)
-            row[s] = {"units": len(sub), "won": won,
-                      "success": won / len(sub) if sub else None,
-                      "score": _mean([e.score for e in sub]),
-                      "tasks": dict(sorted(_count(e.task_type for e in sub).items()))}
-        row["units"] = len(es)
-        row.update(_costs(es))
-        row.update(_gate(es))
-        row["failures"] = _failures(es)
-        rows.append(row)
-    return rows
+    return [Table2Row(method=method, config=config, model=model, env=env,
+                      seen=_split_cell([e for e in es if e.split == "seen"]),
+                      unseen=_split_cell([e for e in es if e.split == "unseen"]),
+                      units=len(es), costs=_costs(es), gate=_gate(es), failures=_failures(es))
+            for (method, config, model, env), es in sorted(groups.items())]
 
 
 def _count(items) -> dict[str, int]:
@@ -379,24 +496,24 @@ def package_version(records: list[UnitRecord], package: str = "scienceworld") ->
     return text
 
 
-def _table2_md(rows: list[dict[str, Any]], records: list[UnitRecord]) -> list[str]:
+def _table2_md(rows: list[Table2Row], records: list[UnitRecord]) -> list[str]:
     lines = ["", "### ScienceWorld (the layout of the AEC paper's Table 2)", "",
              "Seen: ScienceWorld's dev variations; unseen: its test variations (the WKM/AEC "
              "split). Score: the engine's final score of the episode (0-100; a failed task's "
              "negative score counts 0) averaged over episodes; success: the task completed "
              "(score 100). The paper's protocol for its Table 2 was not released, so these "
              "numbers are ours on the subset named below.", ""]
-    envs = sorted({r["env"] for r in rows})
+    envs = sorted({r.env for r in rows})
     lines.append(f"- scienceworld package version: {package_version(records)}; environment"
                  f"{'s' if len(envs) > 1 else ''}: {', '.join(envs)}")
     for s in SPLITS:
-        subsets = {json.dumps(r[s]["tasks"]) for r in rows if r[s]["tasks"]}
+        subsets = {json.dumps(r.split(s).tasks) for r in rows if r.split(s).tasks}
         for r in rows:  # once when every row ran the same subset, else per row
-            tasks = r[s]["tasks"]
+            tasks = r.split(s).tasks
             if tasks:
                 who = "" if len(subsets) == 1 else \
-                    f" of {r['method']} ({r['config']}, {r['model']})"
-                lines.append(f"- task subset{who}, {s}: {r[s]['units']} variation(s) of "
+                    f" of {r.method} ({r.config}, {r.model})"
+                lines.append(f"- task subset{who}, {s}: {r.split(s).units} variation(s) of "
                              f"{len(tasks)} task(s): "
                              + ", ".join(f"{t} {n}" for t, n in tasks.items()))
                 if len(subsets) == 1:
@@ -407,23 +524,38 @@ def _table2_md(rows: list[dict[str, Any]], records: list[UnitRecord]) -> list[st
     for r in rows:
         cells = []
         for s in SPLITS:
-            d = r[s]
-            cells += [_f(d["score"], 2), "n/a" if d["success"] is None
-                      else f"{100 * d['success']:.1f} ({d['won']}/{d['units']})",
-                      str(d["units"])]
-        lines.append(f"| {r['method']} | {r['config']} | {r['model']} | " + " | ".join(cells)
-                     + f" | {_f(r['replanning_rounds'], 2)} | {_f(r['queries'], 2)} | "
-                     f"{_f(r['env_steps'], 1)} | {_f(r['llm_calls'], 1)} | "
-                     f"{_f(r['tokens'], 0)} | {r['costed']}/{r['units']} |")
-    return (lines + _left_out_md(rows, lambda r: f"{r['method']} ({r['config']}; {r['model']})")
-            + _gate_md([{**r, "dataset": r["env"]} for r in rows]))
+            d = r.split(s)
+            cells += [_f(d.score, 2), "n/a" if d.success is None
+                      else f"{100 * d.success:.1f} ({d.won}/{d.units})", str(d.units)]
+        c = r.costs
+        lines.append(f"| {r.method} | {r.config} | {r.model} | " + " | ".join(cells)
+                     + f" | {_f(c.replanning_rounds, 2)} | {_f(c.queries, 2)} | "
+                     f"{_f(c.env_steps, 1)} | {_f(c.llm_calls, 1)} | "
+                     f"{_f(c.tokens, 0)} | {c.costed}/{r.units} |")
+    return (lines + _left_out_md([(f"{r.method} ({r.config}; {r.model})", r.units, r.costs)
+                                  for r in rows])
+            + _gate_md([(f"{r.method} ({r.config}; {r.model}; {r.env})", r.gate)
+                        for r in rows]))
 
 
 # ----- iterations (Figure 3) -------------------------------------------------------------------
-def iterations(eps: list[Episode]) -> list[dict[str, Any]]:
-    """Success by iteration for groups run with ``iterations`` > 1: at
-    iteration i, the share of episodes won at or before it."""
-    groups: dict[tuple, list[Episode]] = defaultdict(list)
+@dataclass(frozen=True)
+class IterationRow:
+    """Success by iteration of one (method, settings, model, dataset) run with
+    ``iterations`` > 1: at iteration i, the share of its episodes won at or
+    before it."""
+
+    method: str
+    config: str
+    model: str
+    dataset: str
+    units: int
+    success_by_iteration: list[float]
+
+
+def iterations(eps: list[Episode]) -> list[IterationRow]:
+    """:class:`IterationRow` per group run with ``iterations`` > 1."""
+    groups: dict[tuple[str, str, str, str], list[Episode]] = defaultdict(list)
     for e in eps:
         r = e.record
         groups[(r.method, _config(r), _model(r), r.dataset)].append(e)
@@ -439,13 +571,12 @@ def iterations(eps: list[Episode]) -> list[dict[str, Any]]:
                 sbi = e.metrics.get("success_by_iteration") or [e.won]
                 won += bool(sbi[min(i, len(sbi) - 1)])
             curve.append(won / len(es))
-        rows.append({"method": method, "config": config, "model": model, "dataset": dataset,
-                     "units": len(es), "success_by_iteration": curve})
+        rows.append(IterationRow(method, config, model, dataset, len(es), curve))
     return rows
 
 
-def _iterations_md(rows: list[dict[str, Any]]) -> list[str]:
-    n = max(len(r["success_by_iteration"]) for r in rows)
+def _iterations_md(rows: list[IterationRow]) -> list[str]:
+    n = max(len(r.success_by_iteration) for r in rows)
     lines = ["", "### Success by iteration (the AEC paper's Figure 3)", "",
              "Failure-driven refinement: a failed episode is run again with what its "
              "counterexamples taught (disabled rules, the calibration updated); iteration i "
@@ -454,15 +585,15 @@ def _iterations_md(rows: list[dict[str, Any]]) -> list[str]:
              + " | ".join(f"iteration {i}" for i in range(n)) + " |",
              "|" + "---|" * (5 + n)]
     for r in rows:
-        curve = r["success_by_iteration"]
-        lines.append(f"| {r['method']} | {r['config']} | {r['model']} | {r['dataset']} | "
-                     f"{r['units']} | " + " | ".join(
+        curve = r.success_by_iteration
+        lines.append(f"| {r.method} | {r.config} | {r.model} | {r.dataset} | "
+                     f"{r.units} | " + " | ".join(
                          f"{100 * curve[i]:.1f}" if i < len(curve) else "" for i in range(n))
                      + " |")
     return lines
 
 
-def _plot_iterations(rows: list[dict[str, Any]], out: Path,
+def _plot_iterations(rows: list[IterationRow], out: Path,
                      name: str = "aec_iterations.png") -> list[str]:
     import matplotlib
 
@@ -471,13 +602,13 @@ def _plot_iterations(rows: list[dict[str, Any]], out: Path,
 
     fig, ax = plt.subplots(figsize=(6, 4))
     for r in rows:
-        curve = r["success_by_iteration"]
+        curve = r.success_by_iteration
         ax.plot(range(len(curve)), [100 * x for x in curve], "o-",
-                label=f"{r['method']} ({r['config']}) / {r['dataset']}")
+                label=f"{r.method} ({r.config}) / {r.dataset}")
     ax.set_xlabel("iteration")
     ax.set_ylabel("success (%)")
     ax.set_ylim(-2, 102)
-    ax.set_xticks(range(max(len(r["success_by_iteration"]) for r in rows)))
+    ax.set_xticks(range(max(len(r.success_by_iteration) for r in rows)))
     ax.set_title("Success by iteration")
     ax.legend(fontsize=6)
     fig.tight_layout()
@@ -522,7 +653,37 @@ def _total(parts: list[dict[str, int] | None], columns: tuple[tuple[str, str], .
     return {key: sum(p[key] for p in parts) for _, key in columns}  # type: ignore[index]
 
 
-def flow(eps: list[Episode]) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class FlowRow:
+    """Where one configuration's decisions went: each counter of :data:`FLOW`
+    (the commits split by what decided them are None for records from before
+    issue 30), the gate's verdicts (:data:`GATED`, by kind) and how the rounds
+    without a commit ended (:data:`ROUND_ENDS`, by key), summed over its
+    costed episodes."""
+
+    method: str
+    config: str
+    model: str
+    dataset: str
+    episodes: int
+    hypotheses: int
+    unreadable: int
+    discarded: int
+    predictions: int
+    queries: int
+    grounded_commits: int | None
+    unchecked_commits: int | None
+    failed_actions: int
+    gate: dict[str, int | None]
+    round_ends: dict[str, int | None]
+
+    def count(self, key: str) -> int | None:
+        """The counter of :data:`FLOW` named ``key``."""
+        value: int | None = getattr(self, key)
+        return value
+
+
+def flow(eps: list[Episode]) -> list[FlowRow]:
     """Per configuration (method, settings, model, dataset): each counter of
     :data:`FLOW`, each gate verdict of :data:`GATED` and each round end of
     :data:`ROUND_ENDS` summed over the costed episodes (a gate count is None
@@ -531,21 +692,32 @@ def flow(eps: list[Episode]) -> list[dict[str, Any]]:
     rows = []
     for (method, config, model, dataset), es in _configurations(
             e for e in eps if e.left_out is None):
-        counts: dict[str, int | None] = {
-            key: None if key in SPLIT_COMMITS and any(key not in e.metrics for e in es)
-            else sum(int(e.get(key) or 0) for e in es) for _, key in FLOW}
-        gate = _total([_gated(e) for e in es], GATED)
-        ends = _total([e.round_ends for e in es], ROUND_ENDS)
-        rows.append({"method": method, "config": config, "model": model, "dataset": dataset,
-                     "episodes": len(es), **counts, "gate": gate, "round_ends": ends})
+        rows.append(FlowRow(
+            method=method, config=config, model=model, dataset=dataset, episodes=len(es),
+            hypotheses=_summed(es, "hypotheses"), unreadable=_summed(es, "unreadable"),
+            discarded=_summed(es, "discarded"), predictions=_summed(es, "predictions"),
+            queries=_summed(es, "queries"), grounded_commits=_split(es, "grounded_commits"),
+            unchecked_commits=_split(es, "unchecked_commits"),
+            failed_actions=_summed(es, "failed_actions"),
+            gate=_total([_gated(e) for e in es], GATED),
+            round_ends=_total([e.round_ends for e in es], ROUND_ENDS)))
     return rows
+
+
+def _summed(eps: list[Episode], key: str) -> int:
+    return sum(int(e.get(key) or 0) for e in eps)
+
+
+def _split(eps: list[Episode], key: str) -> int | None:
+    """A commit counter of :data:`SPLIT_COMMITS`: None when a record predates it."""
+    return None if any(key not in e.metrics for e in eps) else _summed(eps, key)
 
 
 def _na(counts: dict[str, int | None], columns: tuple[tuple[str, str], ...]) -> list[str]:
     return ["n/a" if counts[k] is None else str(counts[k]) for _, k in columns]
 
 
-def _flow_md(rows: list[dict[str, Any]]) -> list[str]:
+def _flow_md(rows: list[FlowRow]) -> list[str]:
     heads = ([h for h, _ in FLOW[:4]] + [h for h, _ in GATED] + [h for h, _ in FLOW[4:]]
              + [h for h, _ in ROUND_ENDS])
     lines = ["", "### Where the decisions went", "",
@@ -568,22 +740,45 @@ def _flow_md(rows: list[dict[str, Any]]) -> list[str]:
              "| method | settings | model | dataset | episodes | " + " | ".join(heads) + " |",
              "|---|---|---|---|---|" + "---|" * len(heads)]
     for r in rows:
-        cells = ([str(r[k]) for _, k in FLOW[:4]] + _na(r["gate"], GATED)
-                 + _na(r, FLOW[4:]) + _na(r["round_ends"], ROUND_ENDS))
-        lines.append(f"| {r['method']} | {r['config']} | {r['model']} | {r['dataset']} | "
-                     f"{r['episodes']} | " + " | ".join(cells) + " |")
+        counts = {k: r.count(k) for _, k in FLOW}
+        cells = ([str(counts[k]) for _, k in FLOW[:4]] + _na(r.gate, GATED)
+                 + _na(counts, FLOW[4:]) + _na(r.round_ends, ROUND_ENDS))
+        lines.append(f"| {r.method} | {r.config} | {r.model} | {r.dataset} | "
+                     f"{r.episodes} | " + " | ".join(cells) + " |")
     return lines
 
 
 # ----- paired tests ----------------------------------------------------------------------------
-def paired(eps: list[Episode]) -> list[dict[str, Any]]:
+@dataclass(frozen=True)
+class PairRow:
+    """AEC arm ``a`` against arm ``b`` on the episodes both ran (``shared``,
+    after ``left_out`` pairs were taken out, by reason in ``left_out_by``):
+    wins of each, the discordant counts and the exact McNemar p."""
+
+    a: str
+    b: str
+    model: str
+    b_model: str
+    dataset: str
+    shared: int
+    only_a: int
+    only_b: int
+    both: int
+    p_value: float
+    a_won: int
+    b_won: int
+    left_out: int
+    left_out_by: dict[str, int]
+
+
+def paired(eps: list[Episode]) -> list[PairRow]:
     """AEC (each of its settings) against every other configuration on the
     episodes both ran, per dataset and model (a controlled method without a
     predictor: per planner setting, :func:`_matches`): the exact McNemar test on won.
     An episode left out (a harness error or an environment failure, in either
     arm) is taken out of both arms; ``left_out`` counts those pairs by reason
     (a pair left out for both arms' reasons counts under each)."""
-    arms: dict[tuple, dict[str, Episode]] = defaultdict(dict)
+    arms: dict[tuple[str, str, str, str], dict[str, Episode]] = defaultdict(dict)
     for e in eps:
         r = e.record
         arms[(r.method, _config(r), _model(r), r.dataset)][f"{r.instance}/seed{r.seed}"] = e
@@ -604,16 +799,15 @@ def paired(eps: list[Episode]) -> list[dict[str, Any]]:
             p = mcnemar(wa, wb)
             left = {why: n for why in LEFT_OUT
                     if (n := sum(why in (ea[k].left_out, eb[k].left_out) for k in dropped))}
-            out.append({"a": f"{a[0]} ({a[1]})", "b": f"{b[0]} ({b[1]})", "model": a[2],
-                        "b_model": b[2],
-                        "dataset": a[3], "shared": p.shared, "only_a": p.only_a,
-                        "only_b": p.only_b, "both": p.both, "p_value": p.p_value,
-                        "a_won": sum(wa.values()), "b_won": sum(wb.values()),
-                        "left_out": len(dropped), "left_out_by": left})
+            out.append(PairRow(a=f"{a[0]} ({a[1]})", b=f"{b[0]} ({b[1]})", model=a[2],
+                               b_model=b[2], dataset=a[3], shared=p.shared, only_a=p.only_a,
+                               only_b=p.only_b, both=p.both, p_value=p.p_value,
+                               a_won=sum(wa.values()), b_won=sum(wb.values()),
+                               left_out=len(dropped), left_out_by=left))
     return out
 
 
-def _paired_md(rows: list[dict[str, Any]]) -> list[str]:
+def _paired_md(rows: list[PairRow]) -> list[str]:
     lines = ["", "### AEC against the other configurations, paired on the same episodes", "",
              "Exact McNemar test on won/not won over the episodes both ran with the same "
              "model (only A: A won, B did not). An episode that is a harness error or an "
@@ -624,11 +818,11 @@ def _paired_md(rows: list[dict[str, Any]]) -> list[str]:
              "| A | B | model | dataset | shared | A won | B won | only A | only B | both | "
              "McNemar p | left out |", "|" + "---|" * 12]
     for r in rows:
-        why = ", ".join(f"{k} {n}" for k, n in r["left_out_by"].items())
-        lines.append(f"| {r['a']} | {r['b']} | {r['model']} | {r['dataset']} | {r['shared']} | "
-                     f"{r['a_won']} | {r['b_won']} | {r['only_a']} | {r['only_b']} | "
-                     f"{r['both']} | {'n/a' if not r['shared'] else format(r['p_value'], '.4f')}"
-                     f" | {r['left_out']}{f' ({why})' if why else ''} |")
+        why = ", ".join(f"{k} {n}" for k, n in r.left_out_by.items())
+        lines.append(f"| {r.a} | {r.b} | {r.model} | {r.dataset} | {r.shared} | "
+                     f"{r.a_won} | {r.b_won} | {r.only_a} | {r.only_b} | "
+                     f"{r.both} | {'n/a' if not r.shared else format(r.p_value, '.4f')}"
+                     f" | {r.left_out}{f' ({why})' if why else ''} |")
     return lines
 
 
@@ -1007,7 +1201,7 @@ def _plot_queries_success(rows: list[ControlledRow], out: Path, name: str) -> li
 
 
 def controlled_section(eps: list[Episode], out: Path
-                       ) -> tuple[list[str], dict[str, Any], list[str]]:
+                       ) -> tuple[list[str], JsonDict, list[str]]:
     rows, qp, pairs, its = (controlled_rows(eps), query_pairs(eps), paired(eps),
                             iterations(eps))
     ablations, axis = ablation_rows(rows), axis_rows(rows)
@@ -1074,7 +1268,7 @@ def controlled_section(eps: list[Episode], out: Path
         lines += _paired_md(pairs)
     asdict = dataclasses.asdict
     return lines, {"rows": [asdict(r) for r in rows], "query_pairs": [asdict(q) for q in qp],
-                   "paired": pairs, "iterations": its,
+                   "paired": [asdict(p) for p in pairs], "iterations": [asdict(i) for i in its],
                    "ablations": [asdict(a) for a in ablations],
                    "p_axis": [asdict(a) for a in axis],
                    "goal_forms": [asdict(r) for r in forms]}, plots
@@ -1082,7 +1276,7 @@ def controlled_section(eps: list[Episode], out: Path
 
 # ----- the section -----------------------------------------------------------------------------
 def section(records: list[UnitRecord], out: Path
-            ) -> tuple[str, dict[str, Any] | None, list[str]]:
+            ) -> tuple[str, JsonDict | None, list[str]]:
     """Markdown, the numbers for report.json, and the plots written into ``out``
     ("", None, [] without environment units). Controlled-model episodes get
     their own section (:func:`controlled_section`), apart from model results."""
@@ -1114,8 +1308,12 @@ def section(records: list[UnitRecord], out: Path
         lines += _flow_md(flows)
     if pairs:
         lines += _paired_md(pairs)
-    data = {"table1": t1, "table2": t2, "iterations": its, "flow": flows, "paired": pairs,
-            "household_not_comparable": NOT_COMPARABLE if household else None}
+    asdict = dataclasses.asdict
+    data: JsonDict = {
+        "table1": [r.to_json() for r in t1], "table2": [r.to_json() for r in t2],
+        "iterations": [asdict(r) for r in its], "flow": [asdict(r) for r in flows],
+        "paired": [asdict(p) for p in pairs],
+        "household_not_comparable": NOT_COMPARABLE if household else None}
     if ctl:
         more, data["controlled"], more_plots = controlled_section(ctl, out)
         lines += more

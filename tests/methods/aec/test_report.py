@@ -110,58 +110,58 @@ def _won(r) -> bool:
 def test_table1_counts_each_task_type_from_the_records(runs):
     recs = _records(runs)
     rows = report_aec.table1(report_aec.episodes(recs))
-    assert {(r["method"], r["config"]) for r in rows} == {
+    assert {(r.method, r.config) for r in rows} == {
         ("aec", "max_steps=20"), ("aec", "iterations=2, max_steps=20"),
         ("aec-react", "max_steps=20"), ("query-only", "max_steps=20")}
     for row in rows:
-        mine = [r for r in recs if r.dataset == "kitchen_table" and r.method == row["method"]
-                and report_aec._config(r) == row["config"]]
-        assert row["units"] == 3 and row["won"] == sum(map(_won, mine))
+        mine = [r for r in recs if r.dataset == "kitchen_table" and r.method == row.method
+                and report_aec._config(r) == row.config]
+        assert row.units == 3 and row.won == sum(map(_won, mine))
         for head, task_type in report_aec.TASK_TYPES:
             sub = [r for r in mine if r.result_dict()["metrics"]["task_type"] == task_type]
-            assert row["by_type"][head] == [sum(map(_won, sub)), len(sub)]
+            assert row.by_type[head] == (sum(map(_won, sub)), len(sub))
         queries = [r.result_dict()["metrics"]["queries"] for r in mine]
-        assert row["queries"] == pytest.approx(sum(queries) / 3)
-        assert row["tokens"] == pytest.approx(sum(r.tokens for r in mine) / 3)
-    react = next(r for r in rows if r["method"] == "aec-react")
-    assert react["won"] == 0 and react["replanning_rounds"] == 10  # the cap, as in the paper
+        assert row.costs.queries == pytest.approx(sum(queries) / 3)
+        assert row.costs.tokens == pytest.approx(sum(r.tokens for r in mine) / 3)
+    react = next(r for r in rows if r.method == "aec-react")
+    assert react.won == 0 and react.costs.replanning_rounds == 10  # the cap, as in the paper
 
 
 def test_table2_scores_seen_and_unseen_with_the_version_and_the_subset(runs):
     recs = _records(runs)
     rows = report_aec.table2(report_aec.episodes(recs))
-    assert [r["method"] for r in rows] == ["aec", "aec-react"]
+    assert [r.method for r in rows] == ["aec", "aec-react"]
     for row in rows:
         for split in ("seen", "unseen"):
-            mine = [r for r in recs if r.dataset == "kitchen_sw" and r.method == row["method"]
+            mine = [r for r in recs if r.dataset == "kitchen_sw" and r.method == row.method
                     and r.result_dict()["metrics"]["split"] == split]
             scores = [r.result_dict()["metrics"]["score"] for r in mine]
-            assert row[split]["units"] == len(mine) == (2 if split == "seen" else 1)
-            assert row[split]["score"] == pytest.approx(sum(scores) / len(scores))
-            assert row[split]["won"] == sum(map(_won, mine))
+            assert row.split(split).units == len(mine) == (2 if split == "seen" else 1)
+            assert row.split(split).score == pytest.approx(sum(scores) / len(scores))
+            assert row.split(split).won == sum(map(_won, mine))
     aec, react = rows
-    assert aec["seen"]["score"] > react["seen"]["score"] == 25.0  # ReAct only looks around
+    assert aec.seen.score > react.seen.score == 25.0  # ReAct only looks around
     assert report_aec.package_version(recs).startswith("1.2.3")
 
 
 def test_iteration_curve_and_paired_tests(runs):
     eps = report_aec.episodes(_records(runs))
     curves = report_aec.iterations(eps)
-    assert [(c["method"], c["config"]) for c in curves] == [("aec", "iterations=2, max_steps=20")]
+    assert [(c.method, c.config) for c in curves] == [("aec", "iterations=2, max_steps=20")]
     mine = [e for e in eps if e.metrics.get("iterations") == 2]
-    assert curves[0]["success_by_iteration"] == [
+    assert curves[0].success_by_iteration == [
         sum(e.metrics["success_by_iteration"][i] for e in mine) / len(mine) for i in (0, 1)]
     # an episode won only on its second pass counts from iteration 1 on
     late = mine[0]
     m = {**late.metrics, "success_by_iteration": [False, True]}
     again = dataclasses.replace(late, metrics=m)
-    curve = report_aec.iterations([again, *mine[1:]])[0]["success_by_iteration"]
+    curve = report_aec.iterations([again, *mine[1:]])[0].success_by_iteration
     assert curve[1] - curve[0] == pytest.approx(1 / len(mine))
     pairs = report_aec.paired(eps)
-    vs_react = next(p for p in pairs if p["b"] == "aec-react (max_steps=20)"
-                    and p["a"] == "aec (max_steps=20)" and p["dataset"] == "kitchen_table")
-    assert vs_react["shared"] == 3 and vs_react["only_b"] == 0
-    assert vs_react["only_a"] == vs_react["a_won"] - vs_react["both"]
+    vs_react = next(p for p in pairs if p.b == "aec-react (max_steps=20)"
+                    and p.a == "aec (max_steps=20)" and p.dataset == "kitchen_table")
+    assert vs_react.shared == 3 and vs_react.only_b == 0
+    assert vs_react.only_a == vs_react.a_won - vs_react.both
 
 
 def test_the_report_has_the_section_the_plot_and_the_compare(runs):
@@ -228,20 +228,21 @@ def _broken(runs):
 def test_error_units_and_env_errors_count_as_losses_but_not_in_costs_or_pairs(runs, tmp_path):
     recs, kept, died = _broken(runs)
     eps = report_aec.episodes(recs)
-    row = next(r for r in report_aec.table1(eps) if r["method"] == "aec")
+    row = next(r for r in report_aec.table1(eps) if r.method == "aec")
     # success over every attempted episode: both count as not won
-    assert row["units"] == 3 and row["won"] == int(_won(kept))
-    assert row["costed"] == 1 and row["left_out"] == {"error": 1, "env_error": 1}
+    assert row.units == 3 and row.won == int(_won(kept))
+    c = row.costs
+    assert c.costed == 1 and c.left_out == {"error": 1, "env_error": 1}
     m = kept.result_dict()["metrics"]
-    assert (row["queries"], row["env_steps"], row["replanning_rounds"]) == (
+    assert (c.queries, c.env_steps, c.replanning_rounds) == (
         m["queries"], m["env_steps"], m["replanning_rounds"])
     # the calls and tokens are on the same episode as the other costs (no error's 0s)
-    assert (row["llm_calls"], row["tokens"]) == (kept.llm_calls, kept.tokens)
-    assert row["failures"]["env_error"] == 1
-    pair = next(p for p in report_aec.paired(eps) if p["b"].startswith("aec-react"))
-    assert pair["shared"] == 1 and pair["left_out"] == 2
-    assert pair["left_out_by"] == {"error": 1, "env_error": 1}
-    assert pair["a_won"] == int(_won(kept))
+    assert (c.llm_calls, c.tokens) == (kept.llm_calls, kept.tokens)
+    assert row.failures["env_error"] == 1
+    pair = next(p for p in report_aec.paired(eps) if p.b.startswith("aec-react"))
+    assert pair.shared == 1 and pair.left_out == 2
+    assert pair.left_out_by == {"error": 1, "env_error": 1}
+    assert pair.a_won == int(_won(kept))
     md, _, _ = report_aec.section(recs, tmp_path)
     assert report_aec.RULE in md and "2 of 3 left out of the cost means (error 1, env_error 1)" \
         in md
@@ -252,8 +253,8 @@ def test_the_paired_test_leaves_out_an_env_error_pair_and_says_so(runs, tmp_path
     recs, _, died = _broken(runs)
     recs = recs[1:]  # without the error unit: only the environment failure is left out
     eps = report_aec.episodes(recs)
-    pair = next(p for p in report_aec.paired(eps) if p["b"].startswith("aec-react"))
-    assert pair["shared"] == 1 and pair["left_out_by"] == {"env_error": 1}
+    pair = next(p for p in report_aec.paired(eps) if p.b.startswith("aec-react"))
+    assert pair.shared == 1 and pair.left_out_by == {"env_error": 1}
     react_died = next(e for e in eps if e.record.method == "aec-react"
                       and e.record.instance == died)
     assert not react_died.won  # a shared loss: would have been in "neither" otherwise
@@ -289,12 +290,13 @@ def test_each_row_says_whether_its_tau_was_selected_and_by_what(runs, tmp_path):
     res["metrics"].update(tau=tau, tau_source=source)
     recs.append(dataclasses.replace(recs[0], config=json.dumps({"max_steps": 21}),
                                     result=json.dumps(res)))
-    rows = {r["config"]: r for r in report_aec.table1(report_aec.episodes(recs))}
-    assert rows["iterations=2, max_steps=20"]["tau_selection"] == [
+    rows = {r.config: r.gate for r in report_aec.table1(report_aec.episodes(recs))}
+    assert [t.to_json() for t in rows["iterations=2, max_steps=20"].tau_selection] == [
         {"tau": 0.2, "file": str(files["none"]), "selected": False, "decided_by": None,
          "reason": "no candidate won a validation episode"}]
-    assert rows["max_steps=20"]["tau_selection"][0]["decided_by"] == "queries"
-    assert rows["max_steps=21"]["tau_selection"][0]["selected"] is None
+    assert rows["max_steps=20"].tau_selection[0].decided_by == "queries"
+    assert rows["max_steps=21"].tau_selection[0].selected is None
+    assert "reason" not in rows["max_steps=21"].tau_selection[0].to_json()
     md, _, _ = report_aec.section(recs, tmp_path)
     gate = {line.split(":")[0]: line for line in md.splitlines() if line.startswith("- aec (")
             and "tau " in line}
@@ -308,26 +310,27 @@ def test_each_row_says_whether_its_tau_was_selected_and_by_what(runs, tmp_path):
 
 def test_where_the_decisions_went_sums_the_counters_and_the_gate_verdicts(runs, tmp_path):
     recs = [r for r in _records(runs) if r.status == "done"]
-    rows = {(r["method"], r["config"], r["dataset"]): r
+    rows = {(r.method, r.config, r.dataset): r
             for r in report_aec.flow(report_aec.episodes(recs))}
     kinds = {"query:ambiguous": 0, "query:uncertain": 0, "simulate": 0}
     seen_gate = 0
     for (method, config, dataset), row in rows.items():
         mine = [r.result_dict()["metrics"] for r in recs if r.method == method
                 and report_aec._config(r) == config and r.dataset == dataset]
-        assert row["episodes"] == len(mine)
+        assert row.episodes == len(mine)
         for key in ("hypotheses", "discarded", "predictions", "queries", "grounded_commits",
                     "unchecked_commits"):
-            assert row[key] == sum(m.get(key, 0) for m in mine)
-        assert row["grounded_commits"] + row["unchecked_commits"] == sum(
-            m["commits"] for m in mine)
+            assert row.count(key) == sum(m.get(key, 0) for m in mine)
+        assert row.grounded_commits is not None and row.unchecked_commits is not None
+        assert row.grounded_commits + row.unchecked_commits == sum(m["commits"] for m in mine)
         if any(m["iteration"] for m in mine):
-            assert set(row["round_ends"].values()) == {None}
+            assert set(row.round_ends.values()) == {None}
         else:  # every round without a commit ended one way or the other
-            assert sum(row["round_ends"].values()) == sum(m["rejections"] for m in mine)
+            ends = list(row.round_ends.values())
+            assert None not in ends and sum(ends) == sum(m["rejections"] for m in mine)
         want = {k: sum(d["kind"] == k and d["phase"] == "loop" for m in mine
                        for d in m.get("decisions", [])) for k in kinds}
-        assert row["gate"] == want
+        assert row.gate == want
         seen_gate += sum(want.values())
     assert seen_gate > 0  # the scripted kitchens do reach the gate
     # a prediction made before V (the commit phase) is not one of the gate's verdicts
@@ -337,15 +340,15 @@ def test_where_the_decisions_went_sums_the_counters_and_the_gate_verdicts(runs, 
                                    {"kind": "query:uncertain", "phase": "loop"}]
     row = report_aec.flow(report_aec.episodes([dataclasses.replace(
         aec, result=json.dumps(res))]))[0]
-    assert row["gate"] == {"query:ambiguous": 0, "query:uncertain": 1, "simulate": 0}
+    assert row.gate == {"query:ambiguous": 0, "query:uncertain": 1, "simulate": 0}
     # an episode whose record keeps only part of its decisions: its row's gate is n/a
     res["metrics"]["decisions"] = [{"kind": "simulate", "phase": "loop"}] * DECISIONS_KEPT
     cut = dataclasses.replace(aec, result=json.dumps(res))
     row = report_aec.flow(report_aec.episodes([cut]))[0]
-    assert set(row["gate"].values()) == {None}
+    assert set(row.gate.values()) == {None}
     md, data, _ = report_aec.section([cut], tmp_path)
     assert "### Where the decisions went" in md and "| n/a | n/a | n/a |" in md
-    assert data["flow"] == [row]
+    assert data["flow"] == [dataclasses.asdict(row)]
 
 
 def test_where_the_decisions_went_tells_h_emptied_from_v_rejecting_h_star(runs):
@@ -359,12 +362,12 @@ def test_where_the_decisions_went_tells_h_emptied_from_v_rejecting_h_star(runs):
                          {"role": "act", "ok": False, "data": {}}]
     rec = dataclasses.replace(aec, result=json.dumps(res))
     row = report_aec.flow(report_aec.episodes([rec]))[0]
-    assert row["round_ends"] == {"emptied": 2, "rejected": 1}
+    assert row.round_ends == {"emptied": 2, "rejected": 1}
     # a second iteration's rounds are in the transcript too: not told apart (n/a)
     res["metrics"]["iteration"] = 1
     row = report_aec.flow(report_aec.episodes([rec, dataclasses.replace(
         aec, result=json.dumps(res))]))[0]
-    assert row["round_ends"] == {"emptied": None, "rejected": None}
+    assert row.round_ends == {"emptied": None, "rejected": None}
 
 
 def test_commits_are_counted_by_what_decided_them(runs, tmp_path):
@@ -383,13 +386,13 @@ def test_commits_are_counted_by_what_decided_them(runs, tmp_path):
                                                  "hypotheses": [{"actions": []}]}}]
     row = report_aec.flow(report_aec.episodes([dataclasses.replace(
         aec, result=json.dumps(res))]))[0]
-    assert (row["grounded_commits"], row["unchecked_commits"]) == (1, 2)
-    assert row["round_ends"] == {"emptied": 0, "rejected": 1}
+    assert (row.grounded_commits, row.unchecked_commits) == (1, 2)
+    assert row.round_ends == {"emptied": 0, "rejected": 1}
     old = aec.result_dict()
     for key in ("grounded_commits", "unchecked_commits"):
         old["metrics"].pop(key, None)
     rec = dataclasses.replace(aec, result=json.dumps(old))
     row = report_aec.flow(report_aec.episodes([rec]))[0]
-    assert row["grounded_commits"] is None and row["unchecked_commits"] is None
+    assert row.grounded_commits is None and row.unchecked_commits is None
     md, _, _ = report_aec.section([rec], tmp_path)
     assert "unchecked commits" in md and "grounded commits (V valid)" in md

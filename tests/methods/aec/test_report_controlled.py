@@ -93,8 +93,8 @@ def test_a_baseline_without_a_predictor_pairs_with_every_predictor_of_its_planne
     assert sorted(q.model for q in qp) == ["controlled-aec:aec:p=0.4,g=0.2,acc=0.7",
                                               "controlled-aec:aec:p=0.4,g=0.2,acc=0.9"]
     assert all(q.diff == -2.0 and q.b_won == 3 for q in qp)
-    pairs = [r for r in report_aec.paired(eps) if r["b"].startswith("query-only")]
-    assert len(pairs) == 2 and all(r["b_model"].endswith("acc=0.9") for r in pairs)
+    pairs = [r for r in report_aec.paired(eps) if r.b.startswith("query-only")]
+    assert len(pairs) == 2 and all(r.b_model.endswith("acc=0.9") for r in pairs)
     assert report_aec.planner_of("controlled-aec:aec:p=0.4,acc=0.7,conf=over,seed=1") == \
         "controlled-aec:aec:p=0.4,seed=1"
 

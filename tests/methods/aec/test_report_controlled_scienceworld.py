@@ -96,4 +96,4 @@ def test_a_baseline_run_under_each_predictor_pairs_once_with_each_aec_arm():
     assert len(pairs) == 2 and {p.model for p in pairs} == {f"controlled-aec:{MODEL}",
                                                                f"controlled-aec:{other}"}
     tests = report_aec.paired(eps)
-    assert len([t for t in tests if t["b"].startswith("query-only")]) == 2
+    assert len([t for t in tests if t.b.startswith("query-only")]) == 2
