@@ -20,7 +20,14 @@ text first) and the backend's prefix-state cache (``--cache-mb``). The new layou
 made from each recorded prompt by reading its fields (the old template rendered with
 them must give the recorded prompt back exactly; a unit with a prompt that does not,
 e.g. one recorded in today's layout by a later run, is left out and counted under "left
-out") and rendering the method's template today.
+out") and rendering the method's template today. AEC's grounded facts were listed sorted;
+today each episode's store lists them in a stable order (``state.Listing``: a fact keeps
+the place it was first listed at), which depends on the episode's earlier listings: each
+unit gets a ``Listing`` of its own, given the facts of every prompt of the unit in order
+(the prompts asked again without a call too), so each prompt's facts come out in the order
+today's code would list them (``--aec-facts`` counts the alternatives measured when the
+order was chosen; ``sorted`` is the order before). A unit of several episodes (each with
+its own store) is left out.
 
 ``--count`` runs no model: it tokenizes the prompts and answers recorded over
 ``--units`` units a method (units one after another, as a sweep runs them) and counts
@@ -44,7 +51,8 @@ off and on) gave the same answers. On a busy machine the seconds are the schedul
 
     flock /tmp/veriplan-model.lock python benchmarks/llamacpp_prefix_cache.py \\
         [--units 2] [--calls 8] [--max-tokens 8] [--threads N] [--closed-loop STORE]
-    python benchmarks/llamacpp_prefix_cache.py --count --units 20
+    python benchmarks/llamacpp_prefix_cache.py --count --units 20 \\
+        [--aec-facts listing|sorted|first-listed|static-sorted] [--aec-store STORE]
 """
 
 from __future__ import annotations
@@ -278,18 +286,30 @@ _FACT = re.compile(r"(?P<p>[^(]+)\((?P<args>.*)\) = (?P<v>true|false)")
 Order = Callable[[list[str]], list[str] | None]
 
 
+FACT_ORDERS = {
+    "listing": "today's: a fact keeps the place it was first listed at, new facts last, "
+               "static ones first (state.Listing with the action model's static predicates)",
+    "sorted": "every list sorted, as before the fact order (today's templates alone)",
+    "first-listed": "a fact keeps the place it was first listed at, new facts last, sorted "
+                    "(state.Listing with no static predicates)",
+    "static-sorted": "every list sorted, the static predicates' facts first",
+}
+
+
 class FactOrder:
     """Today's order of a unit's fact lines: the lines read back into (key,
     value) (each must show as the same line, with the predicate's arity) and
     arranged by a :class:`Listing` with the environment's static predicates,
     kept for the whole unit. None: a line that cannot be read back (the unit
-    is left out). ``sorted``: the order before (every list sorted)."""
+    is left out). ``how``: one of FACT_ORDERS (the others are the alternatives
+    measured when the order was chosen)."""
 
-    def __init__(self, env: str, *, sorted_: bool = False) -> None:
+    def __init__(self, env: str, how: str = "listing") -> None:
         model = env_model(env)
         self.arity = dict(model.predicates)
-        self.sorted = sorted_
-        self.listing = Listing(frozenset(getattr(model.actions, "static", ())))
+        self.how = how
+        self.static = frozenset(getattr(model.actions, "static", ()))
+        self.listing = Listing(self.static if how == "listing" else frozenset())
 
     def __call__(self, lines: list[str]) -> list[str] | None:
         facts: list[tuple[Key, bool]] = []
@@ -301,9 +321,13 @@ class FactOrder:
             if self.arity.get(key[0]) != len(key[1]) or show(key, value) != line:
                 return None
             facts.append((key, value))
-        if self.sorted:
-            return [show(k, v) for k, v in sorted(facts)]
-        return [show(k, v) for k, v in self.listing.arrange(facts)]
+        if self.how == "sorted":
+            facts.sort()
+        elif self.how == "static-sorted":
+            facts.sort(key=lambda kv: (kv[0][0] not in self.static, kv))
+        else:
+            facts = self.listing.arrange(facts)
+        return [show(k, v) for k, v in facts]
 
 
 def _generate(p: str, order: Order | None = None) -> tuple[str, str] | None:
@@ -420,12 +444,12 @@ AEC_PROMPTS = ("hypotheses", "predict")  # the transcript's roles whose prompts 
 
 
 def load_units(store: Path, method: str, n: int, calls: int | None, least: int = 2, *,
-               facts_sorted: bool = False) -> list[Unit]:
+               facts: str = "listing") -> list[Unit]:
     """The first ``n`` units of ``method`` with ``least`` or more model calls (at
     least 2) whose every prompt was read back exactly, each call's prompt before and
     after, and the recorded answers (the units left out are counted in LEFT_OUT).
-    ``facts_sorted``: AEC's facts sorted in today's layout (as before the fact
-    order), not in each unit's listing order."""
+    ``facts``: the order of AEC's facts in today's layout (FACT_ORDERS; today's
+    is "listing")."""
     con = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
     out: list[Unit] = []
     for uid, blob in con.execute("SELECT id, result FROM units WHERE method = ? AND "
@@ -443,7 +467,7 @@ def load_units(store: Path, method: str, n: int, calls: int | None, least: int =
                 # unknown environment: where each listing began cannot be told
                 LEFT_OUT[method] = LEFT_OUT.get(method, 0) + 1
                 continue
-            order = FactOrder(metrics["env"], sorted_=facts_sorted)
+            order = FactOrder(metrics["env"], facts)
         for t in result.get("transcript", []):
             if not t.get("prompt"):
                 continue  # not a model call (a query, a check)
@@ -648,15 +672,14 @@ def main() -> int:
     ap.add_argument("--aec-store", type=Path, default=AEC_STORE,
                     help="the AEC run store (default results/aec-qwen/runs.sqlite; "
                          "results/aec-qwen-scienceworld/runs.sqlite has ScienceWorld's)")
-    ap.add_argument("--aec-facts", choices=("listing", "sorted"), default="listing",
-                    help="AEC's facts in today's prompts: in the store's listing order "
-                         "(default, today's code) or sorted (as before the fact order: "
-                         "today's templates alone)")
+    ap.add_argument("--aec-facts", choices=tuple(FACT_ORDERS), default="listing",
+                    help="the order of AEC's facts in today's prompts: " + "; ".join(
+                        f"{k}: {v}" for k, v in FACT_ORDERS.items()))
     args = ap.parse_args()
     stores = [("closed-loop", args.closed_loop), *STORES, ("aec", args.aec_store)]
     wanted = args.methods.split(",")
     work = [(m, load_units(s, m, args.units, None if args.count else args.calls,
-                           args.min_calls, facts_sorted=args.aec_facts == "sorted"))
+                           args.min_calls, facts=args.aec_facts))
             for m, s in stores if m in wanted and s.is_file()]
     if args.count:
         count(work, args.cache_mb, args.model)

@@ -97,3 +97,38 @@ def test_listing_places_new_facts_by_kind_then_sorted_and_keeps_them():
     assert order.arrange([(c, True), (a, True), (b, True)]) == [(b, True), (a, True), (c, True)]
     assert [key_of(Fact(*x, True)) for x in (k, b, a, c)] == sorted(
         order.places, key=order.places.__getitem__)
+
+
+def test_the_prefix_count_lists_recorded_facts_as_the_store_does(monkeypatch):
+    """``benchmarks/llamacpp_prefix_cache.py --count`` re-renders recorded prompts
+    (their facts sorted, as the store listed them before) in today's order: given a
+    unit's prompts in turn, it must give each the list today's store gives."""
+    import importlib
+    from pathlib import Path
+
+    from veriplan.methods.aec.prompting import render
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[3] / "benchmarks"))
+    count = importlib.import_module("llamacpp_prefix_cache")
+    w = household_store()
+    values = dict(task="find a lamp and turn it on.", actions_help="go to RECEPTACLE",
+                  admissible=["look"], feedback=[], k=5, max_preconditions=8,
+                  predicates=["at(agent, R)", "in(O, R)"])
+    order = count.FactOrder("household")
+    listed, reordered = [], 0
+    steps = [lambda: w.ground(first_observation(), "observation", 0), lambda: None,
+             lambda: move_to_drawer(w),
+             lambda: w.ground([Fact("at", ("agent", "shelf 1")), Fact("openable", ("shelf 1",),
+                                                                       False)],
+                              "query", 2, touched=[("at", ("agent", "drawer 1"))], ticked=True)]
+    for step in steps:
+        step()
+        old_facts = sorted(w.state.facts(), key=lambda f: (f.pred, f.args))
+        lines = [f"{f.pred}({', '.join(f.args)}) = {str(f.value).lower()}" for f in old_facts]
+        recorded = count.OLD.get_template("generate.j2").render(facts=lines, **values)
+        today = render("generate.j2", facts=w.describe(), **values)
+        listed.append(today)
+        reordered += today != render("generate.j2", facts=lines, **values)
+        assert count.relayout("aec", recorded, order) == (today, True)
+    assert len(set(listed)) == 3  # the repeated listing is the same prompt
+    assert reordered == 4  # the kinds before the agent's place: not sorted
