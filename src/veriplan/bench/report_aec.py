@@ -9,7 +9,8 @@
 - ScienceWorld in the layout of Table 2: mean score and success on seen and
   unseen variations, with the package version and the task subset run;
 - success by iteration (Figure 3) for runs with ``iterations`` > 1, as a table
-  and a plot;
+  and a plot, and what refinement had to learn from (labelled predictions,
+  counterexamples, rules; passes that repeated the one before);
 - where each configuration's decisions went (plans proposed, discarded by
   grounded evidence, predictions and how the gate sent them, commits, and
   how each round without a commit ended: H emptied or h* rejected by V),
@@ -553,17 +554,26 @@ class IterationRow:
     success_by_iteration: list[float]
 
 
-def iterations(eps: list[Episode]) -> list[IterationRow]:
-    """:class:`IterationRow` per group run with ``iterations`` > 1."""
+def _iterated(eps: list[Episode]
+              ) -> list[tuple[tuple[str, str, str, str], list[Episode], int]]:
+    """The groups (method, settings, model, dataset) run with ``iterations`` > 1,
+    each with its episodes and its number of iterations, sorted."""
     groups: dict[tuple[str, str, str, str], list[Episode]] = defaultdict(list)
     for e in eps:
         r = e.record
         groups[(r.method, _config(r), _model(r), r.dataset)].append(e)
-    rows = []
-    for (method, config, model, dataset), es in sorted(groups.items()):
+    out = []
+    for key, es in sorted(groups.items()):
         n = max((len(e.metrics.get("success_by_iteration") or []) for e in es), default=0)
-        if n < 2:
-            continue
+        if n >= 2:
+            out.append((key, es, n))
+    return out
+
+
+def iterations(eps: list[Episode]) -> list[IterationRow]:
+    """:class:`IterationRow` per group run with ``iterations`` > 1."""
+    rows = []
+    for (method, config, model, dataset), es, n in _iterated(eps):
         curve = []
         for i in range(n):
             won = 0
@@ -593,6 +603,85 @@ def _iterations_md(rows: list[IterationRow]) -> list[str]:
     return lines
 
 
+@dataclass(frozen=True)
+class RefinementRow:
+    """What failure-driven refinement had to learn from in one group run with
+    ``iterations`` > 1, summed over its episodes that failed their first
+    iteration and ran again (``iterated``): how many of those were won later
+    (``recovered``), the iterations after the first they ran (``reruns``) and
+    how many of those ended with the same counts as the iteration before
+    (``repeated``: failure, replanning rounds, queries, environment steps), the
+    predictions that grounded outcomes labelled (``labelled``: the samples the
+    calibration is re-fitted from), the counterexamples to entailment rules
+    (at most 50 kept per episode), the rules disabled by them and the rules the
+    WALL-E stand-in learned from refuted predictions."""
+
+    method: str
+    config: str
+    model: str
+    dataset: str
+    units: int
+    iterated: int
+    recovered: int
+    reruns: int
+    repeated: int
+    labelled: int
+    counterexamples: int
+    rules_disabled: int
+    rules_learned: int
+
+
+_SAME = ("failure", "replans", "queries", "env_steps")
+
+
+def _rules_learned(e: Episode) -> int:
+    """The WALL-E stand-in's rules learned in an episode (its transcript's
+    ``rule`` entries)."""
+    transcript = e.record.result_dict().get("transcript") or []
+    return sum(entry.get("role") == "rule" for entry in transcript)
+
+
+def refinement(eps: list[Episode]) -> list[RefinementRow]:
+    """:class:`RefinementRow` per group run with ``iterations`` > 1."""
+    rows = []
+    for (method, config, model, dataset), es, _ in _iterated(eps):
+        ran = [(e, e.metrics.get("per_iteration") or []) for e in es]
+        ran = [(e, per) for e, per in ran if len(per) >= 2]
+        rows.append(RefinementRow(
+            method=method, config=config, model=model, dataset=dataset, units=len(es),
+            iterated=len(ran), recovered=sum(bool(per[-1].get("won")) for _, per in ran),
+            reruns=sum(len(per) - 1 for _, per in ran),
+            repeated=sum(all(per[i].get(k) == per[i - 1].get(k) for k in _SAME)
+                         for _, per in ran for i in range(1, len(per))),
+            labelled=sum(int(e.metrics.get("calibration_samples") or 0) for e, _ in ran),
+            counterexamples=sum(len(e.metrics.get("counterexamples") or []) for e, _ in ran),
+            rules_disabled=sum(int(e.metrics.get("rule_disables") or 0) for e, _ in ran),
+            rules_learned=sum(_rules_learned(e) for e, _ in ran)))
+    return rows
+
+
+def _refinement_md(rows: list[RefinementRow]) -> list[str]:
+    lines = ["", "What refinement had to learn from: over the episodes that failed their first "
+             "iteration and ran again, how many were won later, the iterations after the "
+             "first they ran and how many of those ended with the same counts as the one "
+             "before (failure, replanning rounds, queries, environment steps: a pass that "
+             "learned nothing replays the one before), the predictions labelled by grounded "
+             "outcomes (the samples the calibration is re-fitted from), the counterexamples "
+             "to entailment rules (at most 50 kept per episode), the rules they disabled, "
+             "and the rules the WALL-E stand-in learned from refuted predictions. "
+             "Refinement learns from grounded outcomes only.", "",
+             "| method | settings | model | dataset | units | failed iteration 0, ran again | "
+             "won later | later iterations | same counts as the one before | labelled "
+             "predictions | counterexamples | rules disabled | rules learned |",
+             "|" + "---|" * 13]
+    for r in rows:
+        lines.append(f"| {r.method} | {r.config} | {r.model} | {r.dataset} | {r.units} | "
+                     f"{r.iterated} | {r.recovered} | {r.reruns} | {r.repeated} | "
+                     f"{r.labelled} | {r.counterexamples} | {r.rules_disabled} | "
+                     f"{r.rules_learned} |")
+    return lines
+
+
 def _plot_iterations(rows: list[IterationRow], out: Path,
                      name: str = "aec_iterations.png") -> list[str]:
     import matplotlib
@@ -601,10 +690,12 @@ def _plot_iterations(rows: list[IterationRow], out: Path,
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6, 4))
+    several = len({r.model for r in rows}) > 1  # then each line names its model
     for r in rows:
         curve = r.success_by_iteration
+        model = f", {r.model.removeprefix('controlled-aec:aec:')}" if several else ""
         ax.plot(range(len(curve)), [100 * x for x in curve], "o-",
-                label=f"{r.method} ({r.config}) / {r.dataset}")
+                label=f"{r.method} ({r.config}) / {r.dataset}{model}")
     ax.set_xlabel("iteration")
     ax.set_ylabel("success (%)")
     ax.set_ylim(-2, 102)
@@ -1254,8 +1345,9 @@ def controlled_section(eps: list[Episode], out: Path
     if axis:
         plots += _plot_axis(axis, out)
         lines += ["", "### Along the planner's error rate p", "", f"![{plots[-1]}]({plots[-1]})"]
+    refined = refinement(eps)
     if its:
-        lines += _iterations_md(its)
+        lines += _iterations_md(its) + _refinement_md(refined)
         plots += _plot_iterations(its, out, "aec_controlled_iterations.png")
         lines += ["", f"![{plots[-1]}]({plots[-1]})"]
     forms = goal_form_rows(eps)
@@ -1269,6 +1361,7 @@ def controlled_section(eps: list[Episode], out: Path
     asdict = dataclasses.asdict
     return lines, {"rows": [asdict(r) for r in rows], "query_pairs": [asdict(q) for q in qp],
                    "paired": [asdict(p) for p in pairs], "iterations": [asdict(i) for i in its],
+                   "refinement": [asdict(r) for r in refined],
                    "ablations": [asdict(a) for a in ablations],
                    "p_axis": [asdict(a) for a in axis],
                    "goal_forms": [asdict(r) for r in forms]}, plots
@@ -1300,8 +1393,9 @@ def section(records: list[UnitRecord], out: Path
     if t2:
         lines += _table2_md(t2, [e.record for e in eps if e.split in SPLITS])
     plots: list[str] = []
+    refined = refinement(eps)
     if its:
-        lines += _iterations_md(its)
+        lines += _iterations_md(its) + _refinement_md(refined)
         plots = _plot_iterations(its, out)
         lines += ["", f"![{plots[0]}]({plots[0]})"]
     if flows:
@@ -1311,7 +1405,8 @@ def section(records: list[UnitRecord], out: Path
     asdict = dataclasses.asdict
     data: JsonDict = {
         "table1": [r.to_json() for r in t1], "table2": [r.to_json() for r in t2],
-        "iterations": [asdict(r) for r in its], "flow": [asdict(r) for r in flows],
+        "iterations": [asdict(r) for r in its], "refinement": [asdict(r) for r in refined],
+        "flow": [asdict(r) for r in flows],
         "paired": [asdict(p) for p in pairs],
         "household_not_comparable": NOT_COMPARABLE if household else None}
     if ctl:
@@ -1324,5 +1419,5 @@ def section(records: list[UnitRecord], out: Path
 __all__ = ["AEC_METHODS", "LEFT_OUT", "NOT_COMPARABLE", "RULE", "TASK_TYPES", "Episode",
            "GoalFormRow", "controlled", "controlled_rows", "controlled_section", "episodes",
            "flow", "goal_form_rows", "task_text",
-           "iterations", "package_version", "paired", "query_pairs", "section", "table1",
-           "table2"]
+           "iterations", "package_version", "paired", "query_pairs", "refinement", "section",
+           "table1", "table2"]

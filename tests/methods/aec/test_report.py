@@ -396,3 +396,33 @@ def test_commits_are_counted_by_what_decided_them(runs, tmp_path):
     assert row.grounded_commits is None and row.unchecked_commits is None
     md, _, _ = report_aec.section([rec], tmp_path)
     assert "unchecked commits" in md and "grounded commits (V valid)" in md
+
+
+def test_report_json_keeps_each_rows_layout(runs, tmp_path):
+    """The typed rows write report.json as the dict rows did: Table 1's and
+    Table 2's costs and gate flattened into the row, tau and calibration only
+    for a row that has them, a reason only for a tau not selected."""
+    recs = _records(runs)
+    eps = report_aec.episodes(recs)
+    t1, t2 = report_aec.table1(eps), report_aec.table2(eps)
+    head = ["method", "config", "model", "dataset", "env", "units", "won", "success", "wilson",
+            "by_type", "errors", "failures", "replanning_rounds", "queries", "env_steps",
+            "llm_calls", "tokens", "costed", "left_out"]
+    for r in t1:
+        j = r.to_json()
+        assert list(j)[: len(head)] == head
+        assert list(j)[len(head):] == (["tau", "calibration", "tau_selection"] if r.gate else [])
+        assert j["queries"] == r.costs.queries and j["wilson"] == list(r.wilson)
+        assert j["by_type"] == {k: list(v) for k, v in r.by_type.items()}
+    assert {r.method for r in t1 if r.gate} == {"aec"}
+    (aec,) = {r.config: r for r in t1 if r.method == "aec" and r.config == "max_steps=20"}.values()
+    assert aec.to_json()["tau_selection"] == [{"tau": 0.2, "file": None, "selected": False,
+                                               "decided_by": None}]
+    j2 = t2[0].to_json()
+    assert list(j2)[:7] == ["method", "config", "model", "env", "seen", "unseen", "units"]
+    assert list(j2)[-1] == "failures" and j2["seen"]["units"] == t2[0].seen.units
+    _, data, _ = report_aec.section(recs, tmp_path)
+    assert data is not None
+    assert data["table1"] == [r.to_json() for r in t1]
+    assert data["table2"] == [r.to_json() for r in t2]
+    assert json.loads(json.dumps(data))["paired"][0]["a"] == report_aec.paired(eps)[0].a
