@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from veriplan.bench import report_aec
+from veriplan.bench import report_aec, report_aec_controlled
 from veriplan.bench.report_aec import Episode
 
 
@@ -41,7 +41,7 @@ def test_controlled_episodes_get_their_own_section(tmp_path):
     eps += [ep("query-only", "controlled-aec", f"g{i}", i < 3, 5) for i in range(4)]
     eps += [ep("aec", "llamacpp", "g0", False, 1)]
     assert [report_aec.controlled(e) for e in eps].count(True) == 8
-    lines, data, _ = report_aec.controlled_section([e for e in eps if
+    lines, data, _ = report_aec_controlled.controlled_section([e for e in eps if
                                                     report_aec.controlled(e)], tmp_path)
     text = "\n".join(lines)
     assert "Controlled-model results" in text and "llamacpp" not in text
@@ -54,7 +54,7 @@ def test_controlled_episodes_get_their_own_section(tmp_path):
 def test_the_iteration_curve_of_controlled_runs(tmp_path):
     eps = [ep("aec", "controlled-aec", f"g{i}", i < 3, 1, {"iterations": 3},
               [False, i < 2, i < 3][: 3]) for i in range(4)]
-    _, data, plots = report_aec.controlled_section(eps, tmp_path)
+    _, data, plots = report_aec_controlled.controlled_section(eps, tmp_path)
     (row,) = data["iterations"]
     assert row["success_by_iteration"] == [0.0, 0.5, 0.75]
     assert plots == ["aec_controlled_iterations.png"]
@@ -89,7 +89,7 @@ def test_a_baseline_without_a_predictor_pairs_with_every_predictor_of_its_planne
                model="aec:p=0.4,g=0.2,acc=0.9") for i in range(3)]
     eps += [ep("query-only", "controlled-aec", f"g{i}", False, 9, model="aec:p=0.6,g=0.2")
             for i in range(3)]
-    qp = report_aec.query_pairs(eps)
+    qp = report_aec_controlled.query_pairs(eps)
     assert sorted(q.model for q in qp) == ["controlled-aec:aec:p=0.4,g=0.2,acc=0.7",
                                               "controlled-aec:aec:p=0.4,g=0.2,acc=0.9"]
     assert all(q.diff == -2.0 and q.b_won == 3 for q in qp)
@@ -107,7 +107,7 @@ def test_the_ablations_and_the_p_axis_get_their_tables_and_plots(tmp_path):
                 for i in range(4)]
         eps += [ep("aec", "controlled-aec", f"g{i}", i < 2, 1, {"verification": False},
                    model=model, replans=3) for i in range(4)]
-    lines, data, plots = report_aec.controlled_section(eps, tmp_path)
+    lines, data, plots = report_aec_controlled.controlled_section(eps, tmp_path)
     (abl, _) = data["ablations"]
     assert [a["arm"] for a in abl["arms"]] == ["AEC", "without V"]
     assert abl["arms"][1]["failure"] == 0.5 and abl["arms"][1]["replans"] == 3

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from veriplan.bench import report_aec
+from veriplan.bench import report_aec, report_aec_controlled
 from veriplan.bench.report_aec import Episode
 
 NAMED = "Your task is to turn on the electric buzzer. First, focus on the electric buzzer."
@@ -47,13 +47,13 @@ def test_scienceworld_episodes_are_split_by_whether_the_text_names_the_target(tm
            ep("aec", "power-component:17", False, -100),
            ep("aec", "find-animal:225", False, 50, task=UNNAMED),
            ep("aec", "find-animal:226", True, 100, task=UNNAMED)]
-    rows = report_aec.goal_form_rows(eps)
+    rows = report_aec_controlled.goal_form_rows(eps)
     by = {r.named: r for r in rows}
     assert set(by) == {True, False}
     assert (by[True].episodes, by[True].won, by[True].failed_by_engine) == (2, 1, 1)
     assert by[True].mean_score == 50.0  # the failed task's -100 counts 0
     assert (by[False].won, by[False].failed_by_engine, by[False].mean_score) == (1, 0, 75.0)
-    lines, data, plots = report_aec.controlled_section(eps, tmp_path)
+    lines, data, plots = report_aec_controlled.controlled_section(eps, tmp_path)
     assert "names the target" in "\n".join(lines)
     assert "aec_controlled_scienceworld.png" in plots
     assert (tmp_path / "aec_controlled_scienceworld.png").exists()
@@ -61,7 +61,7 @@ def test_scienceworld_episodes_are_split_by_whether_the_text_names_the_target(tm
 
 
 def test_household_episodes_get_no_goal_form_rows():
-    assert report_aec.goal_form_rows([ep("aec", "eval/pick_and_place/0", True, None,
+    assert report_aec_controlled.goal_form_rows([ep("aec", "eval/pick_and_place/0", True, None,
                                          env="household", dataset="household_eval")]) == []
 
 
@@ -74,7 +74,7 @@ def test_the_ablations_are_kept_apart_per_dataset():
                           env=env))
             eps.append(ep("aec", f"t:{i}", won_without_v, -100 + 200 * won_without_v,
                           config={"verification": False}, dataset=ds, env=env))
-    rows = report_aec.ablation_rows(report_aec.controlled_rows(eps))
+    rows = report_aec_controlled.ablation_rows(report_aec_controlled.controlled_rows(eps))
     assert sorted(r.dataset for r in rows) == ["household_eval", "scienceworld_x"]
     sw = next(r for r in rows if r.dataset == "scienceworld_x")
     assert {a.arm: a.failure for a in sw.arms} == {"AEC": 0.0, "without V": 1.0}
@@ -92,7 +92,7 @@ def test_a_baseline_run_under_each_predictor_pairs_once_with_each_aec_arm():
                        config={"tau": 0.2} if method == "aec" else None)
                 e.record.model = model
                 eps.append(e)
-    pairs = report_aec.query_pairs(eps)
+    pairs = report_aec_controlled.query_pairs(eps)
     assert len(pairs) == 2 and {p.model for p in pairs} == {f"controlled-aec:{MODEL}",
                                                                f"controlled-aec:{other}"}
     tests = report_aec.paired(eps)

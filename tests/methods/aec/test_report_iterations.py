@@ -11,7 +11,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from veriplan.bench import report_aec
+from veriplan.bench import report_aec, report_aec_controlled
 from veriplan.bench.report_aec import Episode
 
 SWEEP = (Path(__file__).parents[3] / "benchmarks" / "sweeps"
@@ -87,7 +87,7 @@ def test_refinement_counts_what_each_failed_episode_gave():
 
 
 def test_the_curve_and_the_refinement_table_in_the_controlled_section(tmp_path):
-    lines, data, plots = report_aec.controlled_section(_episodes(), tmp_path)
+    lines, data, plots = report_aec_controlled.controlled_section(_episodes(), tmp_path)
     text = "\n".join(lines)
     curves = {r["method"]: r["success_by_iteration"] for r in data["iterations"]}
     assert curves["walle-standin"] == [1 / 3, 2 / 3, 2 / 3]
