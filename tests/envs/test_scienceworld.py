@@ -162,3 +162,91 @@ def test_env_check_plays_the_gold_path_of_the_world_it_loaded(sciworld, monkeypa
     monkeypatch.setattr(engine, "load", spy_load)
     r = getattr(checks, check)(sciworld, "find-non-living-thing:225")
     assert len(golds) == 1 and r.steps == len(golds[0])
+
+
+# ----- a refused "go to R" (issue 33) ---------------------------------------------------
+# 1.2.3 answers "go to R" from the first door of the agent's room whose other side is R:
+# closed, "The door is not open." (naming no door); locked, "The door is locked."; no
+# such door, "It's not clear how to get there from here."; a room it cannot see, "No
+# known action matches that input."
+
+def _grounder(room: str):
+    """The grounder alone (no engine: a refusal's text needs none), in ``room``."""
+    from veriplan.envs.scienceworld import ScienceWorld
+
+    env = ScienceWorld.__new__(ScienceWorld)
+    env._room, env._shared = room, set()
+    return env
+
+
+def test_a_go_to_refused_for_a_closed_door_grounds_that_door_closed():
+    from veriplan.envs.base import Fact
+
+    env = _grounder("kitchen")
+    assert env.ground("The door is not open.", "go to outside") == \
+        {Fact("open", ("door to outside", "kitchen"), False)}
+    assert env.ground("The door is not open.\n", " go to living room ") == \
+        {Fact("open", ("door to living room", "kitchen"), False)}
+
+
+@pytest.mark.parametrize(("text", "action"), [
+    ("The door is locked.", "go to outside"),                     # locked: not said closed
+    ("It's not clear how to get there from here.", "go to kitchen"),  # its own room
+    ("It's not clear how to get there from here.", "go to foundry"),
+    ("No known action matches that input.", "go to foundry"),
+    ("The door is not open.", "go to kitchen"),                   # names no other room
+    ("The door is not open.", "go to door to outside"),           # no room
+    ("The door is not open.", "go to fridge"),
+    ("The door is not open.", "0"),                               # a choice: which action?
+    ("The door is not open.", "look at outside"),
+    ("The door is not open.", None),
+])
+def test_no_other_text_or_action_grounds_a_door(text, action):
+    assert not {f for f in _grounder("kitchen").ground(text, action)
+                if f.pred == "open"}
+
+
+def test_the_refused_moves_door_fact_agrees_with_the_engine(sciworld):
+    """boil:0 starts in the hallway, every door closed. The kitchen's door to
+    outside is never described before the refusal ("You move to the kitchen."
+    describes nothing), so the refusal is the only word on it; the engine's own
+    door states (``true_doors``, read from its objects) agree, and the store
+    check's comparison checks the fact against them."""
+    from veriplan.envs.actions import ACTIONS
+    from veriplan.envs.base import Fact
+
+    sciworld.reset("boil:0")
+    sciworld.step("open door to kitchen")
+    assert sciworld.step("go to kitchen").observation.text == "You move to the kitchen."
+    closed = Fact("open", ("door to outside", "kitchen"), False)
+    assert closed not in sciworld.grounded
+    result = sciworld.step("go to outside")
+    assert result.observation.text == "The door is not open."
+    assert ACTIONS["scienceworld"].failed(result.observation.text)  # a refusal: nothing changed
+    assert result.observation.facts == {closed} and closed in sciworld.grounded
+    truth = sciworld.true_facts() | sciworld.true_doors()
+    assert closed in truth and sciworld.contradicted({closed}, truth) == []
+    assert sciworld.contradicted(sciworld.grounded, truth) == []
+    # the comparison can fail: the other state of the door, and a door opened since
+    wrong = Fact("open", ("door to outside", "kitchen"), True)
+    assert sciworld.contradicted({wrong}, truth) == [wrong]
+    sciworld.step("open door to outside")
+    assert sciworld.contradicted({closed}, sciworld.true_doors()) == [closed]
+
+
+def test_the_engines_door_states_are_what_a_look_describes(sciworld):
+    """``true_doors`` names doors as the grounder does: the doors each look
+    around describes, in the rooms of a walk, are in it with their states."""
+    from veriplan.envs.base import Fact
+
+    sciworld.reset("boil:0")
+    looks = 0
+    for action in ("look around", "open door to kitchen", "go to kitchen", "look around",
+                   "open door to outside", "go to outside", "look around"):
+        doors = {f for f in sciworld.step(action).observation.facts
+                 if f.pred == "open" and f.args[0].startswith("door to ")}
+        if action == "look around":
+            looks += 1
+            assert doors and doors <= sciworld.true_doors(), action
+    assert looks == 3
+    assert Fact("open", ("door to kitchen", "outside"), True) in sciworld.true_doors()

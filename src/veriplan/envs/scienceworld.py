@@ -11,11 +11,13 @@ task ids be listed and checked without starting Java.
 The grounder asserts only what a text says in so many words: the room the
 agent is in ("This room is called the kitchen."), the objects listed at the
 top level of a room, what the inventory holds, and whether a named container
-or door of the room is open or closed (from a look, or from "The fridge is now
-open." after opening it). Facts about containers and doors name the room they
-were seen in, ``(open X ROOM)``: a door is named from its room ("door to
-kitchen" from the hallway and from outside are two doors), and a name several
-containers of a room share (the kitchen's two drawers) is never asserted.
+or door of the room is open or closed (from a look, from "The fridge is now
+open." after opening it, or, for a door, from the engine's refusal of "go to R":
+"The door is not open." says the door to R of the agent's room is closed).
+Facts about containers and doors name the room they were seen in,
+``(open X ROOM)``: a door is named from its room ("door to kitchen" from the
+hallway and from outside are two doors), and a name several containers of a
+room share (the kitchen's two drawers) is never asserted.
 Everything else (what is inside what, temperatures, ...) is left unknown.
 """
 
@@ -43,6 +45,13 @@ _NOW = re.compile(r"^The ([\w ]+?) is now (open|closed)\.")
 _MOVED = re.compile(r"^You move to the ([\w ]+?)\.")
 _TO = re.compile(r"^You move the ([\w ]+?) to the ([\w ]+?)\.")
 _INVENTORY = "In your inventory, you see:"
+# The engine's refusal of "go to R" when the door it would take is closed. 1.2.3 looks
+# through the portals of the agent's room for the first whose other side is R: closed,
+# it answers "The door is not open." (naming no door); locked, "The door is locked.";
+# none, "It's not clear how to get there from here." Every portal of a room is a door
+# and no room has two doors to the same room (the house is the same in every task), so
+# the refusal names the door to R of the agent's room.
+_NOT_OPEN = "The door is not open."
 
 # task -> (variations, train variations, seen variations) in scienceworld 1.2.3: train
 # is 0..train-1, seen (dev) the next ``seen``, unseen (test) the rest.
@@ -316,6 +325,11 @@ class ScienceWorld(Env):
             facts.add(Fact("in", (m.group(1), m.group(2))))
         if room is None:
             return facts
+        if action is not None and self._room and text.strip() == _NOT_OPEN:
+            target = action.strip()[len("go to "):] if action.strip().startswith("go to ") \
+                else None
+            if target in ROOMS and target != self._room:
+                facts.add(Fact("open", (f"door to {target}", self._room), False))
         for door, state in _DOOR.findall(text):
             facts.add(Fact("open", (f"door to {door}", room), state == "open"))
         for thing, state in _CONTAINER.findall(text):
@@ -424,18 +438,41 @@ class ScienceWorld(Env):
             walk(room, room["name"])
         return facts
 
+    def true_doors(self) -> set[Fact]:
+        """The open state of every door, from the engine's objects (the object
+        tree leaves doors out): ``(open "door to R" ROOM)`` for each door of
+        each room, R the room on its other side, as the grounder names them."""
+        with self._java():
+            here = self._env.server.agent().get().getContainer().get()
+            while not here.getClass().getName().startswith("scienceworld.objects.location."):
+                here = here.getContainer().get()  # the agent's room, then the world
+            world = here.getContainer().get()
+            facts: set[Fact] = set()
+            rooms = world.getContainedObjects(True).toList()
+            for i in range(rooms.length()):
+                room = rooms.apply(i)
+                if not room.getClass().getName().startswith("scienceworld.objects.location."):
+                    continue
+                doors = room.getPortals(True).toList()
+                for j in range(doors.length()):
+                    door = doors.apply(j)
+                    if door.name() == "door" and not door.getConnectsTo(room).isEmpty():
+                        to = door.getConnectsTo(room).get().name()
+                        facts.add(Fact("open", (f"door to {to}", room.name()),
+                                       door.getOpenClosedStr() == "open"))
+        return facts
+
     def contradicted(self, facts: set[Fact] | frozenset[Fact],
                      truth: set[Fact] | None = None) -> list[Fact]:
         """Asserted facts the simulator's state (``truth``: ``true_facts()``)
-        contradicts; checkable kinds only: door states are not in the tree, nor
-        are parts such as a sink's drain, nor what the agent focused on; an
-        "in" fact names one of possibly several objects, so only True ones are
-        checked."""
+        contradicts; checkable kinds only: door states are checked only where
+        ``truth`` holds them (``true_facts() | true_doors()``: the object tree
+        has none), parts such as a sink's drain are not in the tree, nor what
+        the agent focused on; an "in" fact names one of possibly several
+        objects, so only True ones are checked."""
         truth = self.true_facts() if truth is None else truth
         out = []
         for f in facts:
-            if f.pred == "open" and f.args[0].startswith("door to "):
-                continue  # not exposed by the object tree
             if f.pred == "focus":
                 continue  # a symbolic effect of "focus on X"; the tree does not hold it
             if f.pred == "open":
