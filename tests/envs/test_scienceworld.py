@@ -250,3 +250,69 @@ def test_the_engines_door_states_are_what_a_look_describes(sciworld):
             assert doors and doors <= sciworld.true_doors(), action
     assert looks == 3
     assert Fact("open", ("door to kitchen", "outside"), True) in sciworld.true_doors()
+
+
+# ----- one door, two names (issue 33) --------------------------------------------------
+# "door to kitchen" seen from the hallway and "door to hallway" seen from the kitchen are
+# one door (true_doors: the engine's portals). Only the agent's "open/close door to R"
+# changes a door (1.2.3's ActionOpenDoor and ActionCloseDoor; the open-doors
+# simplification at load), and the action model forgets the other side's fact when it
+# does, so a store cannot keep a stale "closed" about the side the agent is not on.
+
+@pytest.mark.parametrize("seen", ["look around", "go to hallway"])
+def test_a_door_opened_from_one_side_leaves_no_stale_fact_of_the_other(sciworld, seen):
+    """boil:0, every door closed, starts in the hallway. Round the loop hallway ->
+    greenhouse -> outside -> kitchen (opening those doors), see the kitchen's door
+    to the hallway closed (a look, or a refused move), walk back round (no door
+    opened on the way), open it from the hallway. Both stores (the environment's
+    and AEC's w, with what the rules derive from it) held the kitchen side's
+    "closed" until then, and afterwards the engine contradicts neither; the
+    same step with the other-side drop taken out of the action model keeps it."""
+    from veriplan.envs.actions import ScienceWorldActions, advance
+    from veriplan.envs.base import EnvTask, Fact
+    from veriplan.envs.rules import derive, entails, rules_for
+    from veriplan.llm import LLM, ScriptedBackend
+    from veriplan.methods.aec.config import AgentConfig
+    from veriplan.methods.aec.controller import Policy
+    from veriplan.methods.aec.episode import Agent, guard
+
+    agent = Agent("door-sides", EnvTask("scienceworld", "boil:0"), LLM(ScriptedBackend()),
+                  AgentConfig(), Policy())
+    agent.env = sciworld
+    agent.start(sciworld)
+    rules = rules_for("scienceworld")
+
+    def step(action: str):
+        changed = agent.touched_by([action])
+        result = guard(sciworld.step, action)
+        agent.after_step(result, changed)
+        return result
+
+    for a in ("open door to greenhouse", "go to greenhouse", "open door to outside",
+              "go to outside", "open door to kitchen", "go to kitchen"):
+        step(a)
+    step(seen)
+    stale = Fact("open", ("door to hallway", "kitchen"), False)
+    for a in ("go to outside", "go to greenhouse", "go to hallway"):
+        assert step(a).observation.text.startswith("You move to")
+    assert stale in sciworld.grounded and stale in agent.w.facts()  # the case is provoked
+    before = sciworld.grounded
+    opened = step("open door to kitchen")
+    assert opened.observation.text == "The door is now open."
+    truth = sciworld.true_facts() | sciworld.true_doors()
+    assert Fact("open", ("door to hallway", "kitchen"), True) in truth  # one door
+    w = set(agent.w.facts())
+    assert stale not in sciworld.grounded and stale not in w
+    assert sciworld.contradicted(sciworld.grounded, truth) == []
+    assert sciworld.contradicted(w | set(derive(w, rules)), truth) == []
+    other = Fact("open", ("door to hallway", "kitchen"), True)
+    assert entails(sciworld.grounded, other, rules).name == "door-both-sides"
+
+    # the comparison can fail: the same step, one side forgotten only
+    touched = ScienceWorldActions.touched
+    one_side = lambda self, action, facts: touched(self, action, facts) - {  # noqa: E731
+        ("open", ("door to hallway", "kitchen"))}
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ScienceWorldActions, "touched", one_side)
+        kept = advance("scienceworld", before, "open door to kitchen", opened.observation)
+    assert sciworld.contradicted(kept, truth) == [stale]

@@ -18,6 +18,15 @@ Facts about containers and doors name the room they were seen in,
 ``(open X ROOM)``: a door is named from its room ("door to kitchen" from the
 hallway and from outside are two doors), and a name several containers of a
 room share (the kitchen's two drawers) is never asserted.
+The two names of one door ("door to B" from A, "door to A" from B: one
+engine object) are kept in step by the stores, not here: only the agent's
+"open/close door to R" changes a door in 1.2.3 (its ``ActionOpenDoor`` and
+``ActionCloseDoor``, and the open-doors simplification at load), and the
+action model forgets the other side's fact then (``ScienceWorldActions.touched``;
+the rule door-both-sides derives it again from the side observed). So a fact
+of one side can go stale only by an open or close, which drops it; measured
+on the engine: ``benchmarks/scienceworld_door_check.py sides``, and
+``tests/envs/test_scienceworld.py``.
 Everything else (what is inside what, temperatures, ...) is left unknown.
 """
 
