@@ -330,6 +330,17 @@ class FactOrder:
         return [show(k, v) for k, v in facts]
 
 
+def _aec_pair(name: str, values: dict, order: Order | None) -> tuple[str, str]:
+    """An AEC prompt's fields rendered in the old template and in today's, its
+    facts in ``order``'s order; today's is "" when a fact was not read back
+    (the prompt is then not re-rendered)."""
+    old = OLD.get_template(name).render(**values)
+    facts = order(values["facts"]) if order is not None else values["facts"]
+    if facts is None:
+        return old, ""
+    return old, aec_render(name, **{**values, "facts": facts})
+
+
 def _generate(p: str, order: Order | None = None) -> tuple[str, str] | None:
     m = _GEN.match(p)
     if not m:
@@ -338,11 +349,7 @@ def _generate(p: str, order: Order | None = None) -> tuple[str, str] | None:
                   actions_help=m["help"] or "", admissible=m["adm"].split(", ") if m["adm"]
                   else [], feedback=_lines(m["fb"], ""), k=int(m["k"]),
                   max_preconditions=int(m["mp"] or 0), predicates=m["preds"].split(", "))
-    old = OLD.get_template("generate.j2").render(**values)
-    facts = order(values["facts"]) if order is not None else values["facts"]
-    if facts is None:
-        return old, ""  # a fact not read back: not re-rendered
-    return old, aec_render("generate.j2", **{**values, "facts": facts})
+    return _aec_pair("generate.j2", values, order)
 
 
 def _predict(name: str, pattern: re.Pattern[str], empty: str
@@ -352,11 +359,7 @@ def _predict(name: str, pattern: re.Pattern[str], empty: str
         if not m:
             return None
         values = dict(task=m["task"], facts=_lines(m["facts"], empty), question=m["q"])
-        old = OLD.get_template(name).render(**values)
-        facts = order(values["facts"]) if order is not None else values["facts"]
-        if facts is None:
-            return old, ""
-        return old, aec_render(name, **{**values, "facts": facts})
+        return _aec_pair(name, values, order)
     return read
 
 

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any
 
 from veriplan.bench.stats import PairedComparison, mcnemar, wilson_interval
 from veriplan.bench.store import UnitRecord
@@ -93,25 +94,15 @@ class Violations:
     wilson_planned: tuple[float, float]
 
 
-class _ViolationFields(TypedDict):
-    """:class:`Violations`' fields, as its subclasses are built from them."""
-
-    units: int
-    violated: int
-    violation_rate: float
-    wilson: tuple[float, float]
-    planned: int
-    violation_rate_planned: float | None
-    wilson_planned: tuple[float, float]
-
-
-def _violations(ms: list[dict[str, Any]]) -> _ViolationFields:
+def _violations(ms: Sequence[Mapping[str, object]]) -> Violations:
+    """The violations among the units whose metrics are ``ms`` (its subclasses
+    are built from its fields: ``**asdict(_violations(ms))``)."""
     n, bad = len(ms), sum(bool(m.get("violated")) for m in ms)
     planned = sum(not m.get("no_plan") for m in ms)
-    return {"units": n, "violated": bad, "violation_rate": bad / n,
-            "wilson": wilson_interval(bad, n), "planned": planned,
-            "violation_rate_planned": bad / planned if planned else None,
-            "wilson_planned": wilson_interval(bad, planned) if planned else (0.0, 1.0)}
+    return Violations(
+        units=n, violated=bad, violation_rate=bad / n, wilson=wilson_interval(bad, n),
+        planned=planned, violation_rate_planned=bad / planned if planned else None,
+        wilson_planned=wilson_interval(bad, planned) if planned else (0.0, 1.0))
 
 
 @dataclass(frozen=True)
@@ -202,7 +193,7 @@ def rows(records: list[UnitRecord]) -> list[HiddenRow]:
     for (method, ablation, dataset, model, k), rs in sorted(groups.items()):
         ms = [_metrics(r) for r in rs]
         out.append(HiddenRow(
-            **_violations(ms),
+            **asdict(_violations(ms)),
             method=method if ablation == "none" else f"{method} ({ablation})",
             dataset=dataset, model=model, k=k,
             no_plan=sum(bool(m.get("no_plan")) for m in ms),
@@ -338,7 +329,7 @@ def controlled_rows(records: list[UnitRecord]) -> list[ControlledRow]:
         ms = [_metrics(r) for r in rs]
         ok = sum(bool(r.verified) for r in rs)
         out.append(ControlledRow(
-            **_violations(ms), dataset=dataset, setting=setting, method=method,
+            **asdict(_violations(ms)), dataset=dataset, setting=setting, method=method,
             ks=sorted({json.loads(r.config).get("k", 1) for r in rs}),
             verified=ok, success=ok / len(rs), wilson_success=wilson_interval(ok, len(rs)),
             queries=_mean([m.get("queries") for m in ms]),

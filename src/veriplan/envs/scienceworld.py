@@ -335,9 +335,8 @@ class ScienceWorld(Env):
         if room is None:
             return facts
         if action is not None and self._room and text.strip() == _NOT_OPEN:
-            target = action.strip()[len("go to "):] if action.strip().startswith("go to ") \
-                else None
-            if target in ROOMS and target != self._room:
+            before, go, target = action.strip().partition("go to ")
+            if go and not before and target in ROOMS and target != self._room:
                 facts.add(Fact("open", (f"door to {target}", self._room), False))
         for door, state in _DOOR.findall(text):
             facts.add(Fact("open", (f"door to {door}", room), state == "open"))
@@ -465,9 +464,11 @@ class ScienceWorld(Env):
                 doors = room.getPortals(True).toList()
                 for j in range(doors.length()):
                     door = doors.apply(j)
-                    if door.name() == "door" and not door.getConnectsTo(room).isEmpty():
-                        to = door.getConnectsTo(room).get().name()
-                        facts.add(Fact("open", (f"door to {to}", room.name()),
+                    if door.name() != "door":
+                        continue
+                    other = door.getConnectsTo(room)  # a Java call: made once
+                    if not other.isEmpty():
+                        facts.add(Fact("open", (f"door to {other.get().name()}", room.name()),
                                        door.getOpenClosedStr() == "open"))
         return facts
 
