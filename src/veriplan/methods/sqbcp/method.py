@@ -617,13 +617,17 @@ def solve(problem: HiddenTask | Request, llm: LLM, config: Config = Config(), *,
 
 def _ladder(problem: HiddenTask | Request, llm: LLM, config: Config, observer: Observer | None
             ) -> SolveResult:
-    """A lower rung of the ablation ladder, with the same variant and oracle."""
+    """A lower rung of the ablation ladder, with the same variant and oracle.
+    The CoT rung is Table 2's backbone before question generation, so it may
+    not ask (the CoT baseline, Section 5.3, may)."""
     from veriplan.methods.baselines import hidden
 
-    fn = hidden.cot if config.ablation == "cot" else hidden.self_ask
+    cot = config.ablation == "cot"
+    fn = hidden.cot if cot else hidden.self_ask
     result = fn(problem, llm, hidden.Config(k=config.k, reveal_seed=config.reveal_seed,
                                             temperature=config.temperature,
-                                            max_tokens=config.max_tokens, seed=config.seed),
+                                            max_tokens=config.max_tokens, seed=config.seed,
+                                            oracle=not cot),
                 observer=observer)
     result.method = "sqbcp"
     result.metrics["ablation"] = config.ablation
