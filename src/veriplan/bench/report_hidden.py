@@ -212,6 +212,13 @@ def rows(records: list[UnitRecord]) -> list[HiddenRow]:
     return out
 
 
+def _arm(r: UnitRecord) -> str:
+    """The method, or an ablation rung of it as ``sqbcp (cot)``: never pooled
+    with the full method."""
+    ablation = json.loads(r.config).get("ablation", "none")
+    return r.method if ablation == "none" else f"{r.method} ({ablation})"
+
+
 def pairs(records: list[UnitRecord]) -> list[Pair]:
     """SQ-BCP (each of its settings) paired with every other method on the same
     dataset, model and k: McNemar on violations and on verified plans."""
@@ -219,9 +226,7 @@ def pairs(records: list[UnitRecord]) -> list[Pair]:
     for r in _current(records):
         m = _metrics(r)
         cfg = json.loads(r.config)
-        name = r.method if cfg.get("ablation", "none") == "none" else \
-            f"{r.method} ({cfg['ablation']})"
-        key = (r.dataset, f"{r.backend}:{r.model}", cfg.get("k", 1), name)
+        key = (r.dataset, f"{r.backend}:{r.model}", cfg.get("k", 1), _arm(r))
         arms[key][f"{r.instance}#{r.seed}"] = (bool(m.get("violated")), bool(r.verified))
     out = []
     for (dataset, model, k, a), units_a in sorted(arms.items()):
@@ -323,7 +328,7 @@ def controlled_rows(records: list[UnitRecord]) -> list[ControlledRow]:
     rate, queries and hypotheses per task."""
     groups: dict[tuple, list[UnitRecord]] = defaultdict(list)
     for r in _current(records, controlled=True):
-        groups[(r.dataset, _setting(r.model), r.method)].append(r)
+        groups[(r.dataset, _setting(r.model), _arm(r))].append(r)
     out = []
     for (dataset, setting, method), rs in sorted(groups.items()):
         ms = [_metrics(r) for r in rs]
@@ -344,7 +349,7 @@ def controlled_by_k(records: list[UnitRecord]) -> list[ByKRow]:
     Wilson intervals."""
     groups: dict[tuple, list[UnitRecord]] = defaultdict(list)
     for r in _current(records, controlled=True):
-        groups[(r.dataset, _setting(r.model), r.method,
+        groups[(r.dataset, _setting(r.model), _arm(r),
                 int(json.loads(r.config).get("k", 1)))].append(r)
     out = []
     for (dataset, setting, method, k), rs in sorted(groups.items()):
@@ -418,7 +423,7 @@ def controlled_pairs(records: list[UnitRecord]) -> list[Pair]:
     arms: dict[tuple, dict[str, tuple[bool, bool]]] = defaultdict(dict)
     for r in _current(records, controlled=True):
         k = json.loads(r.config).get("k", 1)
-        arms[(r.dataset, _setting(r.model), r.method)][f"{r.instance}#{k}#{r.seed}"] = (
+        arms[(r.dataset, _setting(r.model), _arm(r))][f"{r.instance}#{k}#{r.seed}"] = (
             bool(_metrics(r).get("violated")), bool(r.verified))
     out = []
     for (dataset, setting, a), ua in sorted(arms.items()):
