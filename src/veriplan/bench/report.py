@@ -8,6 +8,7 @@ import html
 import json
 import math
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -177,7 +178,8 @@ def compare(records: list[UnitRecord], a: str, b: str) -> dict:
     paired = mcnemar(arm_a, arm_b)
     # plan length on the instances both arms solved (the same instance, model, seed)
     # without a fallback: a search fallback's plan is not the method's, so it is not compared
-    both = [k for k in recs_a if k in recs_b and _own_plan(recs_a[k]) and _own_plan(recs_b[k])]
+    both = sorted(k for k in recs_a
+                  if k in recs_b and _own_plan(recs_a[k]) and _own_plan(recs_b[k]))
     len_a = [len(recs_a[k].result_dict().get("plan", [])) for k in both]
     len_b = [len(recs_b[k].result_dict().get("plan", [])) for k in both]
     lengths = {"both_verified": len(both),
@@ -576,12 +578,21 @@ def autotos_section(records: list[UnitRecord]) -> tuple[str, dict | None]:
     return "\n" + autotos_markdown(runs), aggregate(runs)
 
 
+def in_unit_order(records: Iterable[UnitRecord]) -> list[UnitRecord]:
+    """The records sorted by unit id (unique in a store, and a hash of what the
+    unit is, not of when it ran). The report computes every figure from the
+    units in this order, so the same units stored in another order (a re-run
+    unit moves its row to the end) give the same report, to the last digit of
+    a float sum and the order of every listed unit."""
+    return sorted(records, key=lambda r: r.id)
+
+
 def write_report(directory: str | Path, *,
                  compare_arms: tuple[str, str] | list[tuple[str, str]] | None = None
                  ) -> dict[str, Path]:
     out = Path(directory)
     store = RunStore(out, create=False)
-    records, left_out = judged_before_typing(list(store.records()))
+    records, left_out = judged_before_typing(in_unit_order(store.records()))
     summaries = summarize(records)
     arms = [compare_arms] if isinstance(compare_arms, tuple) else list(compare_arms or [])
     comparisons = [compare(records, a, b) for a, b in arms]

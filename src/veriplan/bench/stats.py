@@ -50,12 +50,16 @@ def cohens_h(p1: float, p2: float) -> float:
 
 def bootstrap_mean_interval(values: Sequence[float], *, reps: int = 2000,
                             confidence: float = 0.95, seed: int = 0) -> tuple[float, float]:
-    """Percentile bootstrap interval for the mean."""
-    if not values:
+    """Percentile bootstrap interval for the mean, a function of the values as
+    a multiset: the resamples are drawn from the values sorted, so the same
+    values in any order (units read from a store in another order) give the
+    same interval. A NaN among the values gives (nan, nan), as its mean is."""
+    if not values or any(math.isnan(v) for v in values):
         return (math.nan, math.nan)
+    pool = sorted(values)
     rng = random.Random(seed)
-    n = len(values)
-    means = sorted(sum(rng.choices(values, k=n)) / n for _ in range(reps))
+    n = len(pool)
+    means = sorted(sum(rng.choices(pool, k=n)) / n for _ in range(reps))
     lo = means[int((1 - confidence) / 2 * reps)]
     hi = means[min(reps - 1, int((1 + confidence) / 2 * reps))]
     return (lo, hi)
