@@ -14,7 +14,8 @@ call, a verification call per generated state and keys made of the sorted
 element strings (the design of IBM/AutoToS src/utils/search.py, re-written
 here). ``--before REV`` also runs veriplan's tree at git revision REV the same
 way, in the same run (what a change did to the ratio). Target (issue 36):
-the peer's time / ours >= 5.
+the peer's time / ours >= 5, printed at the end with the ratios of every run (wall
+time; with ``--cpu`` CPU time too) and met or not met.
 
 ``--cpu`` also counts CPU time, which a loaded machine distorts less than wall
 time: the peer's (in process), and ours as the parent's plus the sandbox
@@ -45,6 +46,7 @@ from io import BytesIO
 from pathlib import Path
 
 import common
+from targets import Target, span
 from veriplan.domains.autotos import get_domain
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -269,6 +271,8 @@ def main() -> None:
             head += f" veriplan at {args.before} | its ratio |"
         print(f"\n{head}\n|{'---|' * (head.count('|') - 1)}")
         cpu_rows = []
+        ratios: dict[str, list[float]] = {"wall": [], "CPU": []}
+        before_ratios: dict[str, list[float]] = {"wall": [], "CPU": []}
         for r in range(1, args.repeats + 1):
             t0, c0 = time.perf_counter(), time.process_time()
             solved = sum(peer_bfs(i.init, ns["succ"], ns["goal"], check) is not None
@@ -284,10 +288,17 @@ def main() -> None:
                 assert old["valid"] == new["valid"] and old["calls"] == new["calls"], old
                 row += f" {old['seconds']:.2f} s | {peer / old['seconds']:.2f}x |"
             print(row, flush=True)
+            ratios["wall"].append(peer / new["seconds"])
+            if old:
+                before_ratios["wall"].append(peer / old["seconds"])
             if args.cpu:
-                cpu_rows.append(cpu_row(r, peer_cpu, ours(ROOT / "src", args.data_dir, "process"),
-                                        ours(before, args.data_dir, "process") if before
-                                        else None, new))
+                proc = ours(ROOT / "src", args.data_dir, "process")
+                old_proc = ours(before, args.data_dir, "process") if before else None
+                cpu_rows.append(cpu_row(r, peer_cpu, proc, old_proc, new))
+                ratios["CPU"].append(peer_cpu / (proc["cpu"] + proc["child_cpu"]))
+                if old_proc:
+                    before_ratios["CPU"].append(
+                        peer_cpu / (old_proc["cpu"] + old_proc["child_cpu"]))
         if cpu_rows:
             head = ("| run | peer CPU | veriplan CPU: parent + child | CPU ratio |"
                     + (f" at {args.before}: parent + child | its CPU ratio |" if before else ""))
@@ -297,6 +308,12 @@ def main() -> None:
               f"{new['valid']}/{new['instances']} solved and validated by veriplan "
               f"({new['calls']} calls of the generated functions); load average at the end "
               f"{os.getloadavg()[0]:.2f}, {time.strftime('%H:%M')}")
+        target = Target("target (issue 36), the peer's time / veriplan's, checks on, "
+                        f"over {args.repeats} run(s)", 5)
+        print(target.line({k: v for k, v in ratios.items() if v}))
+        if before:
+            print(f"  (veriplan at {args.before}: "
+                  + ", ".join(f"{k} {span(v)}" for k, v in before_ratios.items() if v) + ")")
     if args.parts:
         parts(domain, data, args.repeats)
 
