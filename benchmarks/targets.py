@@ -5,9 +5,9 @@ A target is a ratio against a peer (the peer's cost over ours) that must reach
 orders, runs). It is met only when every ratio given reaches it; a measure given no
 ratio at all is not met (nothing was measured).
 
-    >>> t = Target("VAL per problem / --batch, every line order", 10)
+    >>> t = Target("VAL per problem / --batch", 10)
     >>> t.line({"wall": [42.8, 39.3], "CPU": [23.4, 9.9]})
-    'VAL per problem / --batch, every line order >= 10x: wall 39.3-42.8x, CPU 9.9-23.4x: not met'
+    'VAL per problem / --batch >= 10x: wall 39.30-42.80x, CPU 9.90-23.40x: not met'
 """
 
 from __future__ import annotations
@@ -44,8 +44,9 @@ class Target:
 
 
 def span(ratios: Sequence[float]) -> str:
-    """``1.2x``, ``1.2-3.4x`` (lowest to highest) or ``none`` for no ratio."""
+    """``1.23x``, ``1.23-3.45x`` (lowest to highest; two decimals, so that 9.96x is not
+    shown as the 10x it misses) or ``none`` for no ratio."""
     if not ratios:
         return "none"
     lo, hi = min(ratios), max(ratios)
-    return f"{lo:.1f}x" if f"{lo:.1f}" == f"{hi:.1f}" else f"{lo:.1f}-{hi:.1f}x"
+    return f"{lo:.2f}x" if f"{lo:.2f}" == f"{hi:.2f}" else f"{lo:.2f}-{hi:.2f}x"

@@ -37,8 +37,12 @@ def test_met_needs_every_ratio_of_every_measure_at_the_target(targets):
 def test_line_gives_each_measure_its_range_and_the_verdict(targets):
     t = targets.Target("the peer's time / veriplan's", 5)
     assert t.line({"wall": [2.17, 2.96, 2.5], "CPU": [2.23]}) == (
-        "the peer's time / veriplan's >= 5x: wall 2.2-3.0x, CPU 2.2x: not met")
-    assert t.line({"wall": [5.0, 7.25]}) == "the peer's time / veriplan's >= 5x: wall 5.0-7.2x: met"
+        "the peer's time / veriplan's >= 5x: wall 2.17-2.96x, CPU 2.23x: not met")
+    assert t.line({"wall": [5.0, 7.0]}) == (
+        "the peer's time / veriplan's >= 5x: wall 5.00-7.00x: met")
+    assert targets.span([9.996]) == "10.00x"  # rounded for show only:
+    assert not t.met({"wall": [4.996]})  # the verdict is on the ratio itself
+    assert targets.span([1.234, 1.2341]) == "1.23x"
     assert targets.span([]) == "none"
 
 
