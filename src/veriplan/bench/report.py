@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from veriplan.bench.plotting import pyplot, save_figure
 from veriplan.bench.stats import (
     bootstrap_mean_interval,
     cohens_h,
@@ -376,18 +377,8 @@ def _legend(ax: Any, fontsize: int) -> None:
         ax.legend(fontsize=fontsize)
 
 
-def _save(fig, out: Path, name: str, names: list[str]) -> None:
-    import matplotlib.pyplot as plt
-
-    fig.tight_layout()
-    fig.savefig(out / name, dpi=110)
-    plt.close(fig)
-    names.append(name)
-
-
 def _analysis_plots(analyses: list[dict], out: Path) -> list[str]:
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     if not analyses:
         return []
     names = []
@@ -399,7 +390,7 @@ def _analysis_plots(analyses: list[dict], out: Path) -> list[str]:
     ax.set_xlabel("attempt budget k")
     ax.set_ylabel("model-solved within k attempts (%)")
     _legend(ax, 6)
-    _save(fig, out, "retry_benefit.png", names)
+    names.append(save_figure(fig, out, "retry_benefit.png"))
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for a in analyses:
         h = sorted((int(k), v) for k, v in a["hazard"].items())
@@ -408,7 +399,7 @@ def _analysis_plots(analyses: list[dict], out: Path) -> list[str]:
     ax.set_xlabel("plan step t")
     ax.set_ylabel("hazard h(t)")
     _legend(ax, 6)
-    _save(fig, out, "hazard.png", names)
+    names.append(save_figure(fig, out, "hazard.png"))
     kinds = sorted({k for a in analyses for k in a["failures"]})
     fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(analyses)), 4.5))
     bottom = [0] * len(analyses)
@@ -421,7 +412,7 @@ def _analysis_plots(analyses: list[dict], out: Path) -> list[str]:
     ax.set_ylabel("units not solved by the model")
     if kinds:
         _legend(ax, 7)
-    _save(fig, out, "failure_composition.png", names)
+    names.append(save_figure(fig, out, "failure_composition.png"))
     fig, ax = plt.subplots(figsize=(7, 4.5))
     p50 = [a["runtime"]["p50"] for a in analyses]
     p90 = [a["runtime"]["p90"] for a in analyses]
@@ -433,7 +424,7 @@ def _analysis_plots(analyses: list[dict], out: Path) -> list[str]:
     ax.set_xticks(list(xs), [_label(a).replace(" ", "\n", 3) for a in analyses], fontsize=6)
     ax.set_ylabel("seconds per unit")
     _legend(ax, 7)
-    _save(fig, out, "runtime.png", names)
+    names.append(save_figure(fig, out, "runtime.png"))
     sized = [a for a in analyses if a.get("by_size")]
     if sized:  # like Figure 6 of the DRIP paper: accuracy per size, overall dotted
         fig, ax = plt.subplots(figsize=(7, 4.5))
@@ -448,7 +439,7 @@ def _analysis_plots(analyses: list[dict], out: Path) -> list[str]:
         ax.set_ylabel("verified (%)")
         ax.set_ylim(-2, 102)
         _legend(ax, 6)
-        _save(fig, out, "accuracy_by_size.png", names)
+        names.append(save_figure(fig, out, "accuracy_by_size.png"))
     pairs = sorted([(a, x) for a in analyses for x in a["npmi"]], key=lambda t: -t[1][2])[:8]
     pairs += sorted([(a, x) for a in analyses for x in a.get("npmi_negative", [])],
                     key=lambda t: t[1][2])[:8]
@@ -460,7 +451,7 @@ def _analysis_plots(analyses: list[dict], out: Path) -> list[str]:
                       fontsize=6)
         ax.axvline(0, color="black", linewidth=0.5)
         ax.set_xlabel("NPMI (failing action, missing predicate)")
-        _save(fig, out, "npmi.png", names)
+        names.append(save_figure(fig, out, "npmi.png"))
     _distribution_plots(analyses, out, names)
     return names
 
@@ -468,8 +459,7 @@ def _analysis_plots(analyses: list[dict], out: Path) -> list[str]:
 def _distribution_plots(analyses: list[dict], out: Path, names: list[str]) -> None:
     """Figures 10-12 of the closed-loop paper: actions and predicates in
     simulation (successful against failed attempts), and first failing steps."""
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     shown = [a for a in analyses if any(a.get("actions", {}).values())]
     for key, title in (("actions", "action"), ("predicates", "predicate")):
         if not shown:
@@ -488,7 +478,7 @@ def _distribution_plots(analyses: list[dict], out: Path, names: list[str]) -> No
             ax.set_title(_label(a), fontsize=6)
             _legend(ax, 6)
         axes[0][0].set_ylabel(f"{title} occurrences in simulation")
-        _save(fig, out, f"{title}_distribution.png", names)
+        names.append(save_figure(fig, out, f"{title}_distribution.png"))
     stepped = [a for a in analyses if a.get("steps")]
     if stepped:
         fig, ax = plt.subplots(figsize=(7, 4.5))
@@ -499,15 +489,11 @@ def _distribution_plots(analyses: list[dict], out: Path, names: list[str]) -> No
         ax.set_xlabel("step of the first failure")
         ax.set_ylabel("failed attempts")
         _legend(ax, 6)
-        _save(fig, out, "step_distribution.png", names)
+        names.append(save_figure(fig, out, "step_distribution.png"))
 
 
 def _plots(summaries: list[GroupSummary], out: Path) -> list[str]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     if not summaries:
         return []
     labels = [f"{s.method}\n{s.model}\n{s.dataset}" for s in summaries]
@@ -520,13 +506,12 @@ def _plots(summaries: list[GroupSummary], out: Path) -> list[str]:
     ax.set_xticks(range(len(rates)), labels, fontsize=7)
     ax.set_ylabel("plans the model solved (%), Wilson 95%")
     ax.set_ylim(0, 100)
-    names: list[str] = []
-    _save(fig, out, "verified_rate.png", names)
+    names = [save_figure(fig, out, "verified_rate.png")]
     fig, ax = plt.subplots(figsize=(max(6, 1.6 * len(summaries)), 4.5))
     ax.bar(range(len(summaries)), [s.mean_tokens for s in summaries], color="#dd8452")
     ax.set_xticks(range(len(summaries)), labels, fontsize=7)
     ax.set_ylabel("mean tokens per unit")
-    _save(fig, out, "tokens.png", names)
+    names.append(save_figure(fig, out, "tokens.png"))
     return names
 
 

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from veriplan.bench.plotting import pyplot, save_figure
 from veriplan.bench.stats import mcnemar, wilson_interval
 from veriplan.bench.store import UnitRecord
 from veriplan.methods.aec.controller import QUERY_AMBIGUOUS, QUERY_UNCERTAIN, SIMULATE
@@ -688,11 +689,7 @@ def _refinement_md(rows: list[RefinementRow]) -> list[str]:
 
 def _plot_iterations(rows: list[IterationRow], out: Path,
                      name: str = "aec_iterations.png") -> list[str]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 4))
     several = len({r.model for r in rows}) > 1  # then each line names its model
     for r in rows:
@@ -706,10 +703,7 @@ def _plot_iterations(rows: list[IterationRow], out: Path,
     ax.set_xticks(range(max(len(r.success_by_iteration) for r in rows)))
     ax.set_title("Success by iteration")
     ax.legend(fontsize=6)
-    fig.tight_layout()
-    fig.savefig(out / name, dpi=110)
-    plt.close(fig)
-    return [name]
+    return [save_figure(fig, out, name)]
 
 
 # ----- where the decisions went ----------------------------------------------------------------

@@ -24,6 +24,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from veriplan.bench.plotting import pyplot, save_figure
 from veriplan.bench.report_aec import (
     Arm,
     Episode,
@@ -195,11 +196,7 @@ def ablation_rows(rows: list[ControlledRow]) -> list[AblationRow]:
 
 
 def _plot_ablation(rows: list[AblationRow], out: Path) -> list[str]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
     names = [name for name, _ in ABLATIONS]
     width = 0.8 / max(1, len(rows))
@@ -219,11 +216,7 @@ def _plot_ablation(rows: list[AblationRow], out: Path) -> list[str]:
         ax.set_ylabel(what)
     axes[0].legend(fontsize=6)
     fig.suptitle("AEC ablations with controlled models (Figure 1's layout)", fontsize=9)
-    fig.tight_layout()
-    name = "aec_controlled_ablation.png"
-    fig.savefig(out / name, dpi=110)
-    plt.close(fig)
-    return [name]
+    return [save_figure(fig, out, "aec_controlled_ablation.png")]
 
 
 @dataclass(frozen=True)
@@ -264,11 +257,7 @@ def axis_rows(rows: list[ControlledRow]) -> list[AxisRow]:
 
 
 def _plot_axis(rows: list[AxisRow], out: Path) -> list[str]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
     for r in rows:
         label = (f"{r.method} ({r.config}), g={r.g}, acc={r.acc} {r.conf}")
@@ -284,11 +273,7 @@ def _plot_axis(rows: list[AxisRow], out: Path) -> list[str]:
         ax.set_xlabel("planner's precondition-error rate p")
     axes[1].legend(fontsize=5)
     fig.suptitle("AEC and its baselines along p (controlled models)", fontsize=9)
-    fig.tight_layout()
-    name = "aec_controlled_p.png"
-    fig.savefig(out / name, dpi=110)
-    plt.close(fig)
-    return [name]
+    return [save_figure(fig, out, "aec_controlled_p.png")]
 
 
 @dataclass(frozen=True)
@@ -360,11 +345,7 @@ def _goal_form_md(rows: list[GoalFormRow]) -> list[str]:
 def _plot_queries_success(rows: list[ControlledRow], out: Path, name: str) -> list[str]:
     """Success against queries per episode, one point per configuration and
     model (the query-efficiency claim: fewer queries at equal success)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(7.5, 4.2))
     markers = "osD^vP*X"
     models = sorted({r.model for r in rows})
@@ -381,10 +362,7 @@ def _plot_queries_success(rows: list[ControlledRow], out: Path, name: str) -> li
     ax.set_ylim(-2, 102)
     ax.legend(fontsize=5, loc="lower right")
     fig.suptitle("Controlled models on ScienceWorld: success against queries", fontsize=9)
-    fig.tight_layout()
-    fig.savefig(out / name, dpi=110)
-    plt.close(fig)
-    return [name]
+    return [save_figure(fig, out, name)]
 
 
 def controlled_section(eps: list[Episode], out: Path

@@ -17,6 +17,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from veriplan.bench.plotting import pyplot, save_figure
 from veriplan.bench.stats import mcnemar, wilson_interval
 from veriplan.bench.store import UnitRecord
 
@@ -113,11 +114,7 @@ def pairs(us: list[Unit]) -> list[dict]:
 
 
 def _plot(table: list[dict], out: Path) -> list[str]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     datasets = sorted({r["dataset"] for r in table})
     arms = sorted({r["arm"] for r in table})
     fig, axes = plt.subplots(2, len(datasets), figsize=(6 * len(datasets), 8), squeeze=False)
@@ -142,11 +139,7 @@ def _plot(table: list[dict], out: Path) -> list[str]:
         axes[1][j].set_ylabel("mean per task")
         axes[0][j].legend(fontsize=7)
     fig.suptitle("Controlled-model results (controlled-plan backend), not model results")
-    fig.tight_layout()
-    name = "controlled_closedloop_drip.png"
-    fig.savefig(out / name, dpi=110)
-    plt.close(fig)
-    return [name]
+    return [save_figure(fig, out, "controlled_closedloop_drip.png")]
 
 
 def section(records: list[UnitRecord], out: Path) -> tuple[str, dict | None, list[str]]:

@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from veriplan.bench.plotting import pyplot, save_figure
 from veriplan.bench.stats import PairedComparison, mcnemar, wilson_interval
 from veriplan.bench.store import UnitRecord
 from veriplan.domains.hidden.metrics import judgement
@@ -390,11 +391,7 @@ def _by_k_plot(rows: list[ByKRow], out: Path, method: str = "sqbcp") -> list[str
     mine = [r for r in rows if r.method == method]
     if len({r.k for r in mine}) < 2:
         return []
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     datasets = sorted({r.dataset for r in mine})
     fig, axes = plt.subplots(1, len(datasets), figsize=(4 * len(datasets), 3.4), squeeze=False)
     for j, d in enumerate(datasets):
@@ -410,11 +407,7 @@ def _by_k_plot(rows: list[ByKRow], out: Path, method: str = "sqbcp") -> list[str
     axes[0][0].set_ylabel(f"{method} verified (%)")
     axes[0][-1].legend(fontsize=6)
     fig.suptitle(f"Controlled model: {method}'s success by k", fontsize=9)
-    fig.tight_layout()
-    name = "controlled_sqbcp_by_k.png"
-    fig.savefig(out / name, dpi=110)
-    plt.close(fig)
-    return [name]
+    return [save_figure(fig, out, "controlled_sqbcp_by_k.png")]
 
 
 def controlled_pairs(records: list[UnitRecord]) -> list[Pair]:
@@ -488,11 +481,7 @@ def controlled_section(records: list[UnitRecord], out: Path) -> tuple[str, list[
 
 
 def _controlled_plot(table: list[ControlledRow], out: Path) -> list[str]:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     datasets = sorted({r.dataset for r in table})
     fig, axes = plt.subplots(2, len(datasets), figsize=(4 * len(datasets), 6), squeeze=False)
     for j, d in enumerate(datasets):
@@ -509,22 +498,14 @@ def _controlled_plot(table: list[ControlledRow], out: Path) -> list[str]:
     axes[0][-1].legend(fontsize=6)
     fig.suptitle("Controlled model: violations and success against p (pooled over k)",
                  fontsize=9)
-    fig.tight_layout()
-    name = "controlled_sqbcp.png"
-    fig.savefig(out / name, dpi=110)
-    plt.close(fig)
-    return [name]
+    return [save_figure(fig, out, "controlled_sqbcp.png")]
 
 
 def _plot(table: list[HiddenRow], out: Path) -> list[str]:
     series = [r for r in table if r.by_hidden and (r.hypotheses or r.queries)]
     if not series:
         return []
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 4))
     for r in series:
         xs = sorted(r.by_hidden)
@@ -536,8 +517,4 @@ def _plot(table: list[HiddenRow], out: Path) -> list[str]:
     ax.set_ylabel("per task (mean)")
     ax.set_title("Queries and hypotheses against missing preconditions")
     ax.legend(fontsize=6)
-    fig.tight_layout()
-    name = "hidden_queries_hypotheses.png"
-    fig.savefig(out / name, dpi=110)
-    plt.close(fig)
-    return [name]
+    return [save_figure(fig, out, "hidden_queries_hypotheses.png")]
