@@ -71,6 +71,7 @@ from pathlib import Path
 import jinja2
 
 import common
+from targets import Target
 from veriplan.llm.backends.llamacpp import MIN_PROMPT_BATCH, LlamaCppBackend, _common_prefix
 from veriplan.llm.types import LLMRequest, Message
 from veriplan.methods.aec.domain import Key, env_model, show
@@ -541,6 +542,7 @@ def count(work: list[tuple[str, list[Unit]]], cache_mb: int, model: str | None) 
         return vocab.tokenize(text.encode(), add_bos=False, special=True)
 
     cap = (cache_mb << 20) // (28 << 10)
+    tokens: dict[str, float] = {}  # method -> prompt tokens read before / after
     print(f"{'method':12s} {'units':>5s} {'calls':>5s} {'left out':>8s} {'sent':>8s} "
           f"{'before':>8s} {'new layout':>10s} {'old+cache':>9s} {'after':>8s} "
           f"{'before/after':>12s} {'sent/after':>10s} {'floor':>7s} {'1st before':>10s} "
@@ -574,6 +576,15 @@ def count(work: list[tuple[str, list[Unit]]], cache_mb: int, model: str | None) 
               f"{r['layout']:10d} {r['oldcache']:9d} {r['after']:8d} "
               f"{r['before'] / max(r['after'], 1):11.2f}x {sent / max(r['after'], 1):9.2f}x "
               f"{r['floor']:7d} {first['before']:10d} {first['after']:9d}", flush=True)
+        tokens[method] = r["before"] / max(r["after"], 1)
+    print("targets (issue 36), counted:")
+    for method, ratio in tokens.items():
+        print(f"  {method}: {TOKENS.line({'counted': [ratio]})}")
+
+
+#: Issue 36 part 3's targets: prompt tokens read before / after, seconds a unit before / after.
+TOKENS = Target("prompt tokens read, before / after", 2)
+TIME = Target("seconds a unit, before / after", 1.5)
 
 
 # ----- the model ---------------------------------------------------------------------------
@@ -603,6 +614,7 @@ def run_model(work: list[tuple[str, list[Unit]]], args) -> None:  # type: ignore
           f"{'read layout':>11s} {'read after':>10s} {'ratio':>6s} {'s/unit before':>13s} "
           f"{'s/unit layout':>13s} {'s/unit after':>12s} {'ratio':>6s} same answers")
     turn = 0
+    met: dict[str, tuple[str, str, str]] = {}
     for method, units in work:
         system = SYSTEMS.get(method)
         tot = {k: [0, 0, 0.0, 0.0] for k in ("before", "layout", "after")}
@@ -641,6 +653,12 @@ def run_model(work: list[tuple[str, list[Unit]]], args) -> None:  # type: ignore
         print(f"{'':12s} CPU seconds a unit: before {b[3] / n:.1f}, layout "
               f"{f'{lay[3] / n:.1f}' if laid else '-'}, after {a[3] / n:.1f}, before/after "
               f"{b[3] / max(a[3], 1e-9):.2f}x", flush=True)
+        met[method] = (TOKENS.line({"replayed": [b[1] / max(a[1], 1)]}),
+                       TIME.line({"wall": [b[2] / max(a[2], 1e-9)],
+                                  "CPU": [b[3] / max(a[3], 1e-9)]}),
+                       f"same answers, cache off / on: {same}/{total}: "
+                       + ("met" if total and same == total else "not shown" if not total
+                          else "not met"))
     stats = copies["after"].cache_stats() if "after" in copies else {
         "states": 0, "bytes": 0, "hits": 0, "misses": 0}
     print(f"load average {load0[0]:.1f} / {load0[1]:.1f} at the start, "
@@ -648,6 +666,9 @@ def run_model(work: list[tuple[str, list[Unit]]], args) -> None:  # type: ignore
           f"{args.max_tokens} answer tokens; cache {args.cache_mb} MB: {stats['states']} "
           f"states, {stats['bytes'] / (1 << 20):.0f} MB held at the end, "
           f"{stats['hits']} hits, {stats['misses']} misses")
+    print("targets (issue 36), this replay:")
+    for method, lines in met.items():
+        print("\n".join(f"  {method}: {line}" for line in lines))
 
 
 def main() -> int:
