@@ -54,6 +54,12 @@ def smol(smollm2):
                            prefix_cache_mb=32)
 
 
+def test_the_thread_count_reads_the_prompt_too(smol):
+    # n_threads=1 must hold for the prompt as well as for the answer: a benchmark's
+    # CPU seconds with one thread count the work only if no second thread spins.
+    assert smol._llm.n_threads == 1 and smol._llm.n_threads_batch == 1
+
+
 def ask(backend, text: str):
     return backend.complete(LLMRequest((Message("user", text),), temperature=0.0,
                                        max_tokens=1, seed=0))

@@ -187,11 +187,15 @@ class LlamaCppBackend:
         # llama-cpp-python's own default decodes on half the CPUs (it assumes two
         # hardware threads per core); on a 2-CPU machine that is one thread, and
         # decoding is 1.5x faster on both (benchmarks/llamacpp_threads.py).
+        # The same count reads the prompt: llama-cpp-python would read it on every CPU
+        # (its n_threads_batch default), so n_threads=1 still took both cores.
         n_threads = n_threads or usable_cpus()
         self.prefix_cache_mb = prefix_cache_size_mb(prefix_cache_mb)
         try:
             self._llm = _llama_class(llama_cpp)(model_path=str(path), n_ctx=n_ctx,
-                                                n_threads=n_threads, verbose=False, seed=0)
+                                                n_threads=n_threads,
+                                                n_threads_batch=n_threads, verbose=False,
+                                                seed=0)
         except (ValueError, RuntimeError) as exc:
             raise BackendError(f"llama.cpp could not load {path}: {exc}") from None
         self.cache: PrefixStateCache | None = None
