@@ -484,13 +484,19 @@ def _controlled_plot(table: list[ControlledRow], out: Path) -> list[str]:
     plt = pyplot()
     datasets = sorted({r.dataset for r in table})
     fig, axes = plt.subplots(2, len(datasets), figsize=(4 * len(datasets), 6), squeeze=False)
+    # One line per method and setting apart from p (e.g. omit=pre): points of two error
+    # models at the same p are never joined.
+    rest = {r.setting: r.setting.split(", ")[1:] for r in table}
+    common = set.intersection(*(set(v) for v in rest.values()))
     for j, d in enumerate(datasets):
-        for method in sorted({r.method for r in table if r.dataset == d}):
-            rs = sorted((r for r in table if r.dataset == d and r.method == method),
-                        key=lambda r: r.setting)
+        lines: dict[str, list[ControlledRow]] = defaultdict(list)
+        for r in sorted((r for r in table if r.dataset == d), key=lambda r: r.setting):
+            extra = [x for x in rest[r.setting] if x not in common]
+            lines[f"{r.method} ({', '.join(extra)})" if extra else r.method].append(r)
+        for label, rs in sorted(lines.items()):
             xs = [float(r.setting.split(",")[0].split("=")[1]) for r in rs]
-            axes[0][j].plot(xs, [100 * r.violation_rate for r in rs], "o-", label=method)
-            axes[1][j].plot(xs, [100 * r.success for r in rs], "o-", label=method)
+            axes[0][j].plot(xs, [100 * r.violation_rate for r in rs], "o-", label=label)
+            axes[1][j].plot(xs, [100 * r.success for r in rs], "o-", label=label)
         axes[0][j].set_title(d, fontsize=9)
         axes[1][j].set_xlabel("p (omission rate)")
     axes[0][0].set_ylabel("violation rate (%)")
