@@ -488,6 +488,8 @@ def _controlled_plot(table: list[ControlledRow], out: Path) -> list[str]:
     # models at the same p are never joined.
     rest = {r.setting: r.setting.split(", ")[1:] for r in table}
     common = set.intersection(*(set(v) for v in rest.values()))
+    for ax in axes.flat:  # more series than the default cycle's 10 colours
+        ax.set_prop_cycle(color=plt.get_cmap("tab20").colors)
     for j, d in enumerate(datasets):
         lines: dict[str, list[ControlledRow]] = defaultdict(list)
         for r in sorted((r for r in table if r.dataset == d), key=lambda r: r.setting):
