@@ -114,6 +114,7 @@ METHODS: Registry[MethodSpec] = Registry("method", {
     "hidden-tot": "veriplan.methods.baselines.hidden:TOT",
     "hidden-react": "veriplan.methods.baselines.hidden:REACT",
     "self-ask": "veriplan.methods.baselines.hidden:SELF_ASK",
+    "hidden-tos": "veriplan.methods.baselines.hidden_tos:TOS",  # hidden-fact PDDL only
     "aec": "veriplan.methods.aec",
     "aec-direct": "veriplan.methods.aec.baselines:DIRECT",
     "aec-react": "veriplan.methods.aec.baselines:REACT",

@@ -129,7 +129,7 @@ REPORTED_BY: Mapping[str, tuple[type[StrEnum], ...]] = {
     "react": (ReactFailure, OnTaskFailure),
     "autotos": (AutoToSFailure,),
     "sqbcp": _HIDDEN, "hidden-direct": _HIDDEN, "hidden-cot": _HIDDEN,
-    "hidden-tot": _HIDDEN, "hidden-react": _HIDDEN, "self-ask": _HIDDEN,
+    "hidden-tot": _HIDDEN, "hidden-react": _HIDDEN, "self-ask": _HIDDEN, "hidden-tos": _HIDDEN,
     "aec": _AEC, "aec-direct": _AEC, "aec-react": _AEC, "wkm": _AEC, "query-only": _AEC,
     "walle-standin": _AEC,
     "backprompt": (), "direct": (), "closed-loop": (),

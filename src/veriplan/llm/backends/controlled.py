@@ -30,11 +30,18 @@ on the same tasks are paired.
 
 The truth channel. The backend reads the task's truth (reference plan,
 latent preconditions with their truth and substitutes, objects) from the
-hidden-task datasets through :class:`Truth`: the prompt's "Goal:" line and
-its known-fact lines pick the task (``tasks=`` gives the tasks directly, for
-tests). That is the only channel: the truth reaches the method under test
-only as the steps and questions a model with these error rates would write;
-no answer names a hidden fact's truth, an id, or the oracle's wording.
+hidden-task datasets through :class:`Truth`: the prompt's "Goal:" line (on
+hidden-fact PDDL it names the objects too) picks the candidates, and what
+the prompt states picks among them (``tasks=`` gives the tasks directly, for
+tests). On hidden-fact PDDL a candidate must agree with every fact the
+prompt states (its known facts listed, each stated fact and each answer true
+in its initial state, after the listed planned steps); on the natural-language
+families the known facts come first, in order. A prompt that several tasks
+with different truths fit equally is refused (:class:`AmbiguousTaskError`):
+the model cannot know which one it plans for. That is the only channel: the
+truth reaches the method under test only as the steps and questions a model
+with these error rates would write; no answer names a hidden fact's truth,
+an id, or the oracle's wording.
 """
 
 from __future__ import annotations
@@ -46,10 +53,13 @@ import threading
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from veriplan.errors import BackendError, ConfigError
 from veriplan.llm.types import LLMRequest, LLMResponse
+
+if TYPE_CHECKING:
+    from veriplan.domains.hidden.task import HiddenTask
 
 DATASETS = ("sqbcp_recipes", "sqbcp_howto", "sqbcp_pddl_hidden")
 
@@ -92,8 +102,15 @@ def draw(settings: Settings, *parts: object) -> float:
     return random.Random(":".join(map(str, (settings.seed, *parts)))).random()
 
 
+class AmbiguousTaskError(BackendError):
+    """The prompt fits several hidden tasks whose truths differ (same goal
+    line, nothing stated that only one of them explains): the controlled model
+    cannot know which one it plans for."""
+
+
 class Truth:
-    """The explicit truth channel: hidden tasks by their prompt's goal line."""
+    """The explicit truth channel: hidden tasks by their prompt's goal line,
+    then by what the prompt states (see the module docstring)."""
 
     def __init__(self, tasks: Iterable[Any] | None = None,
                  datasets: Iterable[str] = DATASETS, data_dir: str | None = None,
@@ -135,8 +152,118 @@ class Truth:
             found = self._by_goal.get(goal, [])
         if not found:
             raise BackendError(f"controlled backend: no task with the goal {goal!r}")
+        if len(found) == 1:
+            return found[0]
+        best = _best_fits(found, prompt)
+        if len({_truth_of(t) for t in best}) > 1:
+            ids = ", ".join(t.id for t in best)
+            raise AmbiguousTaskError(
+                f"controlled backend: the prompt fits {len(best)} tasks equally ({ids}): "
+                f"the same goal line ({goal[:80]!r}) and nothing stated that only one of "
+                "them explains, but their hidden facts differ, so the controlled model "
+                "cannot know which to plan for; load fewer tasks (the sweep's `limit`, "
+                "or tasks= in code) so that one of them is not a candidate")
+        return best[0]
+
+
+def _best_fits(found: list[HiddenTask], prompt: str) -> list[HiddenTask]:
+    """The candidates that fit the prompt best (in dataset order)."""
+    if all(_is_pddl(t) for t in found):
+        ev = _PddlEvidence.of(prompt)
+        score = {t.id: ev.misfit(t) for t in found}
+    else:
         ordered = [line.lower() for line in _fact_lines(prompt)]
-        return max(found, key=lambda t: _fit(t, ordered))
+        score = {t.id: (-_fit(t, ordered),) for t in found}
+    low = min(score.values())
+    return [t for t in found if score[t.id] == low]
+
+
+def _truth_of(t: HiddenTask) -> tuple[object, ...]:
+    """What the controlled model's answers depend on, beyond the prompt."""
+    world = t.payload.get("closed_world") if t.payload else None
+    return (t.reference, tuple((p.subject, p.holds, p.substitutes) for p in t.latent),
+            tuple(sorted(world[0])) if world else ())
+
+
+def _is_pddl(t: HiddenTask) -> bool:
+    return bool(t.payload and t.payload.get("closed_world"))
+
+
+_YES = re.compile(r"\bYes: (.+?)\.(?=\s|$)", re.M)
+_NO = re.compile(r"\bNo: it is not so that (.+?)\.(?=\s|$)", re.M)
+
+
+@dataclass(frozen=True)
+class _PddlEvidence:
+    """What a hidden-fact PDDL prompt states: its fact lines (the state after
+    the planned steps it lists, when it lists them: SQ-BCP's forward prompt),
+    those steps, and the oracle's answers (about the initial state)."""
+
+    facts: tuple[tuple[str, bool], ...]  # (atom or words, holds)
+    steps: tuple[tuple[str, tuple[str, ...]], ...]
+    answers: tuple[tuple[str, bool], ...]
+    has_facts: bool
+
+    @classmethod
+    def of(cls, prompt: str) -> _PddlEvidence:
+        facts = []
+        for line in _fact_lines(prompt):
+            low = line.lower()
+            for neg in ("not so: ", "not "):
+                if low.startswith(neg):
+                    facts.append((low[len(neg):].strip(), False))
+                    break
+            else:
+                if low != "(none)":
+                    facts.append((low, True))
+        steps = []
+        for line in _planned(prompt):
+            body = line.split(".", 1)[-1].strip().lower()
+            if body.startswith("(") and body.endswith(")"):
+                name, *args = body[1:-1].split()
+                steps.append((name, tuple(args)))
+        answers = [(m.group(1).strip().lower(), True) for m in _YES.finditer(prompt)] + \
+            [(m.group(1).strip().lower(), False) for m in _NO.finditer(prompt)]
+        return cls(tuple(facts), tuple(steps), tuple(answers),
+                   re.search(r"^Known facts", prompt, re.M) is not None)
+
+    def misfit(self, t: HiddenTask) -> tuple[int, int]:
+        """(statements ``t``'s truth contradicts, known facts of ``t`` the
+        prompt leaves out): (0, 0) for the task the prompt was written for."""
+        from veriplan.domains.hidden.task import atom_key
+
+        init = {atom_key(a) or a for a in t.payload["closed_world"][0]}
+        words = {p.text.lower(): atom_key(p.subject) for p in t.latent}
+        now = _after(t, self.steps, init) if self.steps else init
+
+        def key(s: str) -> str | None:
+            return atom_key(s) or words.get(s)
+
+        wrong = sum((key(s) in now) != v for s, v in self.facts if key(s))
+        wrong += sum(key(s) is None or (key(s) in init) != v for s, v in self.answers)
+        stated = {key(s) for s, v in self.facts if v}
+        missing = sum(k in now and k not in stated
+                      for k in (atom_key(a) for a in t.known)) if self.has_facts else 0
+        return wrong, missing
+
+
+def _after(t: HiddenTask, steps: Iterable[tuple[str, tuple[str, ...]]], init: set[str]
+           ) -> set[str]:
+    """The atoms true after ``steps`` from ``t``'s true initial state, each
+    step's effects applied as the planner's own state takes them (whether or
+    not its precondition held); a step that names no action of the task is
+    skipped."""
+    from veriplan.domains.hidden.pddl_hidden import true_task
+
+    real = true_task(t.payload["domain"], t.payload["problem"])
+    objects = t.payload["closed_world"][2]
+    state = real.init
+    for name, args in steps:
+        schema = real.schemas.get(name)
+        if schema is None or len(schema.params) != len(args) or not set(args) <= objects:
+            continue
+        state = real.operator(name, args).apply(state)
+    return {str(a) for a in real.atoms(state)} if steps else init
 
 
 def _fit(task: Any, ordered: list[str]) -> int:
@@ -346,6 +473,215 @@ class Planner:
             return f"Thought: I must know this first.\nAction: Ask: {self.question(listed[0])}"
         return f"Thought: next step.\nAction: Step: {text}"
 
+    # ----- Thoughts of Search (hidden-fact PDDL) -----------------------------------------
+    def tos(self, prompt: str, may_ask: bool, sample: int = 0) -> str:
+        """The ToS answer: the questions :meth:`plan` would ask, else the
+        search components as code (:func:`tos_code`; the start state from
+        :meth:`tos_start`)."""
+        if not self.pddl:
+            return "This task's steps are free text: there is no state to search over."
+        first = self.plan(prompt, may_ask, sample)
+        if first.startswith("Ask:"):
+            return first
+        schemas = _schemas(prompt)
+        start = self.tos_start(prompt, schemas, sample)
+        objects = _objects(prompt) or self.objects
+        return "```python\n" + tos_code(schemas, objects, start, _goal_atoms(
+            prompt, schemas, objects)) + "```\n"
+
+    def tos_start(self, prompt: str, schemas: Mapping[str, Schema], sample: int = 0
+                  ) -> set[str]:
+        """The start state the model writes: what the procedure needs (the
+        atoms the reference plan's steps read before a step adds them, from
+        the prompt's action lines) and the atoms the prompt states (known
+        facts, answers) as holding, less those it states do not hold; then each
+        hidden fact the prompt does not state and that the model relies on
+        wrongly at its first step (omitted, with probability p_hidden, or,
+        where it may not ask, guessed wrong: the draws of :meth:`step`) is
+        confused, as a plan step is: the fact is replaced by the same fact
+        with one argument swapped for another object (:meth:`confused`)."""
+        holds, fails = _stated(prompt)
+        start = (_needs(self.ref, schemas) | holds) - fails
+        told = {p.id: _told(p, prompt) for p in self.t.latent}
+        for p in self.t.latent:
+            first = next((i for i in range(len(self.ref)) if p in self.involved(i)), None)
+            if told[p.id] or first is None:
+                continue
+            _, _, wrong = self.step(first, told, False, sample)
+            if p in wrong:
+                start.discard(p.subject)
+                start.add(self.confused(first, p))
+        return start
+
+    def confused(self, i: int, p: Any) -> str:
+        """``p``'s atom with one argument swapped for another object (the
+        draws :meth:`wrong` makes for step ``i``)."""
+        name, *args = p.subject.strip("()").split()
+        if not args or len(self.objects) < 2:
+            return p.subject
+        j = int(draw(self.s, self.t.id, "arg", i, p.id) * len(args))
+        others = [o for o in self.objects if o not in args] or \
+            [o for o in self.objects if o != args[j]]
+        args[j] = others[int(draw(self.s, self.t.id, "obj", i, p.id) * len(others))]
+        return "(" + " ".join([name, *args]) + ")"
+
+
+@dataclass(frozen=True)
+class Schema:
+    """An action as the prompt states it: parameters, precondition atoms
+    (positive and negated) and effects, with ?variables."""
+
+    params: tuple[str, ...]
+    pre: tuple[str, ...]
+    neg: tuple[str, ...]
+    add: tuple[str, ...]
+    delete: tuple[str, ...]
+
+
+_ATOM_TEXT = re.compile(r"\(\s*[\w-]+(?:\s+[?\w-]+)*\s*\)")
+
+
+def _sexp(text: str) -> list[Any]:
+    """``text``'s parenthesised terms as nested lists of tokens."""
+    stack: list[list[Any]] = [[]]
+    for tok in re.findall(r"[()]|[^\s()]+", text.lower()):
+        if tok == "(":
+            stack.append([])
+        elif tok == ")" and len(stack) > 1:
+            done = stack.pop()
+            stack[-1].append(done)
+        elif tok != ")":
+            stack[-1].append(tok)
+    return stack[0]
+
+
+def _atoms(terms: list[Any]) -> tuple[list[str], list[str]]:
+    """The positive and negated atoms of a conjunction (or effect list)."""
+    pos: list[str] = []
+    neg: list[str] = []
+    for t in terms:
+        if not isinstance(t, list) or not t:
+            continue
+        if t[0] == "and":
+            p, n = _atoms(t[1:])
+            pos += p
+            neg += n
+        elif t[0] == "not" and len(t) == 2 and isinstance(t[1], list):
+            neg.append("(" + " ".join(t[1]) + ")")
+        elif all(isinstance(x, str) for x in t):
+            pos.append("(" + " ".join(t) + ")")
+    return pos, neg
+
+
+def _schemas(prompt: str) -> dict[str, Schema]:
+    """The prompt's action lines, "- (name ?x ...) requires F; effects: E"."""
+    out = {}
+    for m in re.finditer(r"^- \(([\w-]+)([^)]*)\) requires (.*?); effects: (.*)$", prompt,
+                         re.M):
+        params = tuple(x for x in m.group(2).lower().split() if x.startswith("?"))
+        pre, neg = _atoms(_sexp(m.group(3)))
+        add, delete = _atoms(_sexp(m.group(4)))
+        out[m.group(1).lower()] = Schema(params, tuple(pre), tuple(neg), tuple(add),
+                                         tuple(delete))
+    return out
+
+
+def _ground(atom: str, binding: Mapping[str, str]) -> str:
+    return "(" + " ".join(binding.get(x, x) for x in atom[1:-1].split()) + ")"
+
+
+def _needs(reference: list[str], schemas: Mapping[str, Schema]) -> set[str]:
+    """The atoms the reference plan's steps read before a step adds them."""
+    added: set[str] = set()
+    needs: set[str] = set()
+    for step in reference:
+        name, *args = step.strip("()").lower().split()
+        a = schemas.get(name)
+        if a is None:
+            continue
+        b = dict(zip(a.params, args))
+        needs |= {g for x in a.pre if (g := _ground(x, b)) not in added}
+        added |= {_ground(x, b) for x in a.add}
+    return needs
+
+
+def _stated(prompt: str) -> tuple[set[str], set[str]]:
+    """The atoms the prompt states as holding and as not holding: its known
+    facts and the answers it shows ("Is it true that (x)? Yes: ..." / "No: ...")."""
+    from veriplan.domains.hidden.task import atom_key
+
+    holds: set[str] = set()
+    fails: set[str] = set()
+    for line in _fact_lines(prompt):
+        negated = line.lower().startswith("not ")
+        a = atom_key(line[4:] if negated else line)
+        if a:
+            (fails if negated else holds).add(a)
+    m = re.search(r"^Answers you were given:\n((?:- .*\n?)*)", prompt, re.M)
+    for line in (m.group(1).splitlines() if m else []):
+        question, _, answer = line[2:].partition("? ")
+        named = {k for x in _ATOM_TEXT.findall(question) if (k := atom_key(x))}
+        if len(named) == 1:
+            (holds if answer.lower().startswith("yes") else fails).update(named)
+    return holds, fails
+
+
+def _objects(prompt: str) -> list[str]:
+    m = re.search(r"The objects of the task: (.*)$", prompt, re.M)
+    return [o.strip() for o in m.group(1).split(",") if o.strip()] if m else []
+
+
+def _goal_atoms(prompt: str, schemas: Mapping[str, Schema], objects: list[str]) -> list[str]:
+    """The goal line's atoms (its words in brackets are not atoms: their first
+    word is no predicate of the actions)."""
+    m = re.search(r"^Goal: (.*?)(?:\. The objects of the task:.*)?$", prompt, re.M)
+    preds = {x[1:-1].split()[0] for a in schemas.values()
+             for x in (*a.pre, *a.neg, *a.add, *a.delete)}
+    found = [x.lower() for x in _ATOM_TEXT.findall(m.group(1) if m else "")]
+    return [x for x in dict.fromkeys(found)
+            if x[1:-1].split()[0] in preds and set(x[1:-1].split()[1:]) <= set(objects)]
+
+
+def tos_code(schemas: Mapping[str, Schema], objects: list[str], start: set[str],
+             goal: list[str]) -> str:
+    """The controlled model's search components: the actions as the prompt
+    states them (every object in every parameter: the prompt gives no types),
+    the start state it takes, and the goal's atoms."""
+    actions = tuple((n, a.params, a.pre, a.neg, a.add, a.delete) for n, a in schemas.items())
+    return f"""# Written from the task's actions (preconditions and effects as the prompt
+# states them), the known facts and the answers.
+from itertools import product
+
+OBJECTS = {tuple(objects)!r}
+# (name, parameters, preconditions, negated preconditions, adds, deletes)
+ACTIONS = {actions!r}
+START = frozenset({sorted(start)!r})
+GOAL = frozenset({sorted(goal)!r})
+
+
+def _ground(atom, binding):
+    return "(" + " ".join(binding.get(x, x) for x in atom[1:-1].split()) + ")"
+
+
+def initial_state():
+    return START
+
+
+def successor_states(state):
+    for name, params, pre, neg, add, delete in ACTIONS:
+        for args in product(OBJECTS, repeat=len(params)):
+            b = dict(zip(params, args))
+            if all(_ground(a, b) in state for a in pre) and \\
+                    not any(_ground(a, b) in state for a in neg):
+                gone = {{_ground(a, b) for a in delete}}
+                made = {{_ground(a, b) for a in add}}
+                yield "(" + " ".join((name, *args)) + ")", frozenset((state - gone) | made)
+
+
+def is_goal(state):
+    return GOAL <= state
+"""
+
 
 def _planned(prompt: str) -> list[str]:
     m = re.search(r"^Steps already planned:\n((?:\d+\. .*\n?)*)", prompt, re.M)
@@ -409,4 +745,6 @@ class ControlledBackend(ScriptedTruthBackend):
         if '"Step: <the next step' in prompt:
             return planner.react(prompt)
         may_ask = 'write only lines of the form "Ask:' in prompt
+        if "successor_states(state)" in prompt:  # Thoughts of Search (hidden-tos)
+            return planner.tos(prompt, may_ask, request.sample_index or 0)
         return planner.plan(prompt, may_ask, request.sample_index or 0)
