@@ -613,6 +613,8 @@ def _stated(prompt: str) -> tuple[set[str], set[str]]:
     holds: set[str] = set()
     fails: set[str] = set()
     for line in _fact_lines(prompt):
+        if line == "(none)":  # the template's line for no known facts
+            continue
         negated = line.lower().startswith("not ")
         a = atom_key(line[4:] if negated else line)
         if a:
