@@ -254,6 +254,7 @@ def _after(t: HiddenTask, steps: Iterable[tuple[str, tuple[str, ...]]], init: se
     not its precondition held); a step that names no action of the task is
     skipped."""
     from veriplan.domains.hidden.pddl_hidden import true_task
+    from veriplan.domains.hidden.task import atom_key
 
     real = true_task(t.payload["domain"], t.payload["problem"])
     objects = t.payload["closed_world"][2]
@@ -263,7 +264,7 @@ def _after(t: HiddenTask, steps: Iterable[tuple[str, tuple[str, ...]]], init: se
         if schema is None or len(schema.params) != len(args) or not set(args) <= objects:
             continue
         state = real.operator(name, args).apply(state)
-    return {str(a) for a in real.atoms(state)} if steps else init
+    return {atom_key(str(a)) or str(a) for a in real.atoms(state)}
 
 
 def _fit(task: Any, ordered: list[str]) -> int:
@@ -735,11 +736,12 @@ class ControlledBackend(ScriptedTruthBackend):
     def answer(self, prompt: str, request: LLMRequest) -> str:
         if "Here are candidate plans:" in prompt:  # the ToT vote
             return "Best: 1"
+        if request.schema is not None and (
+                "preparatory step" in prompt or "needs this, which is not known" in prompt
+                or "Working backwards" in prompt):  # answered without the task's truth
+            return json.dumps({"hypotheses": []})
         planner = Planner(self.truth.find(prompt), self.settings)
         if request.schema is not None:
-            if "preparatory step" in prompt or "needs this, which is not known" in prompt \
-                    or "Working backwards" in prompt:
-                return json.dumps({"hypotheses": []})
             m = re.search(r"Propose up to (\d+)", prompt)
             return planner.hypotheses(prompt, int(m.group(1)) if m else 1)
         if "Follow up:" in prompt:
