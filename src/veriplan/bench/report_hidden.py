@@ -474,7 +474,7 @@ def controlled_section(records: list[UnitRecord], out: Path) -> tuple[str, list[
             lines.append(f"| {r.dataset} | {r.setting} | {cells} |")
     by_k = controlled_by_k(records)
     lines += _by_k_md(by_k)
-    plots = _controlled_plot(table, out) + _by_k_plot(by_k, out)
+    plots = _controlled_plot(table, out) + _figure2_plot(fig2, out) + _by_k_plot(by_k, out)
     for p in plots:
         lines += ["", f"![{p}]({p})"]
     return "\n".join(lines) + "\n", plots
@@ -507,6 +507,33 @@ def _controlled_plot(table: list[ControlledRow], out: Path) -> list[str]:
     fig.suptitle("Controlled model: violations and success against p (pooled over k)",
                  fontsize=9)
     return [save_figure(fig, out, "controlled_sqbcp.png")]
+
+
+def _figure2_plot(rows: list[ControlledRow], out: Path) -> list[str]:
+    """The paper's Figure 2 for the controlled model: SQ-BCP's mean queries (top)
+    and hypotheses (bottom) per task against the number of hidden preconditions,
+    one panel per dataset, one line per setting (pooled over k)."""
+    if not rows:
+        return []
+    plt = pyplot()
+    datasets = sorted({r.dataset for r in rows})
+    fig, axes = plt.subplots(2, len(datasets), figsize=(4 * len(datasets), 6), squeeze=False)
+    for j, d in enumerate(datasets):
+        for r in sorted((r for r in rows if r.dataset == d), key=lambda r: r.setting):
+            xs = sorted(r.by_hidden)
+            axes[0][j].plot(xs, [r.by_hidden[x].queries for x in xs], "o-", label=r.setting)
+            axes[1][j].plot(xs, [r.by_hidden[x].hypotheses for x in xs], "s--",
+                            label=r.setting)
+        axes[0][j].set_title(d, fontsize=9)
+        axes[1][j].set_xlabel("hidden preconditions")
+        for ax in (axes[0][j], axes[1][j]):
+            ax.set_xticks(sorted({h for r in rows if r.dataset == d for h in r.by_hidden}))
+    axes[0][0].set_ylabel("queries per task (mean)")
+    axes[1][0].set_ylabel("hypotheses per task (mean)")
+    axes[0][-1].legend(fontsize=6)
+    fig.suptitle("Controlled model: SQ-BCP's queries and hypotheses against the hidden "
+                 "count (the paper's Figure 2; pooled over k)", fontsize=9)
+    return [save_figure(fig, out, "controlled_sqbcp_figure2.png")]
 
 
 def _plot(table: list[HiddenRow], out: Path) -> list[str]:
