@@ -42,3 +42,37 @@ def test_each_error_model_is_its_own_line(tmp_path, monkeypatch):
     assert "controlled_sqbcp.png" in plots
     lines = dict(drawn)  # the violation and the success panel draw the same series
     assert lines == {"sqbcp": [0.0, 0.2, 0.4], "sqbcp (omit=pre)": [0.2, 0.4]}
+
+
+def test_a_series_keeps_its_colour_in_every_panel_and_the_legend_names_all(tmp_path,
+                                                                          monkeypatch):
+    """A method on one dataset only (hidden-tos: hidden-fact PDDL) shifted the other
+    series' colours on that panel and was missing from the legend (drawn from the last
+    panel)."""
+    import dataclasses
+
+    tos = [dataclasses.replace(r, id=f"tos{r.id}", method="hidden-tos",
+                               dataset="sqbcp_pddl_hidden") for r in RECORDS]
+    pddl = [dataclasses.replace(r, id=f"p{r.id}", dataset="sqbcp_pddl_hidden")
+            for r in RECORDS]
+    colours: dict[str, set] = {}
+    legends: list[list[str]] = []
+    plot, legend = matplotlib.axes.Axes.plot, matplotlib.axes.Axes.legend
+
+    def spy(self, *args, **kwargs):
+        if "label" in kwargs:
+            colours.setdefault(kwargs["label"], set()).add(kwargs.get("color"))
+        return plot(self, *args, **kwargs)
+
+    def spy_legend(self, *args, **kwargs):
+        legends.append(list(args[1]) if len(args) > 1 else
+                       [t for t in self.get_legend_handles_labels()[1]])
+        return legend(self, *args, **kwargs)
+
+    monkeypatch.setattr(matplotlib.axes.Axes, "plot", spy)
+    monkeypatch.setattr(matplotlib.axes.Axes, "legend", spy_legend)
+    controlled_section(RECORDS + pddl + tos, tmp_path)
+    assert set(colours) == {"sqbcp", "sqbcp (omit=pre)", "hidden-tos", "hidden-tos (omit=pre)"}
+    assert all(len(c) == 1 and None not in c for c in colours.values()), colours
+    assert len({next(iter(c)) for c in colours.values()}) == 4
+    assert sorted(legends[-1]) == sorted(colours)

@@ -488,22 +488,31 @@ def _controlled_plot(table: list[ControlledRow], out: Path) -> list[str]:
     # models at the same p are never joined.
     rest = {r.setting: r.setting.split(", ")[1:] for r in table}
     common = set.intersection(*(set(v) for v in rest.values()))
-    for ax in axes.flat:  # more series than the default cycle's 10 colours
-        ax.set_prop_cycle(color=plt.get_cmap("tab20").colors)
-    for j, d in enumerate(datasets):
+    panels: dict[str, dict[str, list[ControlledRow]]] = {}
+    for d in datasets:
         lines: dict[str, list[ControlledRow]] = defaultdict(list)
         for r in sorted((r for r in table if r.dataset == d), key=lambda r: r.setting):
             extra = [x for x in rest[r.setting] if x not in common]
             lines[f"{r.method} ({', '.join(extra)})" if extra else r.method].append(r)
-        for label, rs in sorted(lines.items()):
+        panels[d] = lines
+    # one colour per series in every panel (tab20: more series than the default cycle's
+    # 10), and one legend naming every series (a method on one dataset only, as
+    # hidden-tos on PDDL, shifted the other panels' colours and missed the legend)
+    names = sorted({label for lines in panels.values() for label in lines})
+    colours = dict(zip(names, plt.get_cmap("tab20").colors * (len(names) // 20 + 1)))
+    handles = {}
+    for j, d in enumerate(datasets):
+        for label, rs in sorted(panels[d].items()):
             xs = [float(r.setting.split(",")[0].split("=")[1]) for r in rs]
-            axes[0][j].plot(xs, [100 * r.violation_rate for r in rs], "o-", label=label)
-            axes[1][j].plot(xs, [100 * r.success for r in rs], "o-", label=label)
+            handles[label], = axes[0][j].plot(xs, [100 * r.violation_rate for r in rs], "o-",
+                                              label=label, color=colours[label])
+            axes[1][j].plot(xs, [100 * r.success for r in rs], "o-", label=label,
+                            color=colours[label])
         axes[0][j].set_title(d, fontsize=9)
         axes[1][j].set_xlabel("p (omission rate)")
     axes[0][0].set_ylabel("violation rate (%)")
     axes[1][0].set_ylabel("verified (%)")
-    axes[0][-1].legend(fontsize=6)
+    axes[0][-1].legend([handles[n] for n in names], names, fontsize=6)
     fig.suptitle("Controlled model: violations and success against p (pooled over k)",
                  fontsize=9)
     return [save_figure(fig, out, "controlled_sqbcp.png")]
