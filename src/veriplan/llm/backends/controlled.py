@@ -23,6 +23,21 @@ knows the task's procedure but not the user's hidden facts:
   probability ``acc`` (SQ-BCP must ignore it);
 - it never proposes a bridge or a backward step (``{"hypotheses": []}``), and
   votes for the first ToT candidate.
+- Thoughts of Search (``hidden-tos``, hidden-fact PDDL only): it asks the
+  questions it would ask before a plan (the same draws), then writes
+  ``initial_state``, ``successor_states`` and ``is_goal`` as code
+  (:func:`tos_code`): the actions as the prompt's action lines state them, the
+  goal line's atoms, and a start made of what the procedure needs (the atoms
+  the reference plan reads before a step adds them) and the atoms the prompt
+  states (known facts, answers) as holding, less those it states do not hold.
+  What ``p_hidden`` does there: each hidden fact the prompt does not state and
+  some step involves is relied on wrongly when, at its first such step, it is
+  omitted (probability ``p_hidden``) or, where the model may not ask, guessed
+  wrong (probability 1 - ``acc``): the very draws that make that step wrong in
+  the other answers. Such a fact is *confused* in the start as a step is: it is
+  replaced by the same fact with one argument swapped for another object
+  (:meth:`Planner.confused`). So p changes the start the search plans from,
+  never the code's actions or goal test; with p = 0 every start atom is true.
 
 Every draw is seeded by (seed, task, step, precondition, sample): the same
 model errs on the same steps whichever method calls it, so methods compared
