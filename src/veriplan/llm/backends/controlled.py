@@ -37,7 +37,8 @@ knows the task's procedure but not the user's hidden facts:
   the other answers. Such a fact is *confused* in the start as a step is: it is
   replaced by the same fact with one argument swapped for another object
   (:meth:`Planner.confused`). So p changes the start the search plans from,
-  never the code's actions or goal test; with p = 0 every start atom is true.
+  never the code's actions or goal test; with p = 0 and the oracle round (or
+  acc = 1) every start atom is true.
 
 Every draw is seeded by (seed, task, step, precondition, sample): the same
 model errs on the same steps whichever method calls it, so methods compared

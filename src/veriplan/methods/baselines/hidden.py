@@ -3,7 +3,8 @@ same prompt structure (SQ-BCP's system message and token limit; goal, hard
 constraints, known facts, the same k-reveal variant) and the same oracle:
 direct prompting, chain of thought, a Tree-of-Thoughts-style branching
 (sampled candidate plans, the model votes), ReAct (its actions may ask the
-oracle), and Self-Ask (follow-up questions go to the oracle). Every plan is
+oracle), and Self-Ask (follow-up questions go to the oracle); Thoughts of
+Search, on hidden-fact PDDL only, is :mod:`.hidden_tos`. Every plan is
 judged on the true task by the task's decider, the same one that judges
 SQ-BCP's: ``verified`` only when its verdict is valid (scope ``HIDDEN_TASK``:
 no step uses an item the user lacks, and the plan uses what the product is
