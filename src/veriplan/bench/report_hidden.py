@@ -528,10 +528,12 @@ def _figure2_plot(rows: list[ControlledRow], out: Path) -> list[str]:
     datasets = sorted({r.dataset for r in rows})
     fig, axes = plt.subplots(2, len(datasets), figsize=(4 * len(datasets), 6), squeeze=False)
     for j, d in enumerate(datasets):
-        for r in sorted((r for r in rows if r.dataset == d), key=lambda r: r.setting):
-            xs = sorted(r.by_hidden)
-            axes[0][j].plot(xs, [r.by_hidden[x].queries for x in xs], "o-", label=r.setting)
-            axes[1][j].plot(xs, [r.by_hidden[x].hypotheses for x in xs], "s--",
+        mine = sorted((r for r in rows if r.dataset == d), key=lambda r: r.setting)
+        for i, r in enumerate(mine):  # markers shrink along the series: equal ones stay seen
+            xs, size = sorted(r.by_hidden), max(3, 9 - 1.5 * i)
+            axes[0][j].plot(xs, [r.by_hidden[x].queries for x in xs], "o-", ms=size,
+                            label=r.setting)
+            axes[1][j].plot(xs, [r.by_hidden[x].hypotheses for x in xs], "s--", ms=size,
                             label=r.setting)
         axes[0][j].set_title(d, fontsize=9)
         axes[1][j].set_xlabel("hidden preconditions")
