@@ -161,8 +161,8 @@ class Truth:
                 pddl = "Actions (" in prompt
                 for name in self._datasets:
                     if name not in self._loaded and (name.endswith("pddl_hidden") == pddl):
+                        self._load(name)  # a failed load raises again on the next prompt
                         self._loaded.add(name)
-                        self._load(name)
                     if goal in self._by_goal:
                         break
             found = self._by_goal.get(goal, [])
