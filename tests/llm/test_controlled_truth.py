@@ -112,3 +112,15 @@ def test_a_reply_that_needs_no_truth_needs_no_task():
     assert json.loads(be.complete(req).text) == {"hypotheses": []}
     with pytest.raises(BackendError, match="no task with the goal"):
         be.complete(LLMRequest.of(prompt.replace("needs this", "uses this")))
+
+
+def test_a_dataset_that_fails_to_load_fails_every_lookup_the_same(tmp_path):
+    """A missing data directory is named on every prompt, not only the first
+    (after it, every unit used to fail as 'no task with the goal')."""
+    from veriplan.errors import DataError
+
+    truth = controlled.Truth(datasets=["sqbcp_pddl_hidden"], data_dir=str(tmp_path / "none"))
+    prompt = "Goal: reach a state where (on a b)\nActions (a step is one of these):\n"
+    for _ in range(2):
+        with pytest.raises(DataError):
+            truth.find(prompt)
