@@ -14,6 +14,7 @@ from veriplan.bench.store import UnitRecord
 from veriplan.bench.units import BackendSpec, Unit
 from veriplan.errors import BackendError, LLMOutputParseError, VeriplanError
 from veriplan.llm import LLM, ResponseCache, create_backend
+from veriplan.llm.binding import TaskBound, TaskRef, bound
 from veriplan.methods import SolveResult, get_method
 
 
@@ -58,7 +59,14 @@ def execute(unit: Unit, instance: Instance, llm: LLM, dataset_version: str) -> U
         if "seed" in spec.settings():
             config = dataclasses.replace(config, seed=unit.seed)
         # each unit its own session: exact usage while workers share the client
-        result = spec.solve(instance.problem(spec.problem), llm.session(), config)
+        session = llm.session()
+        if isinstance(llm.backend, TaskBound):
+            # its answers depend on the bound task, not only on the request (the cache's key)
+            session.cache = None
+        # a backend that wants it learns the unit's task (cleared on return or raise);
+        # the method gets the same client and sends the same prompts either way
+        with bound(llm.backend, TaskRef(unit.dataset, unit.instance)):
+            result = spec.solve(instance.problem(spec.problem), session, config)
         if isinstance(instance, PlannedElsewhere):  # a renamed task: back to the user's files
             result = instance.on_user_task(result)
         d = result.to_dict()

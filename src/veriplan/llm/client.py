@@ -4,6 +4,7 @@ cassette recorder."""
 
 from __future__ import annotations
 
+import contextvars
 import copy
 import threading
 from collections.abc import Mapping, Sequence
@@ -107,7 +108,10 @@ class LLM:
         if len(requests) <= 1 or getattr(self.backend, "serial", False):
             return [self.complete(r) for r in requests]
         with ThreadPoolExecutor(max_workers=self.max_in_flight) as pool:
-            return list(pool.map(self.complete, requests))
+            # each call in a copy of the caller's context (a task binding holds there too)
+            futures = [pool.submit(contextvars.copy_context().run, self.complete, r)
+                       for r in requests]
+            return [f.result() for f in futures]
 
     def _account(self, resp: LLMResponse) -> None:
         self.usage.add(CallRecord(resp.backend, resp.model, resp.prompt_tokens,

@@ -46,18 +46,35 @@ on the same tasks are paired.
 
 The truth channel. The backend reads the task's truth (reference plan,
 latent preconditions with their truth and substitutes, objects) from the
-hidden-task datasets through :class:`Truth`: the prompt's "Goal:" line (on
-hidden-fact PDDL it names the objects too) picks the candidates, and what
-the prompt states picks among them (``tasks=`` gives the tasks directly, for
-tests). On hidden-fact PDDL a candidate must agree with every fact the
-prompt states (its known facts listed, each stated fact and each answer true
-in its initial state, after the listed planned steps); on the natural-language
-families the known facts come first, in order. A prompt that several tasks
-with different truths fit equally is refused (:class:`AmbiguousTaskError`):
-the model cannot know which one it plans for. That is the only channel: the
-truth reaches the method under test only as the steps and questions a model
-with these error rates would write; no answer names a hidden fact's truth,
-an id, or the oracle's wording.
+hidden-task datasets through :class:`Truth`, which picks the task one of two
+ways (``tasks=`` gives the tasks directly, for tests):
+
+- *bound* (the benchmark harness): the backend is
+  :class:`~veriplan.llm.binding.TaskBound`. Before a unit's method runs, the
+  harness binds the unit's task (dataset name and instance id,
+  :class:`~veriplan.llm.binding.TaskRef`) for that unit's thread of control,
+  and clears it when the method returns or raises. While bound, every answer
+  is about exactly that task (no matching; a prompt whose "Goal:" line is not
+  that task's is refused with a :class:`BackendError`). This is how units
+  on tasks whose prompts are word for word the same (how-to h007-v0 and -v1;
+  hidden-fact PDDL blocksworld/instance-14 and -255, -282, -319 until a fact
+  is learned) each get their own task's truth. The method under test never
+  sees the binding: it sends the same prompts either way. The harness runs
+  a bound backend's units without the response cache (its key is the
+  request, and the same request has a different answer on another task).
+- *unbound* (``veriplan`` by hand, or code that binds nothing): the prompt's
+  "Goal:" line (on hidden-fact PDDL it names the objects too) picks the
+  candidates, and what the prompt states picks among them. On hidden-fact
+  PDDL a candidate must agree with every fact the prompt states (its known
+  facts listed, each stated fact and each answer true in its initial state,
+  after the listed planned steps); on the natural-language families the
+  known facts come first, in order. A prompt that several tasks with
+  different truths fit equally is refused (:class:`AmbiguousTaskError`): the
+  model cannot know which one it plans for (bind the task instead).
+
+These are the only channels: the truth reaches the method under test only as
+the steps and questions a model with these error rates would write; no
+answer names a hidden fact's truth, an id, or the oracle's wording.
 """
 
 from __future__ import annotations
@@ -68,10 +85,12 @@ import re
 import threading
 import time
 from collections.abc import Iterable, Mapping
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from veriplan.errors import BackendError, ConfigError
+from veriplan.llm.binding import TaskBinding, TaskRef
 from veriplan.llm.types import LLMRequest, LLMResponse
 
 if TYPE_CHECKING:
@@ -125,8 +144,9 @@ class AmbiguousTaskError(BackendError):
 
 
 class Truth:
-    """The explicit truth channel: hidden tasks by their prompt's goal line,
-    then by what the prompt states (see the module docstring)."""
+    """The explicit truth channel: the bound task (:meth:`bound`), else hidden
+    tasks by their prompt's goal line, then by what the prompt states
+    (:meth:`find`; see the module docstring)."""
 
     def __init__(self, tasks: Iterable[Any] | None = None,
                  datasets: Iterable[str] = DATASETS, data_dir: str | None = None,
@@ -137,6 +157,7 @@ class Truth:
         self._data_dir = data_dir
         self._by_goal: dict[str, list[Any]] = {}
         self._loaded: set[str] = set()
+        self._by_ref: dict[TaskRef, Any] = {}
         self._lock = threading.Lock()
         if self._given is not None:
             self._index(self._given)
@@ -151,11 +172,44 @@ class Truth:
         ds = load_dataset(name, self._data_dir)
         self._index(i.problem() for i in list(ds.instances)[:self._limit])
 
+    def bound(self, ref: TaskRef, prompt: str) -> Any:
+        """The task ``ref`` names (the harness's binding), whatever else has
+        the same prompt; the prompt's goal line must be that task's."""
+        with self._lock:
+            task = self._by_ref.get(ref)
+            if task is None:
+                task = self._by_ref[ref] = self._lookup(ref)
+        goal = _goal_line(prompt)
+        if goal != task.goal.strip():
+            raise BackendError(f"controlled backend: bound to {ref}, but the prompt's goal "
+                               f"({goal[:80]!r}) is not that task's ({task.goal[:80]!r}): "
+                               "the harness bound the wrong task, or the method changed "
+                               "the goal line")
+        return task
+
+    def _lookup(self, ref: TaskRef) -> Any:
+        if self._given is not None:
+            found = [t for t in self._given if t.id == ref.instance]
+            if not found:
+                raise BackendError(f"controlled backend: bound to {ref}, which is not "
+                                   "among the tasks it was given (tasks=)")
+            return found[0]
+        from veriplan.bench.datasets import load_dataset
+
+        ds = load_dataset(ref.dataset, self._data_dir)
+        inst = next((i for i in ds.instances if i.id == ref.instance), None)
+        if inst is None:
+            raise BackendError(f"controlled backend: bound to {ref}, but dataset "
+                               f"{ref.dataset} has no instance {ref.instance!r}")
+        task = inst.problem()
+        if not hasattr(task, "latent") or not hasattr(task, "reference"):
+            raise BackendError(f"controlled backend: bound to {ref}, which is not a "
+                               "hidden-precondition task (the controlled sqbcp model plans "
+                               f"only on {', '.join(DATASETS)})")
+        return task
+
     def find(self, prompt: str) -> Any:
-        m = re.search(r"^Goal: (.*)$", prompt, re.M)
-        if m is None:
-            raise BackendError("controlled backend: the prompt has no 'Goal:' line")
-        goal = m.group(1).strip()
+        goal = _goal_line(prompt)
         with self._lock:
             if goal not in self._by_goal and self._given is None:
                 pddl = "Actions (" in prompt
@@ -177,9 +231,18 @@ class Truth:
                 f"controlled backend: the prompt fits {len(best)} tasks equally ({ids}): "
                 f"the same goal line ({goal[:80]!r}) and nothing stated that only one of "
                 "them explains, but their hidden facts differ, so the controlled model "
-                "cannot know which to plan for; load fewer tasks (the sweep's `limit`, "
-                "or tasks= in code) so that one of them is not a candidate")
+                "cannot know which to plan for; bind the task (the benchmark harness "
+                "does: veriplan bench; in code, backend.bind_task(TaskRef(dataset, id))), "
+                "or load fewer tasks (the sweep's `limit`, or tasks= in code) so that "
+                "one of them is not a candidate")
         return best[0]
+
+
+def _goal_line(prompt: str) -> str:
+    m = re.search(r"^Goal: (.*)$", prompt, re.M)
+    if m is None:
+        raise BackendError("controlled backend: the prompt has no 'Goal:' line")
+    return m.group(1).strip()
 
 
 def _best_fits(found: list[HiddenTask], prompt: str) -> list[HiddenTask]:
@@ -735,7 +798,12 @@ class ScriptedTruthBackend:
 
 
 class ControlledBackend(ScriptedTruthBackend):
-    """``--backend controlled --model sqbcp:p_hidden=P,acc=A,seed=S``."""
+    """``--backend controlled --model sqbcp:p_hidden=P,acc=A,seed=S``.
+
+    :class:`~veriplan.llm.binding.TaskBound`: the benchmark harness binds each
+    unit's task (:meth:`bind_task`) and the model answers about exactly that
+    task; unbound, it finds the task from the prompt and refuses a prompt that
+    several tasks fit (the module docstring's truth channel)."""
 
     name = "controlled"
     family = "sqbcp"
@@ -748,6 +816,12 @@ class ControlledBackend(ScriptedTruthBackend):
         names = datasets.split(",") if isinstance(datasets, str) else list(datasets)
         self.truth = Truth(tasks, names, data_dir, int(limit) if limit else None)
         self.requests = []
+        self._task = TaskBinding(f"controlled:{model}")
+
+    def bind_task(self, ref: TaskRef) -> AbstractContextManager[None]:
+        """Answer about ``ref`` (for this thread of control) until the
+        returned context is left."""
+        return self._task.bind(ref)
 
     def answer(self, prompt: str, request: LLMRequest) -> str:
         if "Here are candidate plans:" in prompt:  # the ToT vote
@@ -756,7 +830,9 @@ class ControlledBackend(ScriptedTruthBackend):
                 "preparatory step" in prompt or "needs this, which is not known" in prompt
                 or "Working backwards" in prompt):  # answered without the task's truth
             return json.dumps({"hypotheses": []})
-        planner = Planner(self.truth.find(prompt), self.settings)
+        ref = self._task.current
+        task = self.truth.bound(ref, prompt) if ref is not None else self.truth.find(prompt)
+        planner = Planner(task, self.settings)
         if request.schema is not None:
             m = re.search(r"Propose up to (\d+)", prompt)
             return planner.hypotheses(prompt, int(m.group(1)) if m else 1)
