@@ -50,10 +50,17 @@ the same games are paired.
 
 The truth channel: :class:`GameTruth` reads the household games
 (``household_eval`` by default; ``games=`` gives :class:`Game` objects
-directly, for tests) and picks the game by the task sentence in the prompt,
-ties broken by the receptacle names the prompt mentions (a planning prompt
-lists the room's commands), else the game last picked for that sentence (a
-prediction prompt names few objects; run one worker per backend). The truth
+directly, for tests). The backend is :class:`~veriplan.llm.binding.TaskBound`:
+in the benchmark harness each unit's game is bound (its instance id, the game
+id) for that unit's thread of control before the method runs and cleared
+after, and the model answers about exactly that game (a prompt without the
+game's task sentence is refused). Unbound (``veriplan aec run`` by hand, or
+code that binds nothing), it picks the game by the task sentence in the
+prompt, ties broken by the receptacle names the prompt mentions (a planning
+prompt lists the room's commands), else the game last picked for that
+sentence (a prediction prompt names few objects; run one worker per backend).
+A ScienceWorld prompt goes to the world its engine loaded
+(:mod:`controlled_aec_scienceworld`'s channel), bound or not. The truth
 a prediction is drawn against is the game's initial state: a predicate the
 agent's own actions changed since is not re-read. Nothing else reaches the
 method under test: its answers are the plans and votes a model with these
@@ -69,11 +76,13 @@ import random
 import re
 import threading
 from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from veriplan.errors import BackendError, ConfigError
 from veriplan.llm.backends.controlled import ScriptedTruthBackend
+from veriplan.llm.binding import TaskBinding, TaskRef
 from veriplan.llm.types import LLMRequest
 
 if TYPE_CHECKING:
@@ -269,12 +278,15 @@ def read_question(prompt: str) -> tuple[str, tuple[str, ...]] | None:
 
 
 class GameTruth:
-    """The explicit truth channel (see the module docstring)."""
+    """The explicit truth channel: the bound game (:meth:`bound`), else the
+    game the prompt names (:meth:`find`; see the module docstring)."""
 
     def __init__(self, games: Iterable[Any] | None = None, split: str = "eval") -> None:
         self._games = [GameFacts(g) for g in games] if games is not None else None
+        self._given = self._games
         self._split = split
         self._last: dict[str, GameFacts] = {}
+        self._by_ref: dict[TaskRef, GameFacts] = {}
         self._lock = threading.Lock()
 
     def games(self) -> list[GameFacts]:
@@ -284,6 +296,31 @@ class GameTruth:
 
                 self._games = [GameFacts(load_game(i)) for i in game_ids(self._split)]
             return self._games
+
+    def bound(self, ref: TaskRef, prompt: str) -> GameFacts:
+        """The game ``ref`` names (the harness's binding: its instance id is
+        the game id); the prompt must carry that game's task sentence."""
+        with self._lock:
+            game = self._by_ref.get(ref)
+        if game is None:
+            game = next((g for g in self.games() if g.id == ref.instance), None)
+            if game is None and self._given is None:
+                from veriplan.envs.household.games import load_game
+
+                try:
+                    game = GameFacts(load_game(ref.instance))
+                except Exception as exc:  # noqa: BLE001 - named in the error below
+                    raise BackendError(f"controlled-aec: bound to {ref}, which is no "
+                                       f"household game ({exc})") from exc
+            if game is None:
+                raise BackendError(f"controlled-aec: bound to {ref}, which is not among "
+                                   "the games it was given (games=)")
+            with self._lock:
+                self._by_ref[ref] = game
+        if not game.task or game.task not in prompt:
+            raise BackendError(f"controlled-aec: bound to {ref}, but the prompt does not "
+                               f"carry that game's task ({game.task[:80]!r})")
+        return game
 
     def find(self, prompt: str) -> GameFacts:
         found = [g for g in self.games() if g.task and g.task in prompt]
@@ -446,7 +483,12 @@ def member_of(prompt: str, request: LLMRequest) -> int:
 
 
 class ControlledAECBackend(ScriptedTruthBackend):
-    """``--backend controlled-aec --model aec:p=P,acc=A,conf=C,seed=S``."""
+    """``--backend controlled-aec --model aec:p=P,acc=A,conf=C,seed=S``.
+
+    :class:`~veriplan.llm.binding.TaskBound`: the benchmark harness binds each
+    unit's game (:meth:`bind_task`) and a household prompt is answered about
+    exactly that game; unbound, the game is found from the prompt (the module
+    docstring's truth channel)."""
 
     name = "controlled-aec"
     family = "aec"
@@ -463,6 +505,12 @@ class ControlledAECBackend(ScriptedTruthBackend):
         self.truth = GameTruth(games, split)
         self.worlds = sw.listen() if worlds is None else worlds
         self.requests = []
+        self._task = TaskBinding(f"controlled-aec:{model}")
+
+    def bind_task(self, ref: TaskRef) -> AbstractContextManager[None]:
+        """Answer household prompts about ``ref`` (for this thread of control)
+        until the returned context is left."""
+        return self._task.bind(ref)
 
     def answer(self, prompt: str, request: LLMRequest) -> str:
         from veriplan.llm.backends import controlled_aec_scienceworld as sw
@@ -470,7 +518,9 @@ class ControlledAECBackend(ScriptedTruthBackend):
         world = self.worlds.find(prompt)
         if world is not None:  # a ScienceWorld task (controlled_aec_scienceworld)
             return sw.answer(world, self.settings, prompt, request)
-        return dispatch(Model(self.truth.find(prompt), self.settings, prompt), prompt, request)
+        ref = self._task.current
+        game = self.truth.bound(ref, prompt) if ref is not None else self.truth.find(prompt)
+        return dispatch(Model(game, self.settings, prompt), prompt, request)
 
 
 class Answerer(Protocol):

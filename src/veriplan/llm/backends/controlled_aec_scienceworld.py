@@ -22,8 +22,14 @@ by the task text it contains (the text names the variation's substance,
 colour, box, ...); several live worlds with that text: the one loaded in the
 calling thread (the harness runs one unit per thread and this backend is
 ``serial``, so the ensemble's requests come from that thread too), the latest
-loaded first. Nothing of it reaches the method under test but the plans and
-votes a model with these error rates would give: never a task id, a truth
+loaded first. So the world a unit's prompts get is the one its own episode
+loaded: two variations with the same task text (mix-paint 28 and 29,
+power-component 16 and 17 in ``scienceworld_unseen_short``) are told apart by
+the load, not the text, and the harness's task binding
+(:mod:`veriplan.llm.binding`, which :class:`ControlledAECBackend` hears for
+household games) is not needed here. Nothing of it reaches the method under
+test but the plans and votes a model with these error rates would give: never
+a task id, a truth
 value as such, the gold path as a path, or an environment's text.
 
 - **planner** (AEC and its ablations, Query-Only, WKM, the WALL-E stand-in: up

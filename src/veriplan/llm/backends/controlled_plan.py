@@ -57,7 +57,9 @@ keyed by ``sample_index`` (so a sampled regeneration gets new errors, a
 temperature-0 first attempt always the same).
 
 **The truth channel.** Nothing here comes from a dataset or a gold file: the
-reference is computed from what the prompt itself states. Whole-plan prompts
+reference is computed from what the prompt itself states (so two units with the
+same prompt are the same task to it, and it needs no task binding from the
+harness: it is not :class:`~veriplan.llm.binding.TaskBound`). Whole-plan prompts
 carry the domain and problem in PDDL (their ``(define (domain ...))`` and
 ``(define (problem ...))`` forms, found by their own syntax, not by prompt
 wording); the reference is a classical plan for it: on a task of at most 5
