@@ -8,11 +8,13 @@ import argparse
 import json
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from pathlib import Path
 
 from veriplan.cli.core import EXIT_FAIL, EXIT_OK
 from veriplan.cli.jsondoc import emit
 from veriplan.errors import ConfigError
+from veriplan.llm.binding import TaskRef, bound
 
 ENV_METHODS = ("aec", "aec-direct", "aec-react", "wkm", "query-only")
 
@@ -116,7 +118,11 @@ def _run(args: argparse.Namespace) -> int:
             flag = "" if event.ok is None else (" [ok]" if event.ok else " [no]")
             print(f"{event.kind:>11}{flag} {event.text}", flush=True)
 
-    result = spec.solve(task, build_llm(args).session(), config, observer=show)
+    llm = build_llm(args)
+    # a controlled model learns the household game it answers about (veriplan.llm.binding)
+    ref = TaskRef(f"household_{task.split}", args.task) if args.env == "household" else None
+    with bound(llm.backend, ref) if ref is not None else nullcontext():
+        result = spec.solve(task, llm.session(), config, observer=show)
     m = result.metrics
     if args.json:
         emit("aec_run", result.to_dict())
@@ -162,7 +168,8 @@ def _calibrate(args: argparse.Namespace) -> int:
     lock = threading.Lock()
 
     def one(inst) -> None:
-        got = collect(inst.problem("env"), llm.session(), config)
+        with bound(llm.backend, TaskRef(args.dataset, inst.id)):  # a controlled model's game
+            got = collect(inst.problem("env"), llm.session(), config)
         with lock, samples_file.open("a") as fh:
             fh.write(json.dumps({"instance": inst.id, "samples": got}) + "\n")
             print(f"{inst.id}: {len(got)} labelled prediction(s)", flush=True)
