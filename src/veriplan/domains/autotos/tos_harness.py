@@ -38,9 +38,14 @@ import time
 import traceback
 from collections import deque
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import TYPE_CHECKING, TypeVar
 
 from veriplan.domains.autotos.harness import GOAL, SUCC
+
+if TYPE_CHECKING:
+    from veriplan.sandbox.child import Channel
+
+T = TypeVar("T")
 
 FUNCTIONS = ("initial_state", "successor_states", "is_goal")
 # the heartbeat's index (below the role bit) says which call was running
@@ -59,7 +64,7 @@ def _exc(e: BaseException) -> str:
     return "".join(traceback.format_exception_only(type(e), e)).strip()[-600:]
 
 
-def _state(value: Any, function: str) -> frozenset[str]:
+def _state(value: object, function: str) -> frozenset[str]:
     """``value`` as a state (an iterable of strings, not itself a string)."""
     if isinstance(value, str | bytes) or not isinstance(value, Iterable):
         raise CodeFailure("bad_value", function, f"{function} gave {_show(value)}, which is "
@@ -73,14 +78,14 @@ def _state(value: Any, function: str) -> frozenset[str]:
     return frozenset(x if type(x) is str else str.__str__(x) for x in items)
 
 
-def _show(x: Any) -> str:
+def _show(x: object) -> str:
     try:
         return repr(x)[:200]
     except Exception:  # noqa: BLE001 - a value whose repr fails
         return f"a {type(x).__name__}"
 
 
-def _successors(out: Any) -> list[tuple[str, frozenset[str]]]:
+def _successors(out: object) -> list[tuple[str, frozenset[str]]]:
     if isinstance(out, str | bytes) or not isinstance(out, Iterable):
         raise CodeFailure("bad_value", "successor_states", f"successor_states gave "
                           f"{_show(out)}, not an iterable of (action, next_state) pairs")
@@ -93,9 +98,9 @@ def _successors(out: Any) -> list[tuple[str, frozenset[str]]]:
     return pairs
 
 
-def load(code: str, ch: Any) -> tuple[Callable[..., Any], ...]:
+def load(code: str, ch: Channel) -> tuple[Callable[..., object], ...]:
     """The three functions ``code`` defines; defining them is a timed call."""
-    namespace: dict[str, Any] = {"__builtins__": builtins, "__name__": "generated"}
+    namespace: dict[str, object] = {"__builtins__": builtins, "__name__": "generated"}
     try:
         compiled = compile(code, "<generated tos>", "exec")
     except (SyntaxError, ValueError) as e:  # ValueError: a null byte in the source
@@ -127,14 +132,14 @@ def job(payload: dict) -> None:
         ch.send(["F", f.category, f.function, f.message[:2000]])
 
 
-def search(functions: tuple[Callable[..., Any], ...], ch: Any, max_depth: int,
+def search(functions: tuple[Callable[..., object], ...], ch: Channel, max_depth: int,
            max_expansions: int, search_limit: float) -> None:
     """Breadth-first search from ``initial_state()`` with the goal test on
     generation (a shortest path within the bounds); each state once."""
     initial_state, successor_states, is_goal = functions
     deadline = time.perf_counter() + search_limit
 
-    def call(code: int, fn: Callable[[], Any], name: str) -> Any:
+    def call(code: int, fn: Callable[[], T], name: str) -> T:
         ch.beat[0] = code
         try:
             return fn()

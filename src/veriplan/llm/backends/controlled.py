@@ -157,7 +157,7 @@ class Truth:
         self._data_dir = data_dir
         self._by_goal: dict[str, list[Any]] = {}
         self._loaded: set[str] = set()
-        self._by_ref: dict[TaskRef, Any] = {}
+        self._by_ref: dict[TaskRef, HiddenTask] = {}
         self._lock = threading.Lock()
         if self._given is not None:
             self._index(self._given)
@@ -172,7 +172,7 @@ class Truth:
         ds = load_dataset(name, self._data_dir)
         self._index(i.problem() for i in list(ds.instances)[:self._limit])
 
-    def bound(self, ref: TaskRef, prompt: str) -> Any:
+    def bound(self, ref: TaskRef, prompt: str) -> HiddenTask:
         """The task ``ref`` names (the harness's binding), whatever else has
         the same prompt; the prompt's goal line must be that task's."""
         with self._lock:
@@ -187,7 +187,7 @@ class Truth:
                                "the goal line")
         return task
 
-    def _lookup(self, ref: TaskRef) -> Any:
+    def _lookup(self, ref: TaskRef) -> HiddenTask:
         if self._given is not None:
             found = [t for t in self._given if t.id == ref.instance]
             if not found:
