@@ -87,14 +87,20 @@ def _parser(only_validate: bool = False) -> argparse.ArgumentParser:
     v = sub.add_parser(
         "validate", help="check a plan against a PDDL task (or many: --batch)",
         usage="veriplan validate --domain D --problem P --plan FILE [options]\n"
-              "       veriplan validate --batch FILE.jsonl [--workers N] [--base-dir DIR "
-              "[--confine]]",
+              "       veriplan validate --batch FILE.jsonl [--workers N] [--window N] "
+              "[--base-dir DIR [--confine]]",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="--batch reads JSON Lines, one plan a line:\n"
                "  {\"id\": ..., \"domain\": PATH, \"problem\": PATH, \"plan\": TEXT}\n"
                "(or \"plan_file\": PATH; optional \"format\": \"planbench\" with "
                "\"planbench_config\": PATH),\nand prints one JSON record per line, in "
                "order (blank lines are skipped; each record\nnames its input \"line\").\n\n"
+               "--window N: the lines are judged N at a time, and a domain or problem file\n"
+               "is looked at (size, time, inode) once a window: a file changed during the\n"
+               "run is read again from the next window on. Default: 10000 lines for a batch\n"
+               "file, 2000 with --workers, 1 for standard input or a pipe (each file looked\n"
+               "at again whenever a line names another, each record out as its line is\n"
+               "judged).\n\n"
                "A batch file names the files veriplan reads: from someone else, run it with\n"
                "--base-dir DIR --confine (paths may not leave DIR, through symlinks or '..').\n"
                "Files (and --batch lines) over --max-bytes (default 64M) and devices are\n"
@@ -115,6 +121,10 @@ def _parser(only_validate: bool = False) -> argparse.ArgumentParser:
                    help="judge many plans: JSON Lines file ('-' for standard input)")
     v.add_argument("--workers", type=int, default=1, metavar="N",
                    help="--batch: judge in N processes (order kept; default 1)")
+    v.add_argument("--window", type=int, default=None, metavar="N",
+                   help="--batch: judge N lines at a time, looking at each file once a "
+                        "window (default 10000 for a file, 2000 with --workers, 1 for "
+                        "standard input or a pipe; see below)")
     v.add_argument("--base-dir", metavar="DIR",
                    help="--batch: read relative paths relative to DIR (default: the "
                         "current directory)")
@@ -226,18 +236,19 @@ def _parser_class() -> type[argparse.ArgumentParser]:
 
 # The options of ``validate --batch`` read by _batch_args: name -> how its value is
 # read (None: a flag), as the validate parser of _parser reads it.
-_BATCH_OPTIONS = {"--batch": str, "--workers": int, "--base-dir": str,
+_BATCH_OPTIONS = {"--batch": str, "--workers": int, "--window": int, "--base-dir": str,
                   "--max-bytes": _size_value, "--confine": None, "--lenient": None}
 # Every attribute the validate parser sets, with its default.
 _VALIDATE_DEFAULTS = {"domain": None, "problem": None, "lenient": False, "plan": None,
-                      "batch": None, "workers": 1, "base_dir": None, "confine": False,
+                      "batch": None, "workers": 1, "window": None, "base_dir": None,
+                      "confine": False,
                       "max_bytes": None, "format": "pddl", "planbench_config": None,
                       "json": False, "trace": False, "explain_reading": False}
 
 
 def _batch_args(argv: list[str]) -> SimpleNamespace | None:
     """The arguments of the common ``veriplan validate --batch FILE [--workers N]
-    [--base-dir DIR] [--confine] [--max-bytes SIZE] [--lenient]``, read without
+    [--window N] [--base-dir DIR] [--confine] [--max-bytes SIZE] [--lenient]``, read without
     argparse (building its parser costs a batch run more than judging a few hundred
     plans): the same attributes and values as ``_parser().parse_args(argv)``. None
     for any other command line, also one argparse would read the same way (an

@@ -58,7 +58,8 @@ def _validate(args: argparse.Namespace) -> int:
     from veriplan.verify import validate_plan
 
     given = [o for o, v in (("--workers", args.workers != 1), ("--base-dir", args.base_dir),
-                            ("--confine", args.confine)) if v]
+                            ("--confine", args.confine),
+                            ("--window", getattr(args, "window", None) is not None)) if v]
     if given:
         verb = "goes" if len(given) == 1 else "go"
         args.usage_error(f"{' and '.join(given)} {verb} with --batch FILE.jsonl only")
@@ -142,6 +143,9 @@ def _validate_batch(args: argparse.Namespace) -> int:
                          f"drop {', '.join(clash)}")
     if args.workers < 1:
         args.usage_error(f"--workers must be at least 1, not {args.workers}")
+    window = getattr(args, "window", None)
+    if window is not None and window < 1:
+        args.usage_error(f"--window must be at least 1 line, not {window}")
     cap = worker_cap() if args.workers > 1 else 1
     if args.workers > cap:
         print(f"note: --workers {args.workers} is more than veriplan starts here; using {cap} "
@@ -156,6 +160,12 @@ def _validate_batch(args: argparse.Namespace) -> int:
     else:
         stream = _open_batch(args.batch)
         total = None
+        if window is None and args.workers == 1 and _regular(stream):
+            # a file's lines are all there: its files are looked at once a window (a
+            # pipe's lines may name files written as they come: each looked at anew)
+            from veriplan.verify.batch import FILE_WINDOW
+
+            window = FILE_WINDOW
     counts = {True: 0, False: 0, None: 0}
     out = sys.stdout
     restore: str | None = None
@@ -165,8 +175,8 @@ def _validate_batch(args: argparse.Namespace) -> int:
             warnings.simplefilter("always", PDDLLenientWarning)
             lines = read_lines(stream, args.max_bytes) if hasattr(stream, "readline") else stream
             records = batch_lines(lines, base_dir=args.base_dir, strict=not args.lenient,
-                                  workers=args.workers, confine=args.confine,
-                                  max_bytes=args.max_bytes)
+                                  workers=args.workers, window=window,
+                                  confine=args.confine, max_bytes=args.max_bytes)
             if sys.stderr.isatty():
                 if stream is not sys.stdin and os.path.isfile(args.batch):
                     with open(args.batch, "rb") as f:
@@ -234,6 +244,16 @@ def _set_errors(stream, errors: str | None) -> str | None:
     except (ValueError, OSError, TypeError, AttributeError):
         return None
     return old
+
+
+def _regular(stream) -> bool:
+    """Whether a text stream reads a regular file (not a pipe, socket or terminal)."""
+    import stat
+
+    try:
+        return stat.S_ISREG(os.fstat(stream.fileno()).st_mode)
+    except (OSError, AttributeError, ValueError):
+        return False
 
 
 def _open_batch(path: str):

@@ -334,7 +334,9 @@ class _Judge:
     """Judges items one by one for one run. Consecutive items that name the same
     domain and problem files share one look-up of their task, and consecutive
     items that name the same domain file one look-up of the domain (the file
-    identity is checked when the run reaches the first of them)."""
+    identity is checked when the run reaches the first of them). After
+    :meth:`new_window`, items of a window share the look-up of each file, in any
+    order."""
 
     def __init__(self, base: str | None, strict: bool, confine: bool = False,
                  max_bytes: int | None = None) -> None:
@@ -358,6 +360,24 @@ class _Judge:
         # a path as an item gives it -> as it is read (not when confined: where a
         # path leads is looked up for each item then)
         self._paths: dict[str, str] | None = None if confine else {}
+        # (domain path, problem path) -> task, and domain path -> domain: the files
+        # whose identity was checked in this window of lines (see new_window); None:
+        # every item checks its files (when its domain or problem differs from the
+        # item before's)
+        self._fresh: dict[tuple[str, str], Task] | None = None
+        self._fresh_domains: dict[str, Domain] = {}
+
+    def new_window(self) -> None:
+        """Start a window of lines: from now on a file whose identity (device, inode,
+        size, modification time) was checked in this window is not checked again
+        until the next call; a file written in the last :data:`RACY_NS` is checked
+        (and compared by text) at every item, as before."""
+        if self._fresh is None:
+            self._fresh = {}
+        else:
+            self._fresh.clear()
+        self._fresh_domains.clear()
+        self._last = self._raw = self._domain = None  # the window looks at them again
 
     def verdict(self, line: int, item: Any) -> BatchVerdict:
         ident = item.get("id") if isinstance(item, Mapping) else None
@@ -405,13 +425,22 @@ class _Judge:
         last = self._last
         if last is not None and last[0] == dpath and last[1] == ppath:
             return last[2]
+        fresh = self._fresh
+        if fresh is not None:
+            task = fresh.get((dpath, ppath))
+            if task is not None:  # checked in this window
+                self._domain = (dpath, task.domain)
+                self._last = (dpath, ppath, task)
+                return task
         strict = self.strict
         held = self._domain
         if held is not None and held[0] == dpath:
             domain = held[1]
         else:
             self._domain = None
-            domain = self._domain_at(dpath)
+            domain = self._fresh_domains.get(dpath) if fresh is not None else None
+            if domain is None:
+                domain = self._domain_at(dpath)
             self._domain = (dpath, domain)
         try:
             st = os.stat(ppath)
@@ -420,6 +449,8 @@ class _Judge:
                     and seen[2] == st.st_ino and seen[3] == st.st_size
                     and seen[4] == st.st_dev):
                 task = seen[5]
+                if fresh is not None:
+                    self._checked(fresh, dpath, ppath, task)
             else:
                 task = _task(domain, ppath, strict, self.max_bytes, st)
                 if stat.S_ISREG(st.st_mode) and time.time_ns() - st.st_mtime_ns >= RACY_NS:
@@ -427,6 +458,8 @@ class _Judge:
                         self._tasks.clear()
                     self._tasks[ppath] = (domain, st.st_mtime_ns, st.st_ino, st.st_size,
                                           st.st_dev, task)
+                    if fresh is not None:
+                        self._checked(fresh, dpath, ppath, task)
         except OSError as exc:
             raise _missing(ppath, "problem file", exc) from None
         except InputFileError as exc:
@@ -448,6 +481,8 @@ class _Judge:
             seen = self._domains.get(dpath)
             if (seen is not None and seen[0] == st.st_mtime_ns and seen[1] == st.st_ino
                     and seen[2] == st.st_size and seen[3] == st.st_dev):
+                if self._fresh is not None and len(self._fresh_domains) < 64:
+                    self._fresh_domains[dpath] = seen[4]
                 return seen[4]
         try:
             domain = cached_domain(dpath, strict=self.strict, max_bytes=self.max_bytes)
@@ -460,7 +495,17 @@ class _Judge:
             if len(self._domains) >= 64:
                 self._domains.clear()
             self._domains[dpath] = (st.st_mtime_ns, st.st_ino, st.st_size, st.st_dev, domain)
+            if self._fresh is not None and len(self._fresh_domains) < 64:
+                self._fresh_domains[dpath] = domain
         return domain
+
+    @staticmethod
+    def _checked(fresh: dict[tuple[str, str], Task], dpath: str, ppath: str,
+                 task: Task) -> None:
+        """Keep a task whose files were checked, for the rest of the window (at most
+        :data:`TASK_CACHE_SIZE` of them: the run keeps no more)."""
+        if len(fresh) < TASK_CACHE_SIZE:
+            fresh[(dpath, ppath)] = task
 
     def _quick(self, line: int, ident: Any, item: dict) -> tuple[bool, str] | None:
         """The verdict and record of a common item, ``{"domain", "problem", "plan"}``
@@ -840,6 +885,8 @@ def _record(judge: _Judge, line: int, item: Any) -> tuple[bool | None, str]:
         return None, _error_record(line, ident, _pddl_error(exc).error)
     except (Exception, RecursionError, MemoryError) as exc:  # noqa: BLE001
         judge._last = judge._raw = judge._domain = None
+        if judge._fresh is not None:
+            judge.new_window()  # (what it holds is looked at again)
         return None, _error_record(line, ident, _internal(exc))
 
 
@@ -851,6 +898,7 @@ def _work(base: str | None, strict: bool, confine: bool, max_bytes: int | None,
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", PDDLLenientWarning)
         judge = _Judge(base, strict, confine, max_bytes)
+        judge.new_window()  # the chunk is (part of) a window
         out = [(n, _record(judge, n, item)) for n, item in chunk]
     return out, list(dict.fromkeys(str(w.message) for w in caught
                                    if issubclass(w.category, PDDLLenientWarning)))
@@ -903,9 +951,20 @@ def read_lines(stream: Any, limit: int | None = None) -> Iterator[str]:
         yield line
 
 
+#: The lines of a window with ``workers > 1`` when ``window`` is not given: each
+#: worker gets the window's lines of its problems in one task.
+WINDOW = 2000
+#: The lines of a window of ``veriplan validate --batch FILE`` with one process
+#: (a file's lines are all there when the run starts; see :func:`batch_lines`).
+FILE_WINDOW = 10_000
+#: The most characters of input lines a window of ``workers > 1`` holds (a longer
+#: line is a window of its own, at most ``max_bytes``).
+WINDOW_CHARS = 8 << 20
+
+
 def batch_lines(lines: Iterable[str], *, base_dir: str | Path | None = None,
-                strict: bool = True, workers: int = 1, window: int = 2000,
-                confine: bool = False,
+                strict: bool = True, workers: int = 1, window: int | None = None,
+                window_chars: int = WINDOW_CHARS, confine: bool = False,
                 max_bytes: int | None = None) -> Iterator[tuple[bool | None, str]]:
     """Judge the items of JSON Lines ``lines`` and yield, for each, its verdict
     (True valid, False not valid, None not judged) and its record's JSON text
@@ -918,27 +977,71 @@ def batch_lines(lines: Iterable[str], *, base_dir: str | Path | None = None,
     character). ``base_dir``, ``confine`` and ``max_bytes``: see
     :func:`validate_many`.
 
+    ``window``: the lines are judged ``window`` at a time (``window_chars``
+    characters of them at most, with workers), and a domain or problem file is
+    looked at (device, inode, size, modification time) once a window: a file
+    changed while a window's lines are judged is read again from the next window
+    on (one written in the last :data:`RACY_NS` is also compared by text at every
+    line). With one process the lines are still judged and their records yielded
+    one by one, and nothing is held but the window's checked files, so a shuffled
+    file costs about what a file sorted by problem does. ``None`` (the default):
+    with one process each line's files are looked at whenever its domain or
+    problem differs from the line before's (a stream whose lines name files
+    written as they come); with workers, :data:`WINDOW` lines.
+
     ``workers > 1`` judges in that many processes (at most :func:`worker_cap`):
-    the lines are read ``window`` at a time, grouped by (domain, problem) and
-    each problem sent to the same process, whose caches then parse it once; the
-    order is kept. A worker that dies is replaced; the lines it held are judged
-    again in a fresh one, and a line on which a worker dies alone gets an
-    ``internal`` error record. Lenient warnings of the workers are re-issued
-    here, once each."""
+    the lines of a window are read and grouped by (domain, problem), each problem
+    sent to the same process, whose caches then parse it once; the order is kept.
+    A worker that dies is replaced; the lines it held are judged again in a fresh
+    one, and a line on which a worker dies alone gets an ``internal`` error
+    record. Lenient warnings of the workers are re-issued here, once each."""
     base = os.fspath(base_dir) if base_dir is not None else None
     limit = inputs.DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
+    if window is not None and window < 1:
+        raise ValueError(f"window must be at least 1 line, not {window}")
     if workers > 1:
         workers = min(workers, worker_cap())
-    if workers <= 1:
-        judge = _Judge(base, strict, confine, limit)
+    if workers > 1:
+        yield from _pooled(_windows(lines, limit, window or WINDOW, window_chars),
+                           (base, strict, confine, limit), workers)
+        return
+    judge = _Judge(base, strict, confine, limit)
+    if window is None or window == 1:
         for n, text in enumerate(lines, 1):
             item = _read_line(n, text, limit)
             if item is not _BLANK:
                 yield _record(judge, n, item)
         return
-    numbered = ((n, _read_line(n, t, limit)) for n, t in enumerate(lines, 1))
-    numbered = ((n, x) for n, x in numbered if x is not _BLANK)
-    yield from _pooled(numbered, (base, strict, confine, limit), workers, window)
+    left = window
+    judge.new_window()
+    for n, text in enumerate(lines, 1):
+        item = _read_line(n, text, limit)
+        if item is not _BLANK:
+            yield _record(judge, n, item)
+            left -= 1
+            if not left:
+                judge.new_window()
+                left = window
+
+
+def _windows(lines: Iterable[str], limit: int, window: int, chars: int
+             ) -> Iterator[list[tuple[int, Any]]]:
+    """The numbered items of ``lines`` (blank lines left out), ``window`` lines at a
+    time, fewer when the lines held reach ``chars`` characters."""
+    batch: list[tuple[int, Any]] = []
+    held = 0
+    for n, text in enumerate(lines, 1):
+        item = _read_line(n, text, limit)
+        if item is _BLANK:
+            continue
+        batch.append((n, item))
+        held += len(text)
+        if len(batch) >= window or held >= chars:
+            yield batch
+            batch = []
+            held = 0
+    if batch:
+        yield batch
 
 
 def _died(n: int) -> tuple[int, tuple[None, str]]:
@@ -947,8 +1050,8 @@ def _died(n: int) -> tuple[int, tuple[None, str]]:
                     "memory); judged alone in a fresh process, it died again")))
 
 
-def _pooled(numbered: Iterator[tuple[int, Any]], setup: tuple, workers: int,
-            window: int) -> Iterator[tuple[bool | None, str]]:
+def _pooled(windows: Iterator[list[tuple[int, Any]]], setup: tuple, workers: int
+            ) -> Iterator[tuple[bool | None, str]]:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
@@ -1040,19 +1143,9 @@ def _pooled(numbered: Iterator[tuple[int, Any]], setup: tuple, workers: int,
         for _n, record in done:
             yield record
 
-    def windows() -> Iterator[list[tuple[int, Any]]]:
-        batch: list[tuple[int, Any]] = []
-        for x in numbered:
-            batch.append(x)
-            if len(batch) >= window:
-                yield batch
-                batch = []
-        if batch:
-            yield batch
-
     try:
         pending: list[tuple] | None = None
-        for batch in windows():
+        for batch in windows:
             tasks = submit(batch)  # the next window runs while this one is written
             if pending is not None:
                 yield from drain(pending)
