@@ -95,12 +95,13 @@ def _parser(only_validate: bool = False) -> argparse.ArgumentParser:
                "(or \"plan_file\": PATH; optional \"format\": \"planbench\" with "
                "\"planbench_config\": PATH),\nand prints one JSON record per line, in "
                "order (blank lines are skipped; each record\nnames its input \"line\").\n\n"
-               "--window N: the lines are judged N at a time, and a domain or problem file\n"
-               "is looked at (size, time, inode) once a window: a file changed during the\n"
-               "run is read again from the next window on. Default: 10000 lines for a batch\n"
-               "file, 2000 with --workers, 1 for standard input or a pipe (each file looked\n"
-               "at again whenever a line names another, each record out as its line is\n"
-               "judged).\n\n"
+               "--window N: a domain or problem file is looked at (size, time, inode) once\n"
+               "every N lines (records still go out as their lines are judged; with\n"
+               "--workers, the lines the workers get at a time): a file changed during the\n"
+               "run is read again from the next window on. Default: 10000 for a batch file,\n"
+               "2000 with --workers, 1 for standard input or a pipe (whose lines may name\n"
+               "files written as they come: each looked at again whenever a line names\n"
+               "another than the line before).\n\n"
                "A batch file names the files veriplan reads: from someone else, run it with\n"
                "--base-dir DIR --confine (paths may not leave DIR, through symlinks or '..').\n"
                "Files (and --batch lines) over --max-bytes (default 64M) and devices are\n"
@@ -122,9 +123,9 @@ def _parser(only_validate: bool = False) -> argparse.ArgumentParser:
     v.add_argument("--workers", type=int, default=1, metavar="N",
                    help="--batch: judge in N processes (order kept; default 1)")
     v.add_argument("--window", type=int, default=None, metavar="N",
-                   help="--batch: judge N lines at a time, looking at each file once a "
-                        "window (default 10000 for a file, 2000 with --workers, 1 for "
-                        "standard input or a pipe; see below)")
+                   help="--batch: look at each domain and problem file once every N lines "
+                        "(default 10000 for a file, 2000 with --workers, 1 for standard "
+                        "input or a pipe; see below)")
     v.add_argument("--base-dir", metavar="DIR",
                    help="--batch: read relative paths relative to DIR (default: the "
                         "current directory)")
