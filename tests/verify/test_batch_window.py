@@ -260,3 +260,22 @@ def test_window_on_the_command_line(capsys, tmp_path):
         assert capsys.readouterr().err.rstrip().endswith(message)
     with pytest.raises(ValueError, match="window must be at least 1"):
         list(batch_lines([], window=0))
+
+
+def test_a_confined_run_gives_the_same_records_in_every_window(files, tmp_path):
+    """Confined, where a path leads is looked up for each line: windows only share
+    the files' look-ups, and a line naming a file outside is refused in every one."""
+    domains, _problems = files
+    root = str(Path(domains[0]).parent)
+    lines = _lines(files)
+    outside = json.dumps({"id": "outside", "domain": domains[0],
+                          "problem": str(tmp_path / "elsewhere.pddl"), "plan": GOOD})
+    lines = [*lines[:12], outside + "\n", *lines[12:]]
+    shuffled = [lines[i] for i in _orders(lines)["shuffled"]]
+    line_by_line = [t for _v, t in batch_lines(shuffled, base_dir=root, confine=True)]
+    kinds = Counter((json.loads(t)["error"] or {}).get("kind") for t in line_by_line)
+    assert kinds["refused"] == 2  # the plan file among the examples, and the outsider
+    for window in (2, 5, 1000):
+        got = [t for _v, t in batch_lines(shuffled, base_dir=root, confine=True,
+                                          window=window)]
+        assert got == line_by_line, window

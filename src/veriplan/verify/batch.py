@@ -366,16 +366,16 @@ class _Judge:
         # item before's)
         self._fresh: dict[tuple[str, str], Task] | None = None
         self._fresh_domains: dict[str, Domain] = {}
+        # the same tasks by the paths as items give them (not when confined)
+        self._named: dict[tuple[str, str], Task] | None = None
 
     def new_window(self) -> None:
         """Start a window of lines: from now on a file whose identity (device, inode,
         size, modification time) was checked in this window is not checked again
         until the next call; a file written in the last :data:`RACY_NS` is checked
         (and compared by text) at every item, as before."""
-        if self._fresh is None:
-            self._fresh = {}
-        else:
-            self._fresh.clear()
+        self._fresh = {}
+        self._named = {}
         self._fresh_domains.clear()
         self._last = self._raw = self._domain = None  # the window looks at them again
 
@@ -519,13 +519,23 @@ class _Judge:
                 or len(plan_text) > self.max_bytes):
             return None
         raw = self._raw
-        if raw is not None and item.get("domain") == raw[0] and item.get("problem") == raw[1]:
+        d, p = item.get("domain"), item.get("problem")
+        if raw is not None and d == raw[0] and p == raw[1]:
             task = raw[2]
         else:
-            task = self._task(self._path(item, "domain", "domain file"),
-                              self._path(item, "problem", "problem file"))
-            raw = (item["domain"], item["problem"])
-            self._raw = (*raw, task) if all(type(r) is str for r in raw) else None
+            named = self._named
+            key = (d, p) if type(d) is str and type(p) is str else None
+            task = named.get(key) if named is not None and key is not None else None
+            if task is None:  # (named: the paths as items give them, checked this window)
+                dpath = self._path(item, "domain", "domain file")
+                ppath = self._path(item, "problem", "problem file")
+                task = self._task(dpath, ppath)
+                if (named is not None and key is not None and self._paths is not None
+                        and self._fresh is not None
+                        and self._fresh.get((dpath, ppath)) is task
+                        and len(named) < TASK_CACHE_SIZE):
+                    named[key] = task
+            self._raw = (d, p, task) if key is not None else None
         # (str.islower tests every character's case through Unicode's tables: for an
         # ASCII text, lower-casing it outright costs less and gives the same text)
         low = (plan_text.lower() if plan_text.isascii() or not plan_text.islower()
