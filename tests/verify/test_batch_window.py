@@ -279,3 +279,29 @@ def test_a_confined_run_gives_the_same_records_in_every_window(files, tmp_path):
         got = [t for _v, t in batch_lines(shuffled, base_dir=root, confine=True,
                                           window=window)]
         assert got == line_by_line, window
+
+
+def test_a_problem_written_just_now_is_compared_by_its_text_in_a_window(tmp_path):
+    """A file written in the last 2 seconds is looked at (and compared by its text)
+    whenever a line names it after another, in a window too: here it is rewritten
+    with the same size and modification time, which only its text tells."""
+    dom, prob, other = tmp_path / "d.pddl", tmp_path / "p.pddl", tmp_path / "q.pddl"
+    _write(dom, DOMAIN)
+    prob.write_text(PROBLEM)
+    _write(other, PROBLEM)
+    before = os.stat(prob)
+    swapped = PROBLEM.replace("(on a b) (on b c)", "(on b a) (on c b)")
+    assert len(swapped) == len(PROBLEM)
+
+    def lines() -> Iterator[str]:
+        for n in range(4):
+            if n == 2:
+                prob.write_text(swapped)
+                os.utime(prob, ns=(before.st_atime_ns, before.st_mtime_ns))
+            p = prob if n % 2 == 0 else other
+            yield json.dumps({"id": n, "domain": str(dom), "problem": str(p),
+                              "plan": GOOD}) + "\n"
+
+    records = [json.loads(t) for _v, t in batch_lines(lines(), window=100)]
+    assert [r["valid"] for r in records] == [True, True, False, True]
+    assert records[2]["unmet_goals"] == ["(on b a)", "(on c b)"]

@@ -499,12 +499,13 @@ class _Judge:
                 self._fresh_domains[dpath] = domain
         return domain
 
-    @staticmethod
-    def _checked(fresh: dict[tuple[str, str], Task], dpath: str, ppath: str,
+    def _checked(self, fresh: dict[tuple[str, str], Task], dpath: str, ppath: str,
                  task: Task) -> None:
         """Keep a task whose files were checked, for the rest of the window (at most
-        :data:`TASK_CACHE_SIZE` of them: the run keeps no more)."""
-        if len(fresh) < TASK_CACHE_SIZE:
+        :data:`TASK_CACHE_SIZE` of them: the run keeps no more): not one whose domain
+        file is looked at for every item (written in the last :data:`RACY_NS`, or
+        read leniently, whose warnings are given at every look-up)."""
+        if len(fresh) < TASK_CACHE_SIZE and self._fresh_domains.get(dpath) is task.domain:
             fresh[(dpath, ppath)] = task
 
     def _quick(self, line: int, ident: Any, item: dict) -> tuple[bool, str] | None:
