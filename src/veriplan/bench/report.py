@@ -350,12 +350,16 @@ def _distribution_markdown(analyses: list[dict]) -> list[str]:
 def analyse(records: list[UnitRecord], summaries: list[GroupSummary]) -> list[dict]:
     from veriplan.bench import analysis as A
 
+    # grouped as summarize groups (scope included): units verified against
+    # different things are never pooled, in the analyses either
     groups: dict[tuple, list[UnitRecord]] = defaultdict(list)
+    scopes = unit_scopes(records)
     for r in records:
-        groups[(r.method, f"{r.backend}:{r.model}", r.dataset, r.config)].append(r)
+        groups[(r.method, f"{r.backend}:{r.model}", r.dataset, r.config,
+                scopes[r.id])].append(r)
     out = []
     for s in summaries:
-        rs = groups[s.key]
+        rs = groups[(*s.key, s.scope)]
         curve, mean_attempts = A.retry_benefit(rs)
         out.append({"method": s.method, "model": s.model, "dataset": s.dataset,
                     "config": s.config, "runtime": asdict(A.runtime(rs)),

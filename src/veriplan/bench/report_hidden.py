@@ -186,16 +186,18 @@ def _current(records: list[UnitRecord], controlled: bool = False) -> list[UnitRe
 
 def rows(records: list[UnitRecord]) -> list[HiddenRow]:
     groups: dict[tuple, list[UnitRecord]] = defaultdict(list)
-    for r in _current(records):
-        k = json.loads(r.config).get("k", 1)
-        groups[(r.method, json.loads(r.config).get("ablation", "none"), r.dataset,
-                f"{r.backend}:{r.model}", k)].append(r)
+    current = _current(records)
+    label = _arms(current)
+    for r in current:
+        config = json.loads(r.config)
+        groups[(r.method, config.get("ablation", "none"), label[r.id], r.dataset,
+                f"{r.backend}:{r.model}", config.get("k", 1))].append(r)
     out = []
-    for (method, ablation, dataset, model, k), rs in sorted(groups.items()):
+    for (_method, _ablation, arm, dataset, model, k), rs in sorted(groups.items()):
         ms = [_metrics(r) for r in rs]
         out.append(HiddenRow(
             **asdict(_violations(ms)),
-            method=method if ablation == "none" else f"{method} ({ablation})",
+            method=arm,
             dataset=dataset, model=model, k=k,
             no_plan=sum(bool(m.get("no_plan")) for m in ms),
             unreadable=sum(bool(m.get("unread")) for m in ms),
@@ -213,21 +215,44 @@ def rows(records: list[UnitRecord]) -> list[HiddenRow]:
     return out
 
 
-def _arm(r: UnitRecord) -> str:
+def _base(r: UnitRecord) -> str:
     """The method, or an ablation rung of it as ``sqbcp (cot)``: never pooled
     with the full method."""
     ablation = json.loads(r.config).get("ablation", "none")
     return r.method if ablation == "none" else f"{r.method} ({ablation})"
 
 
+def _arms(records: list[UnitRecord]) -> dict[str, str]:
+    """Each unit's arm (by unit id): its method or rung, then the settings other
+    than k in which that method's units differ here, ``hidden-cot [oracle=False]``
+    (a setting a unit does not give is left out of its name). Units of one method
+    run at different settings are different arms, never pooled or paired as one;
+    a setting all its units share names no arm."""
+    configs = {r.id: json.loads(r.config) for r in records}
+    keys = {k for c in configs.values() for k in c} - {"k", "ablation"}
+    values: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    for r in records:
+        for key in keys:
+            values[_base(r)][key].add(str(configs[r.id].get(key, "\0")))
+    out = {}
+    for r in records:
+        base, cfg = _base(r), configs[r.id]
+        varying = sorted(k for k, vs in values[base].items() if len(vs) > 1 and k in cfg)
+        out[r.id] = (f"{base} [" + ",".join(f"{k}={cfg[k]}" for k in varying) + "]"
+                     if varying else base)
+    return out
+
+
 def pairs(records: list[UnitRecord]) -> list[Pair]:
     """SQ-BCP (each of its settings) paired with every other method on the same
     dataset, model and k: McNemar on violations and on verified plans."""
     arms: dict[tuple, dict[str, tuple[bool, bool]]] = defaultdict(dict)
-    for r in _current(records):
+    current = _current(records)
+    label = _arms(current)
+    for r in current:
         m = _metrics(r)
         cfg = json.loads(r.config)
-        key = (r.dataset, f"{r.backend}:{r.model}", cfg.get("k", 1), _arm(r))
+        key = (r.dataset, f"{r.backend}:{r.model}", cfg.get("k", 1), label[r.id])
         arms[key][f"{r.instance}#{r.seed}"] = (bool(m.get("violated")), bool(r.verified))
     out = []
     for (dataset, model, k, a), units_a in sorted(arms.items()):
@@ -328,8 +353,10 @@ def controlled_rows(records: list[UnitRecord]) -> list[ControlledRow]:
     paper averages k = 1..4): violation rates (all units, among plans), verified
     rate, queries and hypotheses per task."""
     groups: dict[tuple, list[UnitRecord]] = defaultdict(list)
-    for r in _current(records, controlled=True):
-        groups[(r.dataset, _setting(r.model), _arm(r))].append(r)
+    current = _current(records, controlled=True)
+    label = _arms(current)
+    for r in current:
+        groups[(r.dataset, _setting(r.model), label[r.id])].append(r)
     out = []
     for (dataset, setting, method), rs in sorted(groups.items()):
         ms = [_metrics(r) for r in rs]
@@ -349,8 +376,10 @@ def controlled_by_k(records: list[UnitRecord]) -> list[ByKRow]:
     k = 1..4, which the main table pools): violations and verified plans, with
     Wilson intervals."""
     groups: dict[tuple, list[UnitRecord]] = defaultdict(list)
-    for r in _current(records, controlled=True):
-        groups[(r.dataset, _setting(r.model), _arm(r),
+    current = _current(records, controlled=True)
+    label = _arms(current)
+    for r in current:
+        groups[(r.dataset, _setting(r.model), label[r.id],
                 int(json.loads(r.config).get("k", 1)))].append(r)
     out = []
     for (dataset, setting, method, k), rs in sorted(groups.items()):
@@ -414,9 +443,11 @@ def controlled_pairs(records: list[UnitRecord]) -> list[Pair]:
     """SQ-BCP against each method on the same (task, k, seed), per dataset and
     setting: exact McNemar on violations and on verified plans."""
     arms: dict[tuple, dict[str, tuple[bool, bool]]] = defaultdict(dict)
-    for r in _current(records, controlled=True):
+    current = _current(records, controlled=True)
+    label = _arms(current)
+    for r in current:
         k = json.loads(r.config).get("k", 1)
-        arms[(r.dataset, _setting(r.model), _arm(r))][f"{r.instance}#{k}#{r.seed}"] = (
+        arms[(r.dataset, _setting(r.model), label[r.id])][f"{r.instance}#{k}#{r.seed}"] = (
             bool(_metrics(r).get("violated")), bool(r.verified))
     out = []
     for (dataset, setting, a), ua in sorted(arms.items()):
