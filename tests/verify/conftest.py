@@ -31,3 +31,18 @@ def val() -> ValTool:
         if os.environ.get("CI", "").lower() == "true":
             pytest.fail(f"CI installs VAL (the dev extra): {exc}")
         pytest.skip(f"VAL cannot be used here: {exc}")
+
+
+@pytest.fixture
+def parsed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The problem files a batch parses, in order (the batch's problem parser is
+    counted)."""
+    calls: list[str] = []
+    real = batch.parse_problem
+
+    def counting(text, domain, *, file, strict):
+        calls.append(file)
+        return real(text, domain, file=file, strict=strict)
+
+    monkeypatch.setattr(batch, "parse_problem", counting)
+    return calls

@@ -58,20 +58,6 @@ def test_verdicts_come_in_order_with_their_fields(problems):
     json.dumps([ok, bad, goal, noisy])  # JSON-ready
 
 
-@pytest.fixture
-def parsed(monkeypatch) -> list[str]:
-    """The problem files the batch parses, in order (the parser is counted)."""
-    calls: list[str] = []
-    real = batch.parse_problem
-
-    def counting(text, domain, *, file, strict):
-        calls.append(file)
-        return real(text, domain, file=file, strict=strict)
-
-    monkeypatch.setattr(batch, "parse_problem", counting)
-    return calls
-
-
 def test_each_problem_is_parsed_once_per_file_identity(problems, parsed):
     calls = parsed
     a, b = (str(p) for p in problems)

@@ -116,20 +116,6 @@ def stats(monkeypatch: pytest.MonkeyPatch) -> Counter:
     return seen
 
 
-@pytest.fixture
-def parsed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The problem files the batch parses, in order."""
-    calls: list[str] = []
-    real = batch.parse_problem
-
-    def counting(text, domain, *, file, strict):
-        calls.append(file)
-        return real(text, domain, file=file, strict=strict)
-
-    monkeypatch.setattr(batch, "parse_problem", counting)
-    return calls
-
-
 def test_a_shuffled_file_looks_at_each_file_once_a_window(files, stats, parsed):
     domains, problems = files
     lines = _lines(files)
