@@ -279,6 +279,9 @@ _SW_REFUSALS = re.compile("|".join(f"(?:{p})" for p in [
 ]))
 
 
+# The commands that write the agent's focus in 1.2.3's engine (ActionFocus, ActionResetTask).
+_FOCUS_WRITERS = re.compile(r"^(?:focus on .+|reset task)$", re.I)
+
 # Commands whose preconditions :meth:`ScienceWorldActions.preconditions` states in full:
 # the engine never refuses them ("look around", "inventory", "task", "wait"), or what
 # it refuses is in the vocabulary ("go to R": no door to R from here, or a closed one).
@@ -355,9 +358,16 @@ class ScienceWorldActions:
         return add, delete
 
     def touched(self, action: str, facts: Iterable[Fact]) -> set[Key] | None:
+        """Keys the action may change (None: any fact). A command of no form
+        here may change anything but the agent's focus: in 1.2.3's engine only
+        "focus on X" and "reset task" write it (the only callers of its focus
+        monitor, ``ObjMonitor``, are ``ActionFocus`` and ``ActionResetTask``),
+        so a plan's focus outlives its other unknown commands."""
         p = self.parse(action)
         if not p.form:
-            return None
+            if _FOCUS_WRITERS.match(" ".join(action.strip().split())):
+                return None
+            return {key(f) for f in facts if f.pred != "focus"}
         add, delete = self.effects(action, facts)
         out = {key(f) for f in add | delete}
         if p.form in _MOVING:
@@ -367,10 +377,16 @@ class ScienceWorldActions:
                     if f.pred == "open" and not f.args[0].startswith("door to ")}
         if p.form in ("open", "close"):
             name = p.args[0]
-            out |= {key(f) for f in facts if f.pred == "open" and f.args[0] == name}
             room = _here(facts)
-            if name.startswith("door to ") and room:  # the same door seen from the other side
-                out.add(("open", (f"door to {room}", name[len("door to "):])))
+            if name.startswith("door to ") and room:
+                # this room's door to R and the same door seen from R; another room's
+                # "door to R" is another door (a room has one door to a room, and the
+                # parser reaches only the agent's room's portals), which no step here
+                # changes (issue 33: it was forgotten too, which lost its state)
+                out |= {("open", (name, room)),
+                        ("open", (f"door to {room}", name[len("door to "):]))}
+            else:
+                out |= {key(f) for f in facts if f.pred == "open" and f.args[0] == name}
             if _alias_door(name) or (name.startswith("door to ") and not room):
                 out |= {key(f) for f in facts if f.pred == "open"}
         return out

@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any
 
 from veriplan.core.verdict import Finding, FindingKind, Judgement, Scope
@@ -50,7 +51,8 @@ class Application:
     may have changed without saying how, or one no frame rule keeps past the
     steps before it (ScienceWorld's ``in``). ``unmodelled``: steps whose
     preconditions the action model states only in part. ``unknown_action``:
-    the first step the action model does not know. ``touched``: every
+    the first step the action model does not know (``unknown_actions``: each
+    one the application reached). ``touched``: every
     predicate an effect wrote."""
 
     state: FactState
@@ -60,6 +62,7 @@ class Application:
     touched: set[Key] = field(default_factory=set)
     noops: list[int] = field(default_factory=list)
     unknown_action: int | None = None
+    unknown_actions: list[int] = field(default_factory=list)
     beyond: list[tuple[int, Fact]] = field(default_factory=list)
     unmodelled: list[int] = field(default_factory=list)
 
@@ -102,14 +105,30 @@ def _guards(effects: Sequence[Fact], state: FactState, rules: RuleBook) -> set[t
     return out
 
 
+class PastUnknown(Enum):
+    """What :func:`apply_plan` does at a step the action model does not know:
+    stop there; skip it (as if it changed nothing: Pre(h)'s regression, never
+    a verdict); or go on with what it may change forgotten (the model's
+    ``touched``: for ScienceWorld, everything but the agent's focus), so that
+    V can still refute what no unknown step could undo."""
+
+    STOP = "stop"
+    SKIP = "skip"
+    FORGET = "forget"
+
+
 def apply_plan(actions: Sequence[str], start: FactState, rules: RuleBook,
-               model: ActionModel, *, stop_on_unknown_action: bool = True) -> Application:
+               model: ActionModel, *, stop_on_unknown_action: bool = True,
+               past_unknown: PastUnknown | None = None) -> Application:
     """Symbolic execution of ``actions`` from ``start`` (copied, never changed).
     No-op steps (every effect already holds) are skipped, and a "not already
     so" guard (:func:`_guards`) is not a requirement. After each step the
     environment's frame rules apply (``rules.persists``): a fact no frame rule
     keeps is gone unless the step itself wrote it, as in the environment's
-    own store."""
+    own store. At a step the model does not know: ``past_unknown`` (when None,
+    STOP if ``stop_on_unknown_action`` else SKIP)."""
+    if past_unknown is None:
+        past_unknown = PastUnknown.STOP if stop_on_unknown_action else PastUnknown.SKIP
     state = start.copy()
     app = Application(state)
     written: set[Key] = set()
@@ -120,8 +139,19 @@ def apply_plan(actions: Sequence[str], start: FactState, rules: RuleBook,
         if pre is None:
             if app.unknown_action is None:
                 app.unknown_action = i
-            if stop_on_unknown_action:
+            app.unknown_actions.append(i)
+            if past_unknown is PastUnknown.STOP:
                 break
+            if past_unknown is PastUnknown.FORGET:
+                changed = may_change(model, action, state)
+                for k in changed:
+                    state.forget(k)
+                for k in [key_of(f) for f in state.facts() if not rules.persists(f.pred)]:
+                    state.forget(k)
+                lost |= changed
+                written -= changed
+                ticked = True
+                app.touched |= changed
             continue
         eff = list(model.effects(action, state))
         if is_noop(eff, state, rules):
@@ -270,14 +300,16 @@ def pullback(h: Hypothesis, w: FactState, rules: RuleBook, model: ActionModel | 
         return judge([Finding(FindingKind.UNCHECKABLE, None, "",
                               "no symbolic action model for this environment")],
                      check_pre=None, pullback=False)
-    app = apply_plan(h.actions, w, rules, model)
-    if app.unknown_action is not None:
-        # a command of no form the model knows: refused, where the model covers the
-        # environment's whole grammar (the household games); else beyond V (ScienceWorld)
+    complete_grammar = getattr(model, "grammar_complete", True)
+    # a command of no form the model knows: refused, where the model covers the
+    # environment's whole grammar (the household games); else (ScienceWorld) beyond V,
+    # and the rest of the plan is applied with what it may change forgotten, so that
+    # what it cannot change (a wrong focus) is still refuted (issue 33: V stopped there)
+    app = apply_plan(h.actions, w, rules, model, past_unknown=PastUnknown.STOP
+                     if complete_grammar else PastUnknown.FORGET)
+    if app.unknown_action is not None and complete_grammar:
         i = app.unknown_action
-        kind = FindingKind.UNKNOWN_ACTION if getattr(model, "grammar_complete", True) \
-            else FindingKind.UNCHECKABLE
-        return judge([Finding(kind, i + 1, h.actions[i],
+        return judge([Finding(FindingKind.UNKNOWN_ACTION, i + 1, h.actions[i],
                               f"{_step(h, i)} is not an action the model knows")],
                      pullback=False, relied=tuple(app.relied))
     findings = [Finding(FindingKind.PRECONDITION, i + 1, show(key_of(f), f.value),
@@ -293,6 +325,9 @@ def pullback(h: Hypothesis, w: FactState, rules: RuleBook, model: ActionModel | 
     findings += [Finding(FindingKind.UNCHECKABLE, i + 1, h.actions[i],
                          f"{_step(h, i)}: the action model states only part of its "
                          "preconditions") for i in app.unmodelled]
+    findings += [Finding(FindingKind.UNCHECKABLE, i + 1, h.actions[i],
+                         f"{_step(h, i)} is not an action the model knows (what it may "
+                         "change is forgotten)") for i in app.unknown_actions]
     if goal is None:
         findings.append(Finding(FindingKind.UNCHECKABLE, None, "goal",
                                 "the task's goal has no symbolic form here"))
@@ -370,5 +405,5 @@ def derive(actions: Sequence[str], w: FactState, rules: RuleBook, model: ActionM
     return pre, notes, steps
 
 
-__all__ = ["Application", "Verification", "apply_plan", "check_pre", "complete",
+__all__ = ["Application", "PastUnknown", "Verification", "apply_plan", "check_pre", "complete",
            "derive", "judge", "lookup", "pullback", "unchecked", "ungrounded", "verify"]
