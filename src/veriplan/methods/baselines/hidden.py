@@ -53,8 +53,15 @@ class Config:
     k: int = 1  # revealed latent preconditions (the k-reveal protocol)
     reveal_seed: int = 0
     branches: int = 3  # ToT: candidate plans sampled
-    max_turns: int = 12  # ReAct turns
-    max_questions: int = 8  # Self-Ask follow-up questions; Direct/CoT/ToT questions
+    # ReAct turns, each one action: a question, one plan step or "Finish". The SQ-BCP paper
+    # sets ReAct no budget; this one is ours and must not stop ReAct before the other
+    # baselines would stop: they may ask max_questions questions and then write a plan of
+    # any length, while every ReAct step takes a turn. So it leaves room for max_questions
+    # questions, a plan as long as the longest reference plan of the hidden-task datasets
+    # (53 steps, hidden-fact PDDL) and "Finish". It was 12 before issue 33, which cut off
+    # the plan of every task whose reference plan and questions need more turns.
+    max_turns: int = 64
+    max_questions: int = 8  # Self-Ask follow-up questions; Direct/CoT/ToT/ReAct questions
     # The paper (Section 5.3): every baseline has access to the oracle. Direct, CoT and
     # ToT may first ask questions ("Ask: ..." lines), answered by the same oracle, then
     # plan with the answers shown; False: they plan from the prompt alone (before issue 33).
@@ -290,6 +297,10 @@ def react(problem: HiddenTask, llm: LLM, config: Config = Config(), *,
     emit = observer or quiet
     history: list[dict[str, str]] = []
     plan: list[str] = []
+    # the questions it may ask: as many as the other baselines (none without the oracle)
+    may_ask = config.max_questions if config.oracle else 0
+    asked = 0
+    finished = False
     for _ in range(config.max_turns):
         text = _ask(run, log, "turn", render("hidden_react.j2", history=history, **s.values),
                     config, stop=("\nObservation",))
@@ -297,9 +308,15 @@ def react(problem: HiddenTask, llm: LLM, config: Config = Config(), *,
         action = _field(text, "action")
         if re.match(r"^\W*finish", action, re.I):
             log[-1].verdict = "finish"
+            finished = True
             break
-        if action.lower().startswith("ask:"):
+        if action.lower().startswith("ask:") and asked >= may_ask:
+            observation = (f"No more questions ({may_ask} asked): write a step or Finish."
+                           if may_ask else "No questions here: write a step or Finish.")
+            log[-1].ok, log[-1].verdict = False, "question over the budget"
+        elif action.lower().startswith("ask:"):
             answer = s.oracle.ask(action[4:].strip())
+            asked += 1
             observation = answer.text
             log[-1].verdict = f"asked: {answer.status}"
         elif action.lower().startswith("step:"):
@@ -312,7 +329,9 @@ def react(problem: HiddenTask, llm: LLM, config: Config = Config(), *,
         history.append({"thought": thought, "action": action or "(none)",
                         "observation": observation})
         emit(Event("turn", f"{action or '(none)'}: {observation}"))
-    return _finish(run, s, log, plan, emit, {"turns": len(history)})
+    # out_of_turns: the turn budget ended the run before the model wrote "Finish"
+    return _finish(run, s, log, plan, emit, {"turns": len(history), "questions": asked,
+                                             "out_of_turns": not finished})
 
 
 def self_ask(problem: HiddenTask, llm: LLM, config: Config = Config(), *,
