@@ -89,6 +89,11 @@ def add_parsers(sub) -> None:
     k.add_argument("--no-frame-rules", action="store_true",
                    help="the control: w keeps every fact until the agent's own action may "
                         "change it (AEC's store before issue 30)")
+    k.add_argument("--no-doors", action="store_true",
+                   help="scienceworld: check w against the object tree only, leaving its door "
+                        "facts unchecked (as every check-store figure before issue 33); by "
+                        "default the engine's door states are part of the truth (about 2-3 ms "
+                        "a step against about 80 ms for the object tree)")
     k.add_argument("--workers", type=int, default=1, metavar="N",
                    help="N processes, each with its own simulator (task i to process i mod N)")
     k.add_argument("--json", action="store_true", help="print each set's counts and episodes "
@@ -301,21 +306,23 @@ def _check_store(args: argparse.Namespace) -> int:
                   f"steps; w {ep.facts} facts, {ep.derived} derived{bad}{extra}", flush=True)
 
         results = check_stores_in(name, ids, show, frame_rules=not args.no_frame_rules,
-                                  workers=args.workers)
+                                  workers=args.workers, doors=not args.no_doors)
         won = sum(r.won for r in results)
         bad = sum(len(r.contradicted) for r in results)
         ok &= bad == 0 and won == len(results)
         if args.json:
             sets.append({"env": name, "frame_rules": not args.no_frame_rules,
+                         "doors": not args.no_doors,
                          "tasks": len(results), "won": won,
                          "facts": sum(r.facts for r in results),
                          "derived": sum(r.derived for r in results), "contradicted": bad,
                          "seconds": time.perf_counter() - start, "episodes": results})
             continue
         control = " without frame rules (the control)" if args.no_frame_rules else ""
+        truth = " (doors not checked)" if args.no_doors and name == "scienceworld" else ""
         print(f"== {name}: {won}/{len(results)} won; AEC's w{control}: "
               f"{sum(r.facts for r in results)} facts and {sum(r.derived for r in results)} "
-              f"derived facts checked, {bad} contradicted by the simulator "
+              f"derived facts checked, {bad} contradicted by the simulator{truth} "
               f"({time.perf_counter() - start:.0f} s)", flush=True)
     if args.json:
         emit("aec_check_store", {"ok": bool(ok), "sets": sets})

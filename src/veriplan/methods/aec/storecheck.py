@@ -56,11 +56,15 @@ def _path(env: Env, task_id: str) -> tuple[list[str], Callable[[str], str | None
     return list(load_game(task_id).plan), env.command_for  # type: ignore[attr-defined]
 
 
-def replay_store(env: Env, task_id: str, *, frame_rules: bool = True) -> StoreCheck:
+def replay_store(env: Env, task_id: str, *, frame_rules: bool = True,
+                 doors: bool = True) -> StoreCheck:
     """Replay one task's gold path / walkthrough with an AEC agent's w, checked
     against the simulator before the first step and after every step.
     ``frame_rules=False`` is the control: w keeps every fact until the agent's
-    own action may change it (AEC's store before issue 30)."""
+    own action may change it (AEC's store before issue 30). ``doors``: the
+    simulator's door states are part of the truth where it has them apart from
+    ``true_facts`` (ScienceWorld's ``true_doors``: its object tree has no
+    doors); False checks the object tree only (every figure before issue 33)."""
     from veriplan.envs.rules import derive, rules_for
     from veriplan.llm import LLM, ScriptedBackend
     from veriplan.methods.aec.config import AgentConfig
@@ -80,6 +84,8 @@ def replay_store(env: Env, task_id: str, *, frame_rules: bool = True) -> StoreCh
 
     def check(label: str) -> None:
         truth = env.true_facts()
+        if doors and hasattr(env, "true_doors"):
+            truth |= env.true_doors()
         w = set(agent.w.facts())
         derived = set(derive(w, rules))
         out.facts += len(w)
@@ -104,13 +110,13 @@ def replay_store(env: Env, task_id: str, *, frame_rules: bool = True) -> StoreCh
 
 def check_stores(env: Env, task_ids: list[str],
                  on_episode: Callable[[StoreCheck], None] | None = None, *,
-                 frame_rules: bool = True) -> list[StoreCheck]:
+                 frame_rules: bool = True, doors: bool = True) -> list[StoreCheck]:
     """:func:`replay_store` over ``task_ids``; an episode that raises is
     reported with its error and the others go on."""
     out = []
     for tid in task_ids:
         try:
-            ep = replay_store(env, tid, frame_rules=frame_rules)
+            ep = replay_store(env, tid, frame_rules=frame_rules, doors=doors)
         except Exception as e:  # noqa: BLE001 - one broken task must not hide the others
             ep = StoreCheck(tid, problem=f"{type(e).__name__}: {e}")
         out.append(ep)
@@ -120,7 +126,8 @@ def check_stores(env: Env, task_ids: list[str],
 
 
 def _run(make: Callable[[], Env], jobs: list[tuple[int, str]], frame_rules: bool,
-         report: Callable[[int, StoreCheck], None], env: Env | None = None) -> None:
+         report: Callable[[int, StoreCheck], None], env: Env | None = None, *,
+         doors: bool = True) -> None:
     """:func:`replay_store` over ``jobs`` ((index, task id)) on ``env`` (else one
     made by ``make``), on a new one after a simulator died (the tasks after it
     would all fail on the dead one); if no environment can be made, each task
@@ -135,7 +142,7 @@ def _run(make: Callable[[], Env], jobs: list[tuple[int, str]], frame_rules: bool
                         report(j, StoreCheck(t, problem=f"the environment could not start: "
                                                         f"{type(e).__name__}: {e}"))
                     return
-            (ep,) = check_stores(env, [tid], frame_rules=frame_rules)
+            (ep,) = check_stores(env, [tid], frame_rules=frame_rules, doors=doors)
             report(i, ep)
             if ep.problem.startswith(f"{EnvironmentDied.__name__}:"):
                 env.close()
@@ -146,16 +153,17 @@ def _run(make: Callable[[], Env], jobs: list[tuple[int, str]], frame_rules: bool
 
 
 def _worker(make: Callable[[], Env], jobs: list[tuple[int, str]], frame_rules: bool,
-            results: Queue) -> None:
+            results: Queue, doors: bool = True) -> None:
     """One process of :func:`check_stores_in`: each episode goes back as
     (index, StoreCheck), then (-1, None) at the end."""
-    _run(make, jobs, frame_rules, lambda i, ep: results.put((i, ep)))
+    _run(make, jobs, frame_rules, lambda i, ep: results.put((i, ep)), doors=doors)
     results.put((-1, None))
 
 
 def check_stores_in(env: str | Callable[[], Env], task_ids: list[str],
                     on_episode: Callable[[StoreCheck], None] | None = None, *,
-                    frame_rules: bool = True, workers: int = 1) -> list[StoreCheck]:
+                    frame_rules: bool = True, workers: int = 1,
+                    doors: bool = True) -> list[StoreCheck]:
     """:func:`check_stores` on a new environment (``env``: its registered name,
     or a function that makes one, which ``workers`` > 1 need picklable); with
     ``workers`` > 1, that many processes, each with its own simulator (for
@@ -178,12 +186,13 @@ def check_stores_in(env: str | Callable[[], Env], task_ids: list[str],
             if on_episode is not None:
                 on_episode(ep)
 
-        _run(make, list(enumerate(task_ids)), frame_rules, keep, make())
+        _run(make, list(enumerate(task_ids)), frame_rules, keep, make(), doors=doors)
         return out
     ctx = multiprocessing.get_context("spawn")
     results: Queue = ctx.Queue()
     jobs = [[(i, t) for i, t in enumerate(task_ids) if i % workers == w] for w in range(workers)]
-    procs = [ctx.Process(target=_worker, args=(make, j, frame_rules, results), daemon=True)
+    procs = [ctx.Process(target=_worker, args=(make, j, frame_rules, results, doors),
+                         daemon=True)
              for j in jobs]
     for p in procs:
         p.start()
