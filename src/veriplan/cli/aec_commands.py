@@ -303,7 +303,8 @@ def _check_store(args: argparse.Namespace) -> int:
             bad = f"; contradicted: {ep.contradicted[:3]}" if ep.contradicted else ""
             extra = f"; {ep.problem}" if ep.problem else ""
             print(f"{name} {ep.task_id}: {'won' if ep.won else 'NOT WON'} in {ep.steps} "
-                  f"steps; w {ep.facts} facts, {ep.derived} derived{bad}{extra}", flush=True)
+                  f"steps; w {ep.facts} facts, {ep.derived} derived, {ep.doors} door facts"
+                  f"{bad}{extra}", flush=True)
 
         results = check_stores_in(name, ids, show, frame_rules=not args.no_frame_rules,
                                   workers=args.workers, doors=not args.no_doors)
@@ -315,14 +316,16 @@ def _check_store(args: argparse.Namespace) -> int:
                          "doors": not args.no_doors,
                          "tasks": len(results), "won": won,
                          "facts": sum(r.facts for r in results),
-                         "derived": sum(r.derived for r in results), "contradicted": bad,
+                         "derived": sum(r.derived for r in results),
+                         "door_facts": sum(r.doors for r in results), "contradicted": bad,
                          "seconds": time.perf_counter() - start, "episodes": results})
             continue
         control = " without frame rules (the control)" if args.no_frame_rules else ""
-        truth = " (doors not checked)" if args.no_doors and name == "scienceworld" else ""
+        truth = "" if name != "scienceworld" else " (door facts not checked)" \
+            if args.no_doors else f" ({sum(r.doors for r in results)} of them door facts)"
         print(f"== {name}: {won}/{len(results)} won; AEC's w{control}: "
               f"{sum(r.facts for r in results)} facts and {sum(r.derived for r in results)} "
-              f"derived facts checked, {bad} contradicted by the simulator{truth} "
+              f"derived facts checked{truth}, {bad} contradicted by the simulator "
               f"({time.perf_counter() - start:.0f} s)", flush=True)
     if args.json:
         emit("aec_check_store", {"ok": bool(ok), "sets": sets})

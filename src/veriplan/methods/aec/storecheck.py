@@ -32,14 +32,17 @@ from veriplan.errors import ConfigError, EnvironmentDied
 class StoreCheck:
     """One replayed episode: ``facts`` (w's facts) and ``derived`` (what the
     rules entail from them) summed over the checks (at the start and after
-    every step); ``contradicted``: "after step N ACTION: FACT" for each one
-    the simulator's state contradicts; ``problem``: why the replay stopped."""
+    every step); ``doors``: how many of those were door facts checked against
+    the engine's door states (0 without them); ``contradicted``: "after step
+    N ACTION: FACT" for each one the simulator's state contradicts;
+    ``problem``: why the replay stopped."""
 
     task_id: str
     won: bool = False
     steps: int = 0
     facts: int = 0
     derived: int = 0
+    doors: int = 0
     contradicted: list[str] = field(default_factory=list)
     problem: str = ""
 
@@ -84,12 +87,16 @@ def replay_store(env: Env, task_id: str, *, frame_rules: bool = True,
 
     def check(label: str) -> None:
         truth = env.true_facts()
+        door_keys: set[tuple[str, ...]] = set()
         if doors and hasattr(env, "true_doors"):
-            truth |= env.true_doors()
+            engine_doors = env.true_doors()
+            truth |= engine_doors
+            door_keys = {f.args for f in engine_doors}
         w = set(agent.w.facts())
         derived = set(derive(w, rules))
         out.facts += len(w)
         out.derived += len(derived)
+        out.doors += sum(f.pred == "open" and f.args in door_keys for f in w | derived)
         out.contradicted += [f"{label}: {f}" for f in
                              env.contradicted(w | derived, truth)]  # type: ignore[attr-defined]
 
