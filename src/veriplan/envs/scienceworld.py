@@ -455,7 +455,7 @@ class ScienceWorld(Env):
         each room, R the room on its other side, as the grounder names them.
         Which doors the loaded world has is read once per load (a door is
         neither made nor removed in an episode); each call reads their states
-        (one Java call a door side: about 10 ms against 63 ms)."""
+        (one Java call a door side; benchmarks/scienceworld_truth_speed.py)."""
         sides = getattr(self, "_door_sides", None)
         if sides is None:
             sides = self._door_sides = self._find_doors()
