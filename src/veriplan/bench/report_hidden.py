@@ -229,14 +229,15 @@ def _arms(records: list[UnitRecord]) -> dict[str, str]:
     run at different settings are different arms, never pooled or paired as one;
     a setting all its units share names no arm."""
     configs = {r.id: json.loads(r.config) for r in records}
+    bases = {r.id: _base(r) for r in records}
     keys = {k for c in configs.values() for k in c} - {"k", "ablation"}
     values: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
     for r in records:
         for key in keys:
-            values[_base(r)][key].add(str(configs[r.id].get(key, "\0")))
+            values[bases[r.id]][key].add(str(configs[r.id].get(key, "\0")))
     out = {}
     for r in records:
-        base, cfg = _base(r), configs[r.id]
+        base, cfg = bases[r.id], configs[r.id]
         varying = sorted(k for k, vs in values[base].items() if len(vs) > 1 and k in cfg)
         out[r.id] = (f"{base} [" + ",".join(f"{k}={cfg[k]}" for k in varying) + "]"
                      if varying else base)

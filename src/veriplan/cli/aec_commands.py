@@ -321,8 +321,10 @@ def _check_store(args: argparse.Namespace) -> int:
                          "seconds": time.perf_counter() - start, "episodes": results})
             continue
         control = " without frame rules (the control)" if args.no_frame_rules else ""
-        truth = "" if name != "scienceworld" else " (door facts not checked)" \
-            if args.no_doors else f" ({sum(r.doors for r in results)} of them door facts)"
+        truth = ""
+        if name == "scienceworld":
+            truth = (" (door facts not checked)" if args.no_doors
+                     else f" ({sum(r.doors for r in results)} of them door facts)")
         print(f"== {name}: {won}/{len(results)} won; AEC's w{control}: "
               f"{sum(r.facts for r in results)} facts and {sum(r.derived for r in results)} "
               f"derived facts checked{truth}, {bad} contradicted by the simulator "

@@ -37,7 +37,7 @@ import re
 import shutil
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Protocol
 
 from veriplan.envs.actions import ROOMS
 from veriplan.envs.base import Env, Fact, QueryResult, UnknownTaskError
@@ -145,6 +145,13 @@ def _name(line: str) -> str | None:
     return None if head in ("", "agent") else head
 
 
+class _JavaDoor(Protocol):
+    """A door object of the engine (a Java object reached through the wrapper's
+    bridge): only its open state is read after the door is found."""
+
+    def getOpenClosedStr(self) -> str: ...  # noqa: N802 - the engine's method name
+
+
 class ScienceWorld(Env):
     name = "scienceworld"
     _start_lock = threading.Lock()  # the Java gateway picks a free port at start
@@ -168,7 +175,7 @@ class ScienceWorld(Env):
         self.score = 0.0  # the engine's score after the last step (0 at the reset)
         self._choosing = False  # the engine waits for the number of an action
         self._gold_of: str | None = None  # the task loaded with its gold path
-        self._door_sides: list[tuple[Any, tuple[str, str]]] | None = None  # true_doors
+        self._door_sides: list[tuple[_JavaDoor, tuple[str, str]]] | None = None  # true_doors
 
     @contextlib.contextmanager
     def _java(self):
@@ -463,7 +470,7 @@ class ScienceWorld(Env):
             return {Fact("open", names, door.getOpenClosedStr() == "open")
                     for door, names in sides}
 
-    def _find_doors(self) -> list[tuple[Any, tuple[str, str]]]:
+    def _find_doors(self) -> list[tuple[_JavaDoor, tuple[str, str]]]:
         """Each door of each room of the loaded world, with the fact's
         arguments as the grounder names them ("door to R", ROOM)."""
         with self._java():
@@ -471,7 +478,7 @@ class ScienceWorld(Env):
             while not here.getClass().getName().startswith("scienceworld.objects.location."):
                 here = here.getContainer().get()  # the agent's room, then the world
             world = here.getContainer().get()
-            sides: list[tuple[Any, tuple[str, str]]] = []
+            sides: list[tuple[_JavaDoor, tuple[str, str]]] = []
             rooms = world.getContainedObjects(True).toList()
             for i in range(rooms.length()):
                 room = rooms.apply(i)

@@ -61,10 +61,13 @@ class Application:
     relied: list[Relied] = field(default_factory=list)
     touched: set[Key] = field(default_factory=set)
     noops: list[int] = field(default_factory=list)
-    unknown_action: int | None = None
     unknown_actions: list[int] = field(default_factory=list)
     beyond: list[tuple[int, Fact]] = field(default_factory=list)
     unmodelled: list[int] = field(default_factory=list)
+
+    @property
+    def unknown_action(self) -> int | None:
+        return self.unknown_actions[0] if self.unknown_actions else None
 
 
 def may_change(model: ActionModel, action: str, state: FactState) -> set[Key]:
@@ -105,6 +108,18 @@ def _guards(effects: Sequence[Fact], state: FactState, rules: RuleBook) -> set[t
     return out
 
 
+def _forget_step(model: ActionModel, action: str, state: FactState, rules: RuleBook
+                 ) -> set[Key]:
+    """Forget in ``state`` what ``action`` may change and every fact no frame rule
+    keeps past a step; the keys the action may change."""
+    changed = may_change(model, action, state)
+    for k in changed:
+        state.forget(k)
+    for k in [key_of(f) for f in state.facts() if not rules.persists(f.pred)]:
+        state.forget(k)
+    return changed
+
+
 class PastUnknown(Enum):
     """What :func:`apply_plan` does at a step the action model does not know:
     stop there; skip it (as if it changed nothing: Pre(h)'s regression, never
@@ -137,17 +152,11 @@ def apply_plan(actions: Sequence[str], start: FactState, rules: RuleBook,
     for i, action in enumerate(actions):
         pre = model.preconditions(action, state)
         if pre is None:
-            if app.unknown_action is None:
-                app.unknown_action = i
             app.unknown_actions.append(i)
             if past_unknown is PastUnknown.STOP:
                 break
             if past_unknown is PastUnknown.FORGET:
-                changed = may_change(model, action, state)
-                for k in changed:
-                    state.forget(k)
-                for k in [key_of(f) for f in state.facts() if not rules.persists(f.pred)]:
-                    state.forget(k)
+                changed = _forget_step(model, action, state, rules)
                 lost |= changed
                 written -= changed
                 ticked = True
@@ -174,12 +183,7 @@ def apply_plan(actions: Sequence[str], start: FactState, rules: RuleBook,
                 app.contradicted.append((i, f, k not in written))
             elif rule is not None:
                 app.relied.append((i, k, v, rule))
-        changed = may_change(model, action, state)
-        for k in changed:
-            state.forget(k)
-        expired = [key_of(f) for f in state.facts() if not rules.persists(f.pred)]
-        for k in expired:
-            state.forget(k)
+        changed = _forget_step(model, action, state, rules)
         for f in eff:
             state.set(key_of(f), f.value)
             written.add(key_of(f))
