@@ -8,17 +8,6 @@ other packages add environments through the ``veriplan.envs`` entry-point group.
 from __future__ import annotations
 
 from veriplan.envs.base import Env, EnvTask, Fact, Observation, QueryResult, StepResult
-from veriplan.registry import Registry
-
-ENVS: Registry[type] = Registry("environment", {
-    "scienceworld": "veriplan.envs.scienceworld:ScienceWorld",
-    "household": "veriplan.envs.household.env:Household",
-}, group="veriplan.envs")
-
-
-def make_env(name: str, **options) -> Env:
-    """A new environment of the class registered as ``name``."""
-    return ENVS.get(name)(**options)
-
+from veriplan.envs.registry import ENVS, make_env
 
 __all__ = ["ENVS", "Env", "EnvTask", "Fact", "Observation", "QueryResult", "StepResult", "make_env"]

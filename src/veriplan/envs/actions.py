@@ -29,7 +29,10 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from veriplan.envs.base import Fact, Observation
+from veriplan.envs.base import Env, Fact, Observation
+from veriplan.envs.household import kinds
+from veriplan.envs.rules import rules_for
+from veriplan.errors import ConfigError
 
 Key = tuple[str, tuple[str, ...]]
 
@@ -148,8 +151,6 @@ class HouseholdActions:
         return sign is not None and sign in observed
 
     def preconditions(self, action: str, facts: Iterable[Fact]) -> list[Fact] | None:
-        from veriplan.envs.household import kinds
-
         facts = frozenset(facts)
         p = self.parse(action)
         a = p.args
@@ -449,8 +450,6 @@ ACTIONS = {"household": HouseholdActions(), "scienceworld": ScienceWorldActions(
 
 def model(env: str):
     if env not in ACTIONS:
-        from veriplan.errors import ConfigError
-
         raise ConfigError(f"no action model for environment {env!r}: "
                           f"{', '.join(ACTIONS)}")
     return ACTIONS[env]
@@ -470,8 +469,6 @@ def preconditions(env: str, action: str, facts: Iterable[Fact]) -> list[Fact] | 
 
 
 def _persisting(env: str, disabled: Iterable[str]) -> frozenset[str]:
-    from veriplan.envs.rules import rules_for
-
     return frozenset(p for r in rules_for(env, disabled) if r.kind == "frame" for p in r.preds)
 
 
@@ -547,3 +544,12 @@ def advance(env: str, facts: Iterable[Fact], action: str,
         if add and m.confirmed(action, add, observed):
             kept = _merge(kept, add)
     return frozenset(_merge(kept, observed))
+
+
+class ModelledEnv(Env):
+    """An environment whose action model (``ACTIONS[name]``) keeps its grounded
+    store current: after each step, :func:`advance` drops the facts the action
+    may have changed unless the observation shows what it did."""
+
+    def _remember(self, action: str, obs: Observation) -> None:
+        self.grounded = advance(self.name, self.grounded, action, obs)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from veriplan.envs.registry import make_env
 from veriplan.errors import ConfigError, EnvironmentDied
 
 __all__ = ["BudgetExhausted", "Env", "EnvTask", "EnvironmentDied", "Fact", "Observation",
@@ -69,9 +70,10 @@ class Env:
     ``_step``, ``valid_actions``, ``ground`` and ``query``.
 
     ``grounded`` is the episode's grounded store so far: every fact the
-    observations (and query answers) grounded, kept current after each step by
-    :func:`veriplan.envs.actions.advance` (facts an action may have changed are
-    dropped unless the observation shows what it did). A simulator process that
+    observations (and query answers) grounded, kept current after each step
+    (:meth:`_remember`; in an environment with an action model,
+    :func:`veriplan.envs.actions.advance` drops the facts an action may have
+    changed unless the observation shows what it did). A simulator process that
     dies raises :class:`~veriplan.errors.EnvironmentDied`; an unknown task id is
     an :class:`UnknownTaskError`."""
 
@@ -113,12 +115,10 @@ class Env:
         return StepResult(obs, reward, done, info)
 
     def _remember(self, action: str, obs: Observation) -> None:
-        from veriplan.envs.actions import ACTIONS, advance
-
-        if self.name in ACTIONS:
-            self.grounded = advance(self.name, self.grounded, action, obs)
-        else:
-            self.grounded = self.grounded | obs.facts
+        """Keep ``grounded`` current after a step: here every fact grounded so
+        far stays; an environment with an action model drops what the action
+        may have changed (:class:`veriplan.envs.actions.Modelled`)."""
+        self.grounded = self.grounded | obs.facts
 
     # ----- for subclasses ---------------------------------------------------------------
     def _reset(self, task_id: str, seed: int) -> str:
@@ -165,6 +165,4 @@ class EnvTask:
     options: tuple[tuple[str, Any], ...] = ()
 
     def make(self) -> Env:
-        from veriplan.envs import make_env
-
         return make_env(self.env, **dict(self.options))

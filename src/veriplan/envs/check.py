@@ -204,10 +204,3 @@ def select_ids(env: str, split: str | None = None, per_task: int | None = None,
         ids = picked
     return ids[:limit] if limit else ids
 
-
-if __name__ == "__main__":  # the model check, as `veriplan env check --models`
-    import sys
-
-    from veriplan.cli import main
-
-    raise SystemExit(main(["env", "check", "--models", *sys.argv[1:]]))

@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from veriplan.envs.base import Fact
+from veriplan.envs.household import kinds
+from veriplan.errors import ConfigError
 
 Derive = Callable[["View", "Fact | None"], set[Fact]]
 
@@ -118,9 +120,7 @@ _OBJECT_PREDS = frozenset({"hot", "cool", "clean", "toggled", "pickupable", "hea
 
 
 def _receptacle_kinds() -> frozenset[str]:
-    from veriplan.envs.household.kinds import tables
-
-    t = tables()
+    t = kinds.tables()
     return t.receptacles if t else frozenset()
 
 
@@ -225,8 +225,6 @@ def _open_openable(v: View, want: Fact | None) -> set[Fact]:
 
 
 def _kind_of_name(v: View, want: Fact | None) -> set[Fact]:
-    from veriplan.envs.household import kinds
-
     if want is not None:
         ok = want.pred == "kind" and len(want.args) == 2 and want.args[0] in v.names
         names = [want.args[0]] if ok else []
@@ -243,8 +241,6 @@ def _kind_of_name(v: View, want: Fact | None) -> set[Fact]:
 
 
 def _openable_by_kind(v: View, want: Fact | None) -> set[Fact]:
-    from veriplan.envs.household import kinds
-
     out = set()
     for r in _targets(v, want, "openable", 0, v.places):
         value = kinds.openable(r)
@@ -254,8 +250,6 @@ def _openable_by_kind(v: View, want: Fact | None) -> set[Fact]:
 
 
 def _abilities_by_kind(v: View, want: Fact | None) -> set[Fact]:
-    from veriplan.envs.household import kinds
-
     preds = ("pickupable", *kinds.ABILITIES)
     if want is not None:
         ok = want.pred in preds and want.args and want.args[0] in v.things
@@ -271,8 +265,6 @@ def _abilities_by_kind(v: View, want: Fact | None) -> set[Fact]:
 
 
 def _cancontain_by_kind(v: View, want: Fact | None) -> set[Fact]:
-    from veriplan.envs.household import kinds
-
     if want is not None:
         ok = want.pred == "cancontain" and len(want.args) == 2 and \
             want.args[0] in v.places and want.args[1] in v.things
@@ -394,8 +386,6 @@ def rules_for(env: str, disabled: Iterable[str] = ()) -> list[Rule]:
     off = set(disabled)
     unknown = off - {r.name for r in rules}
     if unknown:
-        from veriplan.errors import ConfigError
-
         raise ConfigError(f"no {env} rule named {', '.join(sorted(unknown))}; rules: "
                           f"{', '.join(r.name for r in rules)}")
     return [r for r in rules if r.name not in off]

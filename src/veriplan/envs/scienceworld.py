@@ -39,8 +39,8 @@ import threading
 from collections.abc import Callable
 from typing import Protocol
 
-from veriplan.envs.actions import ROOMS
-from veriplan.envs.base import Env, Fact, QueryResult, UnknownTaskError
+from veriplan.envs.actions import ROOMS, ModelledEnv
+from veriplan.envs.base import Fact, QueryResult, UnknownTaskError
 from veriplan.errors import ConfigError, EnvironmentDied, VeriplanError
 
 JAVA_HINT = ("ScienceWorld needs Java (17 works): install it with "
@@ -152,7 +152,7 @@ class _JavaDoor(Protocol):
     def getOpenClosedStr(self) -> str: ...  # noqa: N802 - the engine's method name
 
 
-class ScienceWorld(Env):
+class ScienceWorld(ModelledEnv):
     name = "scienceworld"
     _start_lock = threading.Lock()  # the Java gateway picks a free port at start
 

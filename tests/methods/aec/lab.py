@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import re
 
-from veriplan.envs.actions import ACTIONS
-from veriplan.envs.base import Env, EnvTask, Fact, QueryResult
+from veriplan.envs.actions import ACTIONS, ModelledEnv
+from veriplan.envs.base import EnvTask, Fact, QueryResult
 
 TASK = ("Your task is to find a(n) apple. First, focus on the apple. Then, move it to the "
         "fridge in the kitchen.")
 NOTHING = "No known action matches that input."
 
 
-class Lab(Env):
+class Lab(ModelledEnv):
     name = "scienceworld"
 
     def __init__(self, max_steps: int = 100) -> None:

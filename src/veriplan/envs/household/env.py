@@ -12,8 +12,9 @@ import sys
 import threading
 from pathlib import Path
 
-from veriplan.envs.base import Env, Fact, QueryResult
-from veriplan.envs.household import grounder
+from veriplan.envs.actions import ACTIONS, ModelledEnv
+from veriplan.envs.base import Fact, QueryResult
+from veriplan.envs.household import grounder, kinds
 from veriplan.envs.household.games import load_game
 from veriplan.envs.household.generator import Game, alfworld_data, game_domain
 from veriplan.errors import EnvironmentDied, VeriplanError
@@ -50,7 +51,7 @@ def grammar_for(game: Game) -> str:
                            f'"rhs": "Your task is to: {game.task}"')
 
 
-class Household(Env):
+class Household(ModelledEnv):
     name = "household"
 
     def __init__(self, max_steps: int = 50, python: str | None = None) -> None:
@@ -111,8 +112,6 @@ class Household(Env):
         return out["feedback"]
 
     def _step(self, action: str) -> tuple[str, float, bool, dict]:
-        from veriplan.envs.actions import ACTIONS
-
         # ALFWorld's "put X in/on R" is this grammar's "move X to R"
         out = self._ask({"op": "step", "command": ACTIONS["household"].command(action)})
         won = out["won"]
@@ -331,7 +330,7 @@ class Household(Env):
                                      bool(self._known("holds", "agent", obj)))
         elif pred == "cancontain" and len(args) == 2:
             r, obj = args
-            if self._known("holds", "agent", obj) and self._kind(r, grounder.kind(r)):
+            if self._known("holds", "agent", obj) and self._kind(r, kinds.kind(r)):
                 visit(r, look_inside=True)
                 value = admitted(f"move {obj} to {r}", reachable(r) and
                                  bool(self._known("holds", "agent", obj)))
@@ -353,12 +352,10 @@ class Household(Env):
         """Whether ``name`` is a ``kind``, when the game has shown that it exists
         (it names things after their type) or, for a receptacle name, that it
         does not (the room's listing of receptacles is complete)."""
-        from veriplan.envs.household import kinds
-
         # a true fact names only what exists (a false one may name anything: "apple 9
         # is not in the fridge")
         if any(f.value and name in f.args for f in self.grounded):
-            return grounder.kind(name) == kind
+            return kinds.kind(name) == kind
         if self._receptacles is not None and name not in self._receptacles and \
                 kinds.receptacle_kind(name) is not None and kinds.object_kind(name) is None:
             return False  # no receptacle of the room, and no object kind: nothing

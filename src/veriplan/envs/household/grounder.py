@@ -31,6 +31,7 @@ from __future__ import annotations
 import re
 
 from veriplan.envs.base import Fact
+from veriplan.envs.household.kinds import kind
 
 _NAME = r"[\w ]+? \d+"
 # "a egg 2", "a egg 2, and a potato 1", "a apple 1, a bread 1, and a egg 2", "nothing"
@@ -124,12 +125,6 @@ def receptacles(text: str) -> list[str] | None:
     around you, you see ..."): the listing names every receptacle of the room."""
     m = _AROUND.search(text)
     return _items(m.group(1)) if m else None
-
-
-def kind(name: str) -> str:
-    """"sinkbasin 1" -> "sinkbasin"."""
-    base, _, n = name.rpartition(" ")
-    return base if base and n.isdigit() else name
 
 
 def ground(text: str) -> set[Fact]:

@@ -52,9 +52,8 @@ def tables() -> Tables | None:
 
 def kind(name: str) -> str:
     """"sinkbasin 1" -> "sinkbasin" (the name without its number)."""
-    from veriplan.envs.household.grounder import kind as name_kind
-
-    return name_kind(name)
+    base, _, n = name.rpartition(" ")
+    return base if base and n.isdigit() else name
 
 
 def receptacle_kind(name: str) -> str | None:
