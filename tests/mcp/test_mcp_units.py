@@ -88,7 +88,7 @@ def test_calls_past_their_limit_hold_their_slot_and_the_rest_are_refused_busy(
 
     import anyio
 
-    from veriplan.mcp.server import _run
+    from veriplan.mcp.calls import run_call as _run
 
     cfg = ServerConfig(roots=Roots.of([tmp_path]), time_limit=0.2, max_calls=1)
     release = threading.Event()

@@ -18,6 +18,7 @@ from pydantic import Field
 
 from veriplan.mcp import models as M
 from veriplan.mcp import tools as T
+from veriplan.mcp.calls import register_tool, run_call
 from veriplan.mcp.config import ServerConfig, ToolInputError
 from veriplan.mcp.params import Config, ConfigPath, Domain, DomainPath, Problem, ProblemPath
 
@@ -78,12 +79,9 @@ def run(cfg: ServerConfig, model: _Model, deadline: T.Deadline, *, method: str,
 
 
 def register_run_method(server: MCPServer, cfg: ServerConfig) -> None:
-    from veriplan.mcp.server import _run as run_in_thread
-    from veriplan.mcp.server import _tool
-
     model = _Model(cfg)
 
-    @_tool(server, annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False,
+    @register_tool(server, annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False,
                                              idempotent_hint=False, open_world_hint=True))
     async def run_method(
             ctx: Context,
@@ -107,7 +105,7 @@ def register_run_method(server: MCPServer, cfg: ServerConfig) -> None:
             with contextlib.suppress(Exception):
                 anyio.from_thread.run(ctx.report_progress, counter[0], None, text)
 
-        return await run_in_thread(cfg, "run_method", lambda d: run(
+        return await run_call(cfg, "run_method", lambda d: run(
             cfg, model, d, method=method, domain=domain, domain_path=domain_path,
             problem=problem, problem_path=problem_path, planbench_config=planbench_config,
             planbench_config_path=planbench_config_path, settings=settings,

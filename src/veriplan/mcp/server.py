@@ -1,39 +1,38 @@
 """``veriplan mcp``: the tools, resources and prompts of :mod:`veriplan.mcp` on
 the official MCP SDK's server, over stdio or streamable HTTP on loopback.
 
-Every tool runs its work (:mod:`veriplan.mcp.tools`) in a worker thread under the
-server's time limit; a refused input or a veriplan error comes back as a tool
-error with its message (``isError``), and anything else as a tool error that
-names no internals: the server never stops because of one call.
+Every tool runs its work (:mod:`veriplan.mcp.tools`) in a worker thread under
+the server's time limit (:mod:`veriplan.mcp.calls`); a refused input or a
+veriplan error comes back as a tool error with its message (``isError``), and
+anything else as a tool error that names no internals: the server never stops
+because of one call.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
-import inspect
 import os
 import stat
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from importlib import resources
-from typing import Annotated, Literal, TypeVar
+from typing import Annotated, Literal
 
 import anyio
 import anyio.from_thread
-import anyio.to_thread
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
-from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.server.stdio import stdio_server
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
 from veriplan import __version__
-from veriplan.errors import VeriplanError
 from veriplan.mcp import models as M
 from veriplan.mcp import tools as T
-from veriplan.mcp.config import ServerConfig, ToolInputError
+from veriplan.mcp.calls import register_tool, run_call
+from veriplan.mcp.config import ServerConfig
+from veriplan.mcp.methods import register_run_method
 from veriplan.mcp.params import (
     Config,
     ConfigPath,
@@ -45,8 +44,6 @@ from veriplan.mcp.params import (
     Problem,
     ProblemPath,
 )
-
-R = TypeVar("R")
 
 INSTRUCTIONS = (
     "veriplan checks plans against PDDL tasks with a sound validator: nothing counts as "
@@ -61,62 +58,12 @@ _READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempo
                              open_world_hint=False)
 
 
-async def _run(cfg: ServerConfig, name: str, work: Callable[[T.Deadline], R],
-               limit: float | None = None) -> R:
-    """``work(deadline)`` in a worker thread within the time limit, its errors as
-    tool errors. A call over the limit (or cancelled by the client) is answered at
-    once; the worker stops at its next check of the deadline."""
-    seconds = cfg.time_limit if limit is None else limit
-    deadline = T.Deadline(seconds)
-    try:
-        with anyio.fail_after(seconds + 1.0):
-            return await anyio.to_thread.run_sync(functools.partial(_slot, cfg, name, work,
-                                                                    deadline),
-                                                  abandon_on_cancel=True)
-    except TimeoutError:
-        deadline.cancelled.set()
-        raise ToolError(f"{name} took longer than the server's limit of "
-                        f"{seconds:g} s (--time-limit)") from None
-    except anyio.get_cancelled_exc_class():
-        deadline.cancelled.set()
-        raise
-    except VeriplanError as exc:
-        raise ToolError(str(exc)) from None
-    except RecursionError:
-        raise ToolError(f"{name}: the input nests too deeply to be read") from None
-    except MemoryError:
-        raise ToolError(f"{name}: the input needs more memory than the server has") from None
-
-
-def _slot(cfg: ServerConfig, name: str, work: Callable[[T.Deadline], R],
-          deadline: T.Deadline) -> R:
-    """``work`` in one of the server's slots, held until the work ends (also past a
-    time limit the client was already told of), so that calls that do not stop
-    cannot pile up threads: with every slot taken, the call is refused as busy."""
-    if not cfg.slots.acquire(blocking=False):
-        raise ToolInputError(f"{name}: the server is busy ({cfg.max_calls} calls at work, "
-                             "--max-calls); try again shortly")
-    try:
-        return work(deadline)
-    finally:
-        cfg.slots.release()
-
-
-def _tool(server: MCPServer, *, annotations: ToolAnnotations
-          ) -> Callable[[Callable[..., Awaitable[R]]], Callable[..., Awaitable[R]]]:
-    """``server.tool`` with the function's docstring, dedented, as the description."""
-    def register(fn: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
-        return server.tool(description=inspect.cleandoc(fn.__doc__ or ""),
-                           annotations=annotations)(fn)
-    return register
-
-
 def build_server(cfg: ServerConfig) -> MCPServer:
     """The server with every tool, resource and prompt, configured by ``cfg``."""
     server: MCPServer = MCPServer("veriplan", version=__version__, instructions=INSTRUCTIONS,
                                   log_level="WARNING")
 
-    @_tool(server, annotations=_READ_ONLY)
+    @register_tool(server, annotations=_READ_ONLY)
     async def validate_plan(domain: Domain = None, domain_path: DomainPath = None,
                             problem: Problem = None, problem_path: ProblemPath = None,
                             plan: Plan = None, plan_path: PlanPath = None,
@@ -129,13 +76,13 @@ def build_server(cfg: ServerConfig) -> MCPServer:
         verdict (valid / invalid / unknown), the steps read, the lines left aside and
         why, the first failing step with its false preconditions, the unmet goals, and
         repair hints: the actions that could make each missing literal true."""
-        return await _run(cfg, "validate_plan", lambda d: T.validate_plan(
+        return await run_call(cfg, "validate_plan", lambda d: T.validate_plan(
             cfg, d, domain=domain, domain_path=domain_path, problem=problem,
             problem_path=problem_path, plan=plan, plan_path=plan_path, format=format,
             planbench_config=planbench_config, planbench_config_path=planbench_config_path,
             trace=trace))
 
-    @_tool(server, annotations=_READ_ONLY)
+    @register_tool(server, annotations=_READ_ONLY)
     async def validate_batch(
             items: Annotated[list[dict[str, str | int | list[str] | None]], Field(
                 description="the plans: objects with plan (text or lines) or plan_path, and "
@@ -151,11 +98,11 @@ def build_server(cfg: ServerConfig) -> MCPServer:
         each; an item that cannot be judged gets a record with its error, and the rest go
         on. Sends progress notifications when the request asks for them."""
         portal_progress = _progress(ctx)
-        return await _run(cfg, "validate_batch", lambda d: T.validate_batch(
+        return await run_call(cfg, "validate_batch", lambda d: T.validate_batch(
             cfg, d, items, domain_path=domain_path, problem_path=problem_path,
             progress=portal_progress))
 
-    @_tool(server, annotations=_READ_ONLY)
+    @register_tool(server, annotations=_READ_ONLY)
     async def simulate(domain: Domain = None, domain_path: DomainPath = None,
                        problem: Problem = None, problem_path: ProblemPath = None,
                        plan: Plan = None, plan_path: PlanPath = None, format: Format = "pddl",
@@ -166,13 +113,13 @@ def build_server(cfg: ServerConfig) -> MCPServer:
                        ) -> M.SimulateDoc:
         """Execute a plan from the initial state and return the state after each step
         (the trace), up to the first step that cannot run."""
-        return await _run(cfg, "simulate", lambda d: T.simulate(
+        return await run_call(cfg, "simulate", lambda d: T.simulate(
             cfg, d, domain=domain, domain_path=domain_path, problem=problem,
             problem_path=problem_path, plan=plan, plan_path=plan_path, format=format,
             planbench_config=planbench_config, planbench_config_path=planbench_config_path,
             max_states=max_states))
 
-    @_tool(server, annotations=_READ_ONLY)
+    @register_tool(server, annotations=_READ_ONLY)
     async def applicable_actions(
             domain: Domain = None, domain_path: DomainPath = None, problem: Problem = None,
             problem_path: ProblemPath = None,
@@ -184,11 +131,11 @@ def build_server(cfg: ServerConfig) -> MCPServer:
     ) -> M.ApplicableActionsDoc:
         """The ground actions applicable in the initial state, or after the given steps,
         a page at a time (next_offset for the next page)."""
-        return await _run(cfg, "applicable_actions", lambda d: T.applicable_actions(
+        return await run_call(cfg, "applicable_actions", lambda d: T.applicable_actions(
             cfg, d, domain=domain, domain_path=domain_path, problem=problem,
             problem_path=problem_path, plan=plan, offset=offset, limit=limit))
 
-    @_tool(server, annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False,
+    @register_tool(server, annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False,
                                              open_world_hint=False))
     async def solve_classical(
             domain: Domain = None, domain_path: DomainPath = None, problem: Problem = None,
@@ -201,23 +148,21 @@ def build_server(cfg: ServerConfig) -> MCPServer:
     ) -> M.SolveClassicalDoc:
         """Solve a PDDL task with a classical planner; the plan is re-checked by
         veriplan's validator (solved is true only then)."""
-        return await _run(cfg, "solve_classical", lambda d: T.solve_classical(
+        return await run_call(cfg, "solve_classical", lambda d: T.solve_classical(
             cfg, d, domain=domain, domain_path=domain_path, problem=problem,
             problem_path=problem_path, planner=planner, time_limit=time_limit))
 
-    @_tool(server, annotations=_READ_ONLY)
+    @register_tool(server, annotations=_READ_ONLY)
     async def check_task(domain: Domain = None, domain_path: DomainPath = None,
                          problem: Problem = None, problem_path: ProblemPath = None,
                          ) -> M.CheckTaskDoc:
         """Read a PDDL domain (and problem): errors with line and column, the
         requirements, and whether veriplan supports them."""
-        return await _run(cfg, "check_task", lambda d: T.check_task(
+        return await run_call(cfg, "check_task", lambda d: T.check_task(
             cfg, d, domain=domain, domain_path=domain_path, problem=problem,
             problem_path=problem_path))
 
     if cfg.backend is not None:
-        from veriplan.mcp.methods import register_run_method
-
         register_run_method(server, cfg)
 
     _resources(server)
