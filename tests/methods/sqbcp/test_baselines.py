@@ -35,7 +35,7 @@ def test_the_prompt_shows_the_same_revealed_facts():
     a, b = ScriptedBackend([PLAN_MARG]), ScriptedBackend([PLAN_MARG])
     cot(task(), LLM(a), Config(k=2))
     from veriplan.methods.sqbcp import Config as SQ
-    from veriplan.methods.sqbcp.method import request_for
+    from veriplan.methods.sqbcp.request import request_for
 
     facts = request_for(task(), SQ(k=2)).facts
     shown = a.requests[0].messages[-1].content
@@ -208,7 +208,8 @@ def _facts_block(prompt: str) -> list[str]:
 
 def test_the_baselines_use_sqbcps_system_message_token_limit_and_facts():
     from veriplan.methods.sqbcp import Config as SQ
-    from veriplan.methods.sqbcp.method import SYSTEM, solve
+    from veriplan.methods.sqbcp.method import solve
+    from veriplan.methods.sqbcp.request import SYSTEM
 
     sq = ScriptedBackend(fn=lambda r: "{}")
     solve(task(), LLM(sq), SQ(k=2, t_max=1))

@@ -75,7 +75,7 @@ def test_pullback_rejects_a_step_using_up_what_no_grounded_fact_provides():
     stated fact or an answer); "sparkling water" is neither."""
     from veriplan.methods.sqbcp.grounding import NaturalLanguage
     from veriplan.methods.sqbcp.hypothesis import read
-    from veriplan.methods.sqbcp.method import request_for
+    from veriplan.methods.sqbcp.request import request_for
 
     g = NaturalLanguage(request_for(task(), Config(k=0)))
     step = read(hyp("Whisk flour with sparkling water into pancakes", [],

@@ -14,7 +14,8 @@ from veriplan.llm import LLM, ScriptedBackend
 from veriplan.methods.records import quiet
 from veriplan.methods.result import Run
 from veriplan.methods.sqbcp import Config
-from veriplan.methods.sqbcp.method import _Node, _Search, make_distance, request_for
+from veriplan.methods.sqbcp.method import _Node, _Search, make_distance
+from veriplan.methods.sqbcp.request import request_for
 from veriplan.methods.sqbcp.world import GOAL, Distance, Goal, World, hard_check
 
 LEX = dict(k=0, embeddings="lexical", bidirectional=False)

@@ -13,7 +13,7 @@ from veriplan.llm import LLM, ScriptedBackend
 from veriplan.methods.sqbcp import Config, solve
 from veriplan.methods.sqbcp.grounding import grounding_for
 from veriplan.methods.sqbcp.hypothesis import Effects, Hypothesis
-from veriplan.methods.sqbcp.method import request_for
+from veriplan.methods.sqbcp.request import request_for
 
 
 @pytest.fixture

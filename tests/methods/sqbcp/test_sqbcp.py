@@ -227,7 +227,7 @@ def test_a_plan_accepted_on_grounded_facts_is_still_judged_on_the_true_task():
             return a if a.about != "p2" else type(a)("yes", "Yes.", "p2")
 
     t = task()
-    from veriplan.methods.sqbcp.method import request_for
+    from veriplan.methods.sqbcp.request import request_for
 
     req = request_for(t, Config(k=0))
     req.oracle = LyingOracle(t)

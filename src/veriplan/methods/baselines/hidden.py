@@ -29,7 +29,8 @@ from veriplan.methods.records import Entry, Event, Observer, quiet
 from veriplan.methods.result import Run, SolveResult
 from veriplan.methods.settings import check
 from veriplan.methods.sqbcp.config import Config as SQConfig
-from veriplan.methods.sqbcp.method import SYSTEM as SQ_SYSTEM
+from veriplan.methods.sqbcp.request import SYSTEM as SQ_SYSTEM
+from veriplan.methods.sqbcp.request import request_for
 
 PROBLEM = ProblemKind.HIDDEN
 # SQ-BCP's system message without its sentence on the answer's form (JSON there; a
@@ -164,7 +165,6 @@ class _Setting:
 
     def __init__(self, task: HiddenTask, config: Config) -> None:
         from veriplan.domains.hidden import Oracle
-        from veriplan.methods.sqbcp.method import request_for
 
         req = request_for(task, SQConfig(k=config.k, reveal_seed=config.reveal_seed))
         self.task, self.req = task, req

@@ -3,8 +3,8 @@ preconditions. See README.md in this folder."""
 
 from veriplan.core.problems import ProblemKind
 from veriplan.methods.sqbcp.config import Config
-from veriplan.methods.sqbcp.grounding import Request
 from veriplan.methods.sqbcp.method import solve
+from veriplan.methods.sqbcp.request import Request
 
 PROBLEM = ProblemKind.HIDDEN
 __all__ = ["Config", "Request", "solve"]

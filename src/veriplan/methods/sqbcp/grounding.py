@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import replace
 
 from veriplan.core import Atom
 from veriplan.core.verdict import Finding, FindingKind, Verdict
 from veriplan.domains.hidden.task import atom_key, tokens, uses
 from veriplan.methods.sqbcp.hypothesis import Hypothesis, Precondition
+from veriplan.methods.sqbcp.request import Request
 from veriplan.methods.sqbcp.world import GOAL, UNK, Effects, Goal, World, initial_world, key
 
 Ground = Callable[[World], World]  # a state with what the oracle said added
@@ -39,30 +39,6 @@ def verdict_of(findings: Iterable[Finding]) -> Verdict:
     if any(k is not FindingKind.UNGROUNDED for k in kinds):
         return Verdict.INVALID
     return Verdict.UNKNOWN if kinds else Verdict.VALID
-
-
-@dataclass
-class Request:
-    """A planning request under hidden preconditions: the goal, the facts the
-    prompt states (with their truth), the oracle, and (for judging only, never
-    read while planning) the true task."""
-
-    goal: str
-    facts: Mapping[str, bool]
-    oracle: Any  # .ask(question) -> Answer
-    constraints: tuple[str, ...] = ()
-    time_budget: float | None = None
-    task: Any = None  # HiddenTask
-    pddl: Any = None  # the visible PDDL task (domain, objects, goal) for that family
-    hidden: int | None = None  # latent preconditions not revealed (k-reveal)
-    actions: tuple[str, ...] = ()  # the actions a step may be (PDDL families), for the prompt
-    # The prompt's fact lines as every method's prompt words them, each with the facts
-    # it stands for ("not so: you have butter (you could use margarine instead)" stands
-    # for "you have butter", "butter" and "margarine"); empty: the facts as they are.
-    shown: tuple[tuple[str, tuple[str, ...]], ...] = ()
-    # What the request makes (the dish, the artefact): the goal's r*. Empty: read
-    # from the goal (the object of its verb, :func:`~veriplan.domains.hidden.howto.artefact`).
-    product: str = ""
 
 
 class NaturalLanguage:

@@ -20,17 +20,12 @@ from veriplan.core.verdict import Scope, Verdict
 from veriplan.llm.client import LLM
 from veriplan.llm.parsing import parse_structured
 from veriplan.llm.types import LLMRequest, Message
+from veriplan.methods.baselines import hidden as baselines
 from veriplan.methods.failures import HiddenTaskFailure
 from veriplan.methods.records import Entry, Event, Observer, quiet
 from veriplan.methods.result import Run, SolveResult
 from veriplan.methods.sqbcp.config import Config
-from veriplan.methods.sqbcp.grounding import (
-    HiddenPDDL,
-    NaturalLanguage,
-    Request,
-    grounding_for,
-    verdict_of,
-)
+from veriplan.methods.sqbcp.grounding import HiddenPDDL, NaturalLanguage, grounding_for, verdict_of
 from veriplan.methods.sqbcp.hypothesis import (
     Hypothesis,
     Precondition,
@@ -39,6 +34,7 @@ from veriplan.methods.sqbcp.hypothesis import (
     hypotheses_schema,
     read_all,
 )
+from veriplan.methods.sqbcp.request import SYSTEM, Request, request_for
 from veriplan.methods.sqbcp.world import (
     GOAL,
     SAT,
@@ -51,9 +47,6 @@ from veriplan.methods.sqbcp.world import (
     key,
 )
 from veriplan.methods.templates import renderer
-
-SYSTEM = ("You plan step by step for a person. Some facts the plan depends on are not "
-          "stated; never assume them. Answer only with JSON in the requested form.")
 
 if TYPE_CHECKING:
     from veriplan.domains.hidden import HiddenTask
@@ -565,38 +558,6 @@ def make_distance(config: Config) -> tuple[Distance, str]:
     return Distance(d_s, config.alpha_r, config.alpha_s, config.alpha_l, config.alpha_t), use
 
 
-def request_for(problem: HiddenTask | Request, config: Config) -> Request:
-    """A :class:`Request` from a hidden-precondition task (the k-reveal variant
-    and a fresh oracle) or a request as it is."""
-    if isinstance(problem, Request):
-        return problem
-    from veriplan.domains.hidden import HiddenTask, Oracle
-    from veriplan.domains.hidden.task import state_of
-
-    if not isinstance(problem, HiddenTask):
-        from veriplan.errors import ConfigError
-
-        raise ConfigError(f"sqbcp plans for a HiddenTask or a Request, not "
-                          f"{type(problem).__name__}")
-    variant = problem.variant(config.k, config.reveal_seed)
-    facts: dict[str, bool] = {f: True for f in problem.known}
-    shown = [(f, (f,)) for f in problem.known]
-    for p in variant.revealed:
-        keys = [p.subject if p.subject.startswith("(") else p.text]
-        facts[keys[0]] = p.holds
-        if not p.holds:
-            facts[p.subject] = False
-            keys.append(p.subject)
-            for s in p.substitutes:
-                facts[s] = True
-                keys.append(s)
-        shown.append((state_of(p), tuple(keys)))  # worded as every method's prompt words it
-    pddl = problem.payload.get("visible_task") if problem.payload else None
-    return Request(problem.goal, facts, Oracle(problem), problem.constraints,
-                   problem.time_budget, problem, pddl, len(variant.hidden), problem.actions,
-                   tuple(shown), problem.product)
-
-
 def solve(problem: HiddenTask | Request, llm: LLM, config: Config = Config(), *,
           observer: Observer | None = None) -> SolveResult:
     """SQ-BCP on a hidden-precondition task (or a person's :class:`Request`).
@@ -620,15 +581,12 @@ def _ladder(problem: HiddenTask | Request, llm: LLM, config: Config, observer: O
     """A lower rung of the ablation ladder, with the same variant and oracle.
     The CoT rung is Table 2's backbone before question generation, so it may
     not ask (the CoT baseline, Section 5.3, may)."""
-    from veriplan.methods.baselines import hidden
-
     cot = config.ablation == "cot"
-    fn = hidden.cot if cot else hidden.self_ask
-    result = fn(problem, llm, hidden.Config(k=config.k, reveal_seed=config.reveal_seed,
-                                            temperature=config.temperature,
-                                            max_tokens=config.max_tokens, seed=config.seed,
-                                            oracle=not cot),
-                observer=observer)
+    fn = baselines.cot if cot else baselines.self_ask
+    settings = baselines.Config(k=config.k, reveal_seed=config.reveal_seed,
+                                temperature=config.temperature, max_tokens=config.max_tokens,
+                                seed=config.seed, oracle=not cot)
+    result = fn(problem, llm, settings, observer=observer)
     result.method = "sqbcp"
     result.metrics["ablation"] = config.ablation
     return result
