@@ -17,11 +17,11 @@ from veriplan.llm.backends.controlled_aec import (
     ControlledAECBackend,
     GameTruth,
     Model,
-    Settings,
     command,
     locate,
     read_question,
 )
+from veriplan.llm.backends.controlled_aec_model import Settings
 from veriplan.llm.types import LLMRequest, Message
 from veriplan.methods.aec.envmodels import household_describe
 from veriplan.methods.aec.predictor import EnsemblePredictor

@@ -17,7 +17,8 @@ import pytest
 
 from veriplan.errors import BackendError, ConfigError
 from veriplan.llm.backends import controlled_aec_scienceworld as sw
-from veriplan.llm.backends.controlled_aec import ControlledAECBackend, Settings
+from veriplan.llm.backends.controlled_aec import ControlledAECBackend
+from veriplan.llm.backends.controlled_aec_model import Settings
 from veriplan.llm.types import LLMRequest, Message
 from veriplan.methods.aec.envmodels import scienceworld_describe
 

@@ -102,7 +102,7 @@ def test_the_curve_and_the_refinement_table_in_the_controlled_section(tmp_path):
 
 def test_the_iteration_sweep_file_runs_overconfident_predictors_and_three_passes():
     from veriplan.bench.units import load_matrix
-    from veriplan.llm.backends.controlled_aec import Settings
+    from veriplan.llm.backends.controlled_aec_model import Settings
     from veriplan.methods import get_method
 
     plan = load_matrix(SWEEP)

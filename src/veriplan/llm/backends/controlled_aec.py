@@ -72,69 +72,18 @@ from __future__ import annotations
 
 import copy
 import json
-import random
 import re
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any
 
-from veriplan.errors import BackendError, ConfigError
+from veriplan.errors import BackendError
+from veriplan.llm.backends import controlled_aec_scienceworld as sw
 from veriplan.llm.backends.controlled import ScriptedTruthBackend
+from veriplan.llm.backends.controlled_aec_model import Settings, dispatch, draw, vote_text
 from veriplan.llm.binding import TaskBinding, TaskRef
 from veriplan.llm.types import LLMRequest
-
-if TYPE_CHECKING:
-    from veriplan.llm.backends.controlled_aec_scienceworld import Worlds
-
-MEMBERS = 5  # the ensemble's size the votes are written for (AEC's default)
-VARIANT_MARKS = ("Question: does ", "You are a world model", "Statement: ")
-
-
-@dataclass(frozen=True)
-class Settings:
-    """``aec:p=P,g=G,acc=A,conf=calibrated|over,seed=S``."""
-
-    p: float = 0.2  # a plan's perturbation rate (a wrong place for the object)
-    acc: float = 0.8  # a prediction's accuracy
-    conf: str = "calibrated"  # or "over": every prediction unanimous
-    seed: int = 0
-    g: float = 0.0  # a plan's goal-error rate (the object put in a wrong kind of place)
-
-    @classmethod
-    def parse(cls, spec: str) -> Settings:
-        family, _, rest = (spec or "aec").partition(":")
-        if family not in ("", "aec"):
-            raise ConfigError(f"controlled-aec model family {family!r}: only 'aec'")
-        values: dict[str, Any] = {}
-        for part in filter(None, (x.strip() for x in rest.split(","))):
-            k, sep, v = part.partition("=")
-            if not sep or k not in ("p", "g", "acc", "conf", "seed"):
-                raise ConfigError(f"controlled-aec model {spec!r}: unknown setting {part!r} "
-                                  "(p, g, acc, conf, seed)")
-            try:
-                values[k] = int(v) if k == "seed" else v if k == "conf" else float(v)
-            except ValueError:
-                raise ConfigError(f"controlled-aec model {spec!r}: bad {k}={v!r}") from None
-        s = cls(**values)
-        if s.conf not in ("calibrated", "over"):
-            raise ConfigError(f"controlled-aec model {spec!r}: conf is 'calibrated' or 'over'")
-        if not 0 <= s.p <= 1 or not 0 <= s.g <= 1 or not 0.6 <= s.acc <= 1:
-            raise ConfigError(f"controlled-aec model {spec!r}: p and g in [0, 1], acc in "
-                              "[0.6, 1]")
-        return s
-
-
-def draw(s: Settings, *parts: object) -> float:
-    return random.Random(":".join(map(str, (s.seed, *parts)))).random()
-
-
-def confidence(s: Settings, *parts: object) -> float:
-    """A calibrated prediction's confidence: one of the two levels of
-    (0.6, 0.8, 1.0) around ``acc``, mixed so that its mean is ``acc``."""
-    lo, hi = (0.8, 1.0) if s.acc >= 0.8 else (0.6, 0.8)
-    return hi if draw(s, "conf", *parts) < (s.acc - lo) / (hi - lo) else lo
 
 
 def _name(pddl: str) -> str:
@@ -441,22 +390,6 @@ class Model:
         return vote_text(self.s, self.g.value(*key), (self.g.id, key[0], *key[1]), member)
 
 
-def vote_text(s: Settings, truth: bool | None, where: tuple[object, ...], member: int) -> str:
-    """One ensemble member's answer about a predicate whose value is ``truth``
-    (None: "unknown"); ``where`` seeds the draws (the task, the predicate)."""
-    if truth is None:
-        return json.dumps({"answer": "unknown"})
-    if s.conf == "over":
-        c, agree = s.acc, MEMBERS
-    else:
-        c = confidence(s, *where)
-        agree = round(MEMBERS * c)
-    right = draw(s, "right", *where) < c
-    value = truth if right else not truth
-    said = value if member < agree else not value
-    return json.dumps({"answer": "yes" if said else "no"})
-
-
 def locate(plan: list[str], done: list[str]) -> int | None:
     """The index in ``plan`` of the latest command of ``done`` it holds, at the
     occurrence that the most commands before it in ``done`` match step by
@@ -476,12 +409,6 @@ def locate(plan: list[str], done: list[str]) -> int | None:
     return None
 
 
-def member_of(prompt: str, request: LLMRequest) -> int:
-    """The ensemble member k (variant k mod 3, sample k div 3) a request is."""
-    variant = next((i for i, m in enumerate(VARIANT_MARKS) if m in prompt), 0)
-    return (request.sample_index or 0) * len(VARIANT_MARKS) + variant
-
-
 class ControlledAECBackend(ScriptedTruthBackend):
     """``--backend controlled-aec --model aec:p=P,acc=A,conf=C,seed=S``.
 
@@ -497,9 +424,7 @@ class ControlledAECBackend(ScriptedTruthBackend):
     serial = True
 
     def __init__(self, model: str = "aec", *, games: Iterable[Any] | None = None,
-                 split: str = "eval", worlds: Worlds | None = None, **_: object) -> None:
-        from veriplan.llm.backends import controlled_aec_scienceworld as sw
-
+                 split: str = "eval", worlds: sw.Worlds | None = None, **_: object) -> None:
         self.settings = Settings.parse(model)
         self.default_model = model
         self.truth = GameTruth(games, split)
@@ -513,43 +438,13 @@ class ControlledAECBackend(ScriptedTruthBackend):
         return self._task.bind(ref)
 
     def answer(self, prompt: str, request: LLMRequest) -> str:
-        from veriplan.llm.backends import controlled_aec_scienceworld as sw
-
         world = self.worlds.find(prompt)
         if world is not None:  # a ScienceWorld task (controlled_aec_scienceworld)
             return sw.answer(world, self.settings, prompt, request)
         ref = self._task.current
         game = self.truth.bound(ref, prompt) if ref is not None else self.truth.find(prompt)
-        return dispatch(Model(game, self.settings, prompt), prompt, request)
+        return dispatch(Model(game, self.settings, prompt), prompt, request, read_question)
 
 
-class Answerer(Protocol):
-    """What a controlled AEC model answers (the household's and ScienceWorld's)."""
-
-    def vote(self, key: tuple[str, tuple[str, ...]], member: int) -> str: ...
-    def plans(self, k: int, round_: object) -> str: ...
-    def direct(self, round_: object) -> str: ...
-    def react(self, prompt: str) -> str: ...
-
-
-def dispatch(model: Answerer, prompt: str, request: LLMRequest,
-             read: Callable[[str], tuple[str, tuple[str, ...]] | None] = read_question) -> str:
-    """The answer of ``model`` to one request, by the kind of answer asked for: a
-    prediction's vote (on the question ``read`` finds in the prompt), K plans, one
-    plan (Direct), or a ReAct turn."""
-    kind = request.schema_name if request.schema is not None else "turn"
-    if kind == "prediction":
-        key = read(prompt)
-        if key is None:
-            return json.dumps({"answer": "unknown"})
-        return model.vote(key, member_of(prompt, request))
-    if kind == "plans":
-        m = re.search(r"Propose up to (\d+)", prompt)
-        return model.plans(int(m.group(1)) if m else 1, request.seed)
-    if kind == "plan":
-        return model.direct(request.seed)
-    return model.react(prompt)
-
-
-__all__ = ["ControlledAECBackend", "GameFacts", "GameTruth", "Settings", "command",
-           "read_question", "vote_text"]
+__all__ = ["ControlledAECBackend", "GameFacts", "GameTruth", "Model", "command", "locate",
+           "read_question"]
