@@ -1,12 +1,14 @@
 """The packages stay layered: the shared vocabulary (``core``) sits below
 everything; the domains, environments and methods never import the harness
-(``bench``) or the command line (``cli``). Today's code is scanned, every
-import counted, lazy ones inside functions included; only a script's own
-``if __name__ == "__main__"`` block may reach the command line."""
+(``bench``) or the command line (``cli``); and no module of the package
+reaches itself again through the modules it imports (no import circle).
+Today's code is scanned, every import counted, lazy ones inside functions
+included; only imports under ``if TYPE_CHECKING:`` (never run) are left out."""
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Container, Iterator
 from pathlib import Path
 
 import pytest
@@ -26,22 +28,124 @@ FORBIDDEN = {
 }
 
 
+def _type_checking(node: ast.AST) -> bool:
+    """``if TYPE_CHECKING:`` (or ``typing.TYPE_CHECKING``): imports for type
+    checkers only, never run."""
+    test = getattr(node, "test", None) if isinstance(node, ast.If) else None
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+
+
+def _import_nodes(node: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
+    """Every import statement under ``node``, inside functions and classes too,
+    but not under ``if TYPE_CHECKING:`` (its ``else`` runs and is read)."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, (ast.Import, ast.ImportFrom)):
+            yield child
+        elif _type_checking(child):
+            for other in child.orelse:
+                yield from _import_nodes(ast.Module(body=[other], type_ignores=[]))
+        else:
+            yield from _import_nodes(child)
+
+
+def _module_of(path: Path, root: Path) -> str:
+    parts = path.relative_to(root.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _loaded(node: ast.Import | ast.ImportFrom, here: str, is_package: bool,
+            modules: Container[str]) -> list[str]:
+    """The package's modules an import statement in module ``here`` loads:
+    ``import m``; ``from m import n`` is the module ``m.n`` when there is
+    one, else ``m``; a relative import is made absolute."""
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names]
+    base = node.module or ""
+    if node.level:
+        package = here.split(".") if is_package else here.split(".")[:-1]
+        package = package[:len(package) - (node.level - 1)]
+        base = ".".join([*package, *([node.module] if node.module else [])])
+    return [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names]
+
+
 def _imports(path: Path) -> list[tuple[int, str]]:
+    """(line, module) for every absolute import in the file."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    skip: set[int] = set()
-    for node in tree.body:  # a script's main block may call the CLI
-        if (isinstance(node, ast.If) and isinstance(node.test, ast.Compare)
-                and isinstance(node.test.left, ast.Name) and node.test.left.id == "__name__"):
-            skip |= {id(n) for n in ast.walk(node)}
     out = []
-    for node in ast.walk(tree):
-        if id(node) in skip:
-            continue
+    for node in _import_nodes(tree):
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             out.append((node.lineno, node.module))
         elif isinstance(node, ast.Import):
             out += [(node.lineno, a.name) for a in node.names]
-    return out
+    return sorted(out)
+
+
+def import_graph(root: Path) -> dict[str, dict[str, int]]:
+    """Module -> {module of the same package it imports: the line}. ``from m
+    import n`` points at the module ``m.n`` when there is one, else at ``m``;
+    a package's own ``__init__`` is not counted as imported by its modules
+    (Python runs it first either way)."""
+    files = {_module_of(f, root): f for f in sorted(root.rglob("*.py"))
+             if "__pycache__" not in f.parts}
+    graph: dict[str, dict[str, int]] = {}
+    for name, f in files.items():
+        edges: dict[str, int] = {}
+        for node in _import_nodes(ast.parse(f.read_text(encoding="utf-8"))):
+            for target in _loaded(node, name, f.name == "__init__.py", files):
+                if target in files and target != name:
+                    edges.setdefault(target, node.lineno)
+        graph[name] = edges
+    return graph
+
+
+def circles(graph: dict[str, dict[str, int]]) -> list[list[str]]:
+    """The graph's strongly connected components of more than one module, each
+    sorted (Tarjan's algorithm, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            v, targets = work[-1]
+            w = next(targets, None)
+            if w is not None:
+                if w not in index:
+                    index[w] = low[w] = len(index)
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, iter(sorted(graph[w]))))
+                elif w in on_stack:
+                    low[v] = min(low[v], index[w])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                component = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    component.append(w)
+                    if w == v:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def _described(graph: dict[str, dict[str, int]], circle: list[str]) -> str:
+    inside = set(circle)
+    return "; ".join(f"{m} imports {t} (line {line})" for m in circle
+                     for t, line in sorted(graph[m].items()) if t in inside)
 
 
 def _violations(package: str) -> list[str]:
@@ -61,6 +165,31 @@ def test_package_does_not_import_layers_above_it(package: str) -> None:
 
 def test_the_scan_sees_lazy_imports(tmp_path: Path) -> None:
     f = tmp_path / "m.py"
-    f.write_text("def f():\n    from veriplan.bench.datasets import Dataset\n"
+    f.write_text("from typing import TYPE_CHECKING\n"
+                 "def f():\n    from veriplan.bench.datasets import Dataset\n"
+                 "if TYPE_CHECKING:\n    from veriplan.llm import LLM\n"
                  "if __name__ == '__main__':\n    from veriplan.cli import main\n")
-    assert _imports(f) == [(2, "veriplan.bench.datasets")]
+    assert _imports(f) == [(1, "typing"), (3, "veriplan.bench.datasets"), (7, "veriplan.cli")]
+
+
+def test_no_module_imports_itself_through_others() -> None:
+    graph = import_graph(ROOT)
+    assert [_described(graph, c) for c in circles(graph)] == []
+
+
+def test_the_circle_scan_finds_a_circle(tmp_path: Path) -> None:
+    root = tmp_path / "pkg"
+    (root / "sub").mkdir(parents=True)
+    (root / "__init__.py").write_text("from pkg.sub import b\n")
+    (root / "a.py").write_text("from typing import TYPE_CHECKING\n"
+                               "from . import c\nif TYPE_CHECKING:\n    from pkg import d\n")
+    (root / "c.py").write_text("def f():\n    from pkg.sub.b import thing\n")
+    (root / "d.py").write_text("import pkg.a\n")
+    (root / "sub" / "__init__.py").write_text("")
+    (root / "sub" / "b.py").write_text("from pkg import a\nthing = 1\n")
+    graph = import_graph(root)
+    assert graph["pkg"] == {"pkg.sub.b": 1}  # a module, not the package's __init__
+    assert graph["pkg.a"] == {"pkg.c": 2}  # the TYPE_CHECKING import is not run
+    assert circles(graph) == [["pkg.a", "pkg.c", "pkg.sub.b"]]
+    (root / "c.py").write_text("")
+    assert circles(import_graph(root)) == []

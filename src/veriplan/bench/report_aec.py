@@ -36,171 +36,51 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections import defaultdict
-from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from veriplan.bench.plotting import pyplot, save_figure
-from veriplan.bench.stats import mcnemar, wilson_interval
+from veriplan.bench.report_aec_controlled import controlled_section
+from veriplan.bench.report_aec_episodes import (
+    HOUSEHOLD_TYPES,
+    LEFT_OUT,
+    ROUND_ENDS,
+    SPLITS,
+    TASK_TYPES,
+    Episode,
+    JsonDict,
+    config_of,
+    configurations,
+    controlled,
+    episodes,
+    fmt_number,
+    mean_of,
+    model_of,
+    paired,
+    paired_md,
+)
+from veriplan.bench.report_aec_iterations import (
+    iterations,
+    iterations_md,
+    plot_iterations,
+    refinement,
+    refinement_md,
+)
+from veriplan.bench.stats import wilson_interval
 from veriplan.bench.store import UnitRecord
 from veriplan.methods.aec.controller import QUERY_AMBIGUOUS, QUERY_UNCERTAIN, SIMULATE
 from veriplan.methods.aec.episode import DECISIONS_KEPT
 from veriplan.methods.aec.tau import NO_WIN, read_source
 
-AEC_METHODS = ("aec", "aec-direct", "aec-react", "wkm", "query-only", "walle-standin")
-# Table 1's columns: (heading, ALFWorld task type)
-TASK_TYPES = (("pick", "pick_and_place"), ("clean", "pick_clean_then_place"),
-              ("heat", "pick_heat_then_place"), ("cool", "pick_cool_then_place"),
-              ("examine", "look_at_obj_in_light"), ("pick two", "pick_two_obj_and_place"))
-_TYPES = {t for _, t in TASK_TYPES}
-SPLITS = ("seen", "unseen")
 NOT_COMPARABLE = (
     "Our household games are our own generation (veriplan.envs.household: TextWorld games "
     "made here from the alfworld wheel's PDDL domain, text grammar and room layouts, in "
     "ALFWorld's six task types), not ALFWorld's 134 unseen test games: the numbers below are "
     "not comparable with ALFWorld results, the AEC paper's Table 1 included.")
-
-
-@dataclass(frozen=True)
-class Episode:
-    """One unit as this section reads it (metrics missing for a unit the
-    harness recorded as an error: it counts as not won)."""
-
-    record: UnitRecord
-    won: bool
-    env: str
-    task_type: str
-    split: str
-    metrics: dict[str, Any] = field(default_factory=dict)
-    # how its planning rounds ended without a commit, read from the transcript's
-    # verify entries (see ``_round_ends``); None when that cannot be told
-    round_ends: dict[str, int] | None = None
-
-    @property
-    def score(self) -> float | None:
-        """The environment's score, a negative one (ScienceWorld's failed task)
-        counted as 0; a unit without one scores 0."""
-        s = self.metrics.get("score")
-        if s is None:
-            return 0.0 if self.split in SPLITS else None
-        return max(0.0, float(s))
-
-    def get(self, key: str) -> float | None:
-        v = self.metrics.get(key)
-        return None if v is None or isinstance(v, bool) else float(v)
-
-    @property
-    def left_out(self) -> str | None:
-        """Why this episode is left out of the cost means and the paired tests:
-        "error" (the unit failed in the harness, no metrics), "env_error" (the
-        environment failed), or None (it counts)."""
-        if self.record.status != "done":
-            return "error"
-        if self.record.result_dict().get("failure") == "env_error":
-            return "env_error"
-        return None
-
-
-def _split_of(r: UnitRecord, m: dict[str, Any]) -> str:
-    if m.get("split"):
-        return str(m["split"])
-    for s in (*SPLITS, "eval", "train", "valid"):
-        if r.dataset.endswith(f"_{s}"):
-            return s
-    return ""
-
-
-def _type_of(r: UnitRecord, m: dict[str, Any]) -> str:
-    """The task type: the metrics', else read from the id (household
-    ``eval/pick_and_place/3``, ScienceWorld ``boil:21``)."""
-    if m.get("task_type"):
-        return str(m["task_type"])
-    parts = r.instance.split("/")
-    if len(parts) == 3 and parts[1] in _TYPES:
-        return parts[1]
-    return r.instance.rpartition(":")[0] if ":" in r.instance else ""
-
-
-def episodes(records: list[UnitRecord]) -> list[Episode]:
-    out = []
-    for r in records:
-        result = r.result_dict() if r.result else {}
-        m = result.get("metrics") or {}
-        if r.method not in AEC_METHODS and "env" not in m:
-            continue
-        env = str(m.get("env") or r.dataset.split("_")[0])
-        out.append(Episode(r, bool(m.get("won", r.verified)) and r.status == "done", env,
-                           _type_of(r, m), _split_of(r, m), m, _round_ends(result)))
-    return out
-
-
-# how a planning round that committed nothing ended: H emptied before V, or V
-# rejecting the best hypothesis h*
-ROUND_ENDS = (("H emptied", "emptied"), ("V rejected h*", "rejected"))
-
-
-def _round_ends(result: dict[str, Any]) -> dict[str, int] | None:
-    """Count the transcript's ``verify`` entries that did not commit: with no
-    hypothesis left (H emptied) or with h* rejected by V. The transcript holds
-    every iteration's rounds and the other counters are the last iteration's,
-    so an episode that ran more than one iteration gets None (n/a)."""
-    m = result.get("metrics") or {}
-    if int(m.get("iteration") or 0) > 0:
-        return None
-    ends = {key: 0 for _, key in ROUND_ENDS}
-    for e in result.get("transcript") or []:
-        data = e.get("data") or {}
-        # "committed" since issue 30 (an unchecked commit is not ok, yet committed);
-        # before it, a verify entry committed exactly when it was ok
-        committed = data["committed"] if "committed" in data else e.get("ok")
-        if e.get("role") == "verify" and not committed:
-            h_left = bool((e.get("data") or {}).get("hypotheses"))
-            ends["rejected" if h_left else "emptied"] += 1
-    return ends
-
-
-def _config(r: UnitRecord) -> str:
-    cfg = json.loads(r.config)
-    return ", ".join(f"{k}={v}" for k, v in sorted(cfg.items())) or "defaults"
-
-
-def _model(r: UnitRecord) -> str:
-    return f"{r.backend}:{r.model}"
-
-
-# an arm: (method, settings, model, dataset)
-Arm = tuple[str, str, str, str]
-
-
-def _configurations(eps: Iterable[Episode]) -> list[tuple[Arm, list[Episode]]]:
-    """The episodes by configuration (method, settings, model, dataset), sorted."""
-    groups: dict[Arm, list[Episode]] = defaultdict(list)
-    for e in eps:
-        r = e.record
-        groups[(r.method, _config(r), _model(r), r.dataset)].append(e)
-    return sorted(groups.items())
-
-
-def _mean(xs: list[float | None]) -> float | None:
-    vals = [x for x in xs if x is not None]
-    return sum(vals) / len(vals) if vals else None
-
-
-def _f(x: float | None, digits: int = 1) -> str:
-    return "n/a" if x is None else f"{x:.{digits}f}"
-
-
-LEFT_OUT = ("error", "env_error")
 RULE = ("Units the harness recorded as an error (no metrics) and episodes whose environment "
         "failed (env_error: the simulator raised or died) count as not won in the success "
         "rate, over all attempted episodes as the paper counts, but are left out of every "
         "cost mean (all cost columns over the same costed episodes) and out of both arms of "
         "the paired tests.")
-
-
-# a row's numbers as report.json holds them
-JsonDict = dict[str, object]
 
 
 @dataclass(frozen=True)
@@ -221,11 +101,11 @@ class Costs:
 def _costs(eps: list[Episode]) -> Costs:
     """:class:`Costs` of ``eps``."""
     kept = [e for e in eps if e.left_out is None]
-    return Costs(replanning_rounds=_mean([e.get("replanning_rounds") for e in kept]),
-                 queries=_mean([e.get("queries") for e in kept]),
-                 env_steps=_mean([e.get("env_steps") for e in kept]),
-                 llm_calls=_mean([float(e.record.llm_calls) for e in kept]),
-                 tokens=_mean([float(e.record.tokens) for e in kept]),
+    return Costs(replanning_rounds=mean_of([e.get("replanning_rounds") for e in kept]),
+                 queries=mean_of([e.get("queries") for e in kept]),
+                 env_steps=mean_of([e.get("env_steps") for e in kept]),
+                 llm_calls=mean_of([float(e.record.llm_calls) for e in kept]),
+                 tokens=mean_of([float(e.record.tokens) for e in kept]),
                  costed=len(kept),
                  left_out={k: n for k in LEFT_OUT if (n := sum(e.left_out == k for e in eps))})
 
@@ -320,8 +200,8 @@ class Table1Row:
 def table1(eps: list[Episode]) -> list[Table1Row]:
     """Rows by (method, settings, model, dataset) over household-type episodes."""
     rows = []
-    for (method, config, model, dataset), es in _configurations(
-            e for e in eps if e.task_type in _TYPES):
+    for (method, config, model, dataset), es in configurations(
+            e for e in eps if e.task_type in HOUSEHOLD_TYPES):
         by_type = {}
         for head, t in TASK_TYPES:
             sub = [e for e in es if e.task_type == t]
@@ -406,8 +286,9 @@ def _table1_md(rows: list[Table1Row]) -> list[str]:
             f"{100 * r.success:.1f} ({r.won}/{r.units}; "
             f"{100 * r.wilson[0]:.1f}-{100 * r.wilson[1]:.1f}) | "
             + " | ".join(cells)
-            + f" | {_f(c.replanning_rounds, 2)} | {_f(c.queries, 2)} | "
-            f"{_f(c.env_steps, 1)} | {_f(c.llm_calls, 1)} | {_f(c.tokens, 0)} | "
+            + f" | {fmt_number(c.replanning_rounds, 2)} | {fmt_number(c.queries, 2)} | "
+            f"{fmt_number(c.env_steps, 1)} | {fmt_number(c.llm_calls, 1)} | "
+            f"{fmt_number(c.tokens, 0)} | "
             f"{c.costed}/{r.units} | {fails} |")
     return (lines + _left_out_md([(r.name, r.units, r.costs) for r in rows])
             + _gate_md([(r.name, r.gate) for r in rows]))
@@ -457,7 +338,7 @@ class Table2Row:
 def _split_cell(eps: list[Episode]) -> SplitCell:
     won = sum(e.won for e in eps)
     return SplitCell(units=len(eps), won=won, success=won / len(eps) if eps else None,
-                     score=_mean([e.score for e in eps]),
+                     score=mean_of([e.score for e in eps]),
                      tasks=dict(sorted(_count(e.task_type for e in eps).items())))
 
 
@@ -466,9 +347,9 @@ def table2(eps: list[Episode]) -> list[Table2Row]:
     score and success per split."""
     groups: dict[tuple[str, str, str, str], list[Episode]] = defaultdict(list)
     for e in eps:
-        if e.split in SPLITS and e.task_type not in _TYPES:
+        if e.split in SPLITS and e.task_type not in HOUSEHOLD_TYPES:
             r = e.record
-            groups[(r.method, _config(r), _model(r), e.env)].append(e)
+            groups[(r.method, config_of(r), model_of(r), e.env)].append(e)
     return [Table2Row(method=method, config=config, model=model, env=env,
                       seen=_split_cell([e for e in es if e.split == "seen"]),
                       unseen=_split_cell([e for e in es if e.split == "unseen"]),
@@ -531,179 +412,17 @@ def _table2_md(rows: list[Table2Row], records: list[UnitRecord]) -> list[str]:
         cells = []
         for s in SPLITS:
             d = r.split(s)
-            cells += [_f(d.score, 2), "n/a" if d.success is None
+            cells += [fmt_number(d.score, 2), "n/a" if d.success is None
                       else f"{100 * d.success:.1f} ({d.won}/{d.units})", str(d.units)]
         c = r.costs
         lines.append(f"| {r.method} | {r.config} | {r.model} | " + " | ".join(cells)
-                     + f" | {_f(c.replanning_rounds, 2)} | {_f(c.queries, 2)} | "
-                     f"{_f(c.env_steps, 1)} | {_f(c.llm_calls, 1)} | "
-                     f"{_f(c.tokens, 0)} | {c.costed}/{r.units} |")
+                     + f" | {fmt_number(c.replanning_rounds, 2)} | {fmt_number(c.queries, 2)} | "
+                     f"{fmt_number(c.env_steps, 1)} | {fmt_number(c.llm_calls, 1)} | "
+                     f"{fmt_number(c.tokens, 0)} | {c.costed}/{r.units} |")
     return (lines + _left_out_md([(f"{r.method} ({r.config}; {r.model})", r.units, r.costs)
                                   for r in rows])
             + _gate_md([(f"{r.method} ({r.config}; {r.model}; {r.env})", r.gate)
                         for r in rows]))
-
-
-# ----- iterations (Figure 3) -------------------------------------------------------------------
-@dataclass(frozen=True)
-class IterationRow:
-    """Success by iteration of one (method, settings, model, dataset) run with
-    ``iterations`` > 1: at iteration i, the share of its episodes won at or
-    before it."""
-
-    method: str
-    config: str
-    model: str
-    dataset: str
-    units: int
-    success_by_iteration: list[float]
-
-
-def _iterated(eps: list[Episode]
-              ) -> list[tuple[tuple[str, str, str, str], list[Episode], int]]:
-    """The groups (method, settings, model, dataset) run with ``iterations`` > 1,
-    each with its episodes and its number of iterations, sorted."""
-    groups: dict[tuple[str, str, str, str], list[Episode]] = defaultdict(list)
-    for e in eps:
-        r = e.record
-        groups[(r.method, _config(r), _model(r), r.dataset)].append(e)
-    out = []
-    for key, es in sorted(groups.items()):
-        n = max((len(e.metrics.get("success_by_iteration") or []) for e in es), default=0)
-        if n >= 2:
-            out.append((key, es, n))
-    return out
-
-
-def iterations(eps: list[Episode]) -> list[IterationRow]:
-    """:class:`IterationRow` per group run with ``iterations`` > 1."""
-    rows = []
-    for (method, config, model, dataset), es, n in _iterated(eps):
-        curve = []
-        for i in range(n):
-            won = 0
-            for e in es:
-                sbi = e.metrics.get("success_by_iteration") or [e.won]
-                won += bool(sbi[min(i, len(sbi) - 1)])
-            curve.append(won / len(es))
-        rows.append(IterationRow(method, config, model, dataset, len(es), curve))
-    return rows
-
-
-def _iterations_md(rows: list[IterationRow]) -> list[str]:
-    n = max(len(r.success_by_iteration) for r in rows)
-    lines = ["", "### Success by iteration (the AEC paper's Figure 3)", "",
-             "Failure-driven refinement: a failed episode is run again with what its "
-             "counterexamples taught (disabled rules, the calibration updated); iteration i "
-             "counts the episodes won at or before it.", "",
-             "| method | settings | model | dataset | units | "
-             + " | ".join(f"iteration {i}" for i in range(n)) + " |",
-             "|" + "---|" * (5 + n)]
-    for r in rows:
-        curve = r.success_by_iteration
-        lines.append(f"| {r.method} | {r.config} | {r.model} | {r.dataset} | "
-                     f"{r.units} | " + " | ".join(
-                         f"{100 * curve[i]:.1f}" if i < len(curve) else "" for i in range(n))
-                     + " |")
-    return lines
-
-
-@dataclass(frozen=True)
-class RefinementRow:
-    """What failure-driven refinement had to learn from in one group run with
-    ``iterations`` > 1, summed over its episodes that failed their first
-    iteration and ran again (``iterated``): how many of those were won later
-    (``recovered``), the iterations after the first they ran (``reruns``) and
-    how many of those ended with the same counts as the iteration before
-    (``repeated``: failure, replanning rounds, queries, environment steps), the
-    predictions that grounded outcomes labelled (``labelled``: the samples the
-    calibration is re-fitted from), the counterexamples to entailment rules
-    (at most 50 kept per episode), the rules disabled by them and the rules the
-    WALL-E stand-in learned from refuted predictions."""
-
-    method: str
-    config: str
-    model: str
-    dataset: str
-    units: int
-    iterated: int
-    recovered: int
-    reruns: int
-    repeated: int
-    labelled: int
-    counterexamples: int
-    rules_disabled: int
-    rules_learned: int
-
-
-_SAME = ("failure", "replans", "queries", "env_steps")
-
-
-def _rules_learned(e: Episode) -> int:
-    """The WALL-E stand-in's rules learned in an episode (its transcript's
-    ``rule`` entries)."""
-    transcript = e.record.result_dict().get("transcript") or []
-    return sum(entry.get("role") == "rule" for entry in transcript)
-
-
-def refinement(eps: list[Episode]) -> list[RefinementRow]:
-    """:class:`RefinementRow` per group run with ``iterations`` > 1."""
-    rows = []
-    for (method, config, model, dataset), es, _ in _iterated(eps):
-        ran = [(e, e.metrics.get("per_iteration") or []) for e in es]
-        ran = [(e, per) for e, per in ran if len(per) >= 2]
-        rows.append(RefinementRow(
-            method=method, config=config, model=model, dataset=dataset, units=len(es),
-            iterated=len(ran), recovered=sum(bool(per[-1].get("won")) for _, per in ran),
-            reruns=sum(len(per) - 1 for _, per in ran),
-            repeated=sum(all(per[i].get(k) == per[i - 1].get(k) for k in _SAME)
-                         for _, per in ran for i in range(1, len(per))),
-            labelled=sum(int(e.metrics.get("calibration_samples") or 0) for e, _ in ran),
-            counterexamples=sum(len(e.metrics.get("counterexamples") or []) for e, _ in ran),
-            rules_disabled=sum(int(e.metrics.get("rule_disables") or 0) for e, _ in ran),
-            rules_learned=sum(_rules_learned(e) for e, _ in ran)))
-    return rows
-
-
-def _refinement_md(rows: list[RefinementRow]) -> list[str]:
-    lines = ["", "What refinement had to learn from: over the episodes that failed their first "
-             "iteration and ran again, how many were won later, the iterations after the "
-             "first they ran and how many of those ended with the same counts as the one "
-             "before (failure, replanning rounds, queries, environment steps: a pass that "
-             "learned nothing replays the one before), the predictions labelled by grounded "
-             "outcomes (the samples the calibration is re-fitted from), the counterexamples "
-             "to entailment rules (at most 50 kept per episode), the rules they disabled, "
-             "and the rules the WALL-E stand-in learned from refuted predictions. "
-             "Refinement learns from grounded outcomes only.", "",
-             "| method | settings | model | dataset | units | failed iteration 0, ran again | "
-             "won later | later iterations | same counts as the one before | labelled "
-             "predictions | counterexamples | rules disabled | rules learned |",
-             "|" + "---|" * 13]
-    for r in rows:
-        lines.append(f"| {r.method} | {r.config} | {r.model} | {r.dataset} | {r.units} | "
-                     f"{r.iterated} | {r.recovered} | {r.reruns} | {r.repeated} | "
-                     f"{r.labelled} | {r.counterexamples} | {r.rules_disabled} | "
-                     f"{r.rules_learned} |")
-    return lines
-
-
-def _plot_iterations(rows: list[IterationRow], out: Path,
-                     name: str = "aec_iterations.png") -> list[str]:
-    plt = pyplot()
-    fig, ax = plt.subplots(figsize=(6, 4))
-    several = len({r.model for r in rows}) > 1  # then each line names its model
-    for r in rows:
-        curve = r.success_by_iteration
-        model = f", {r.model.removeprefix('controlled-aec:aec:')}" if several else ""
-        ax.plot(range(len(curve)), [100 * x for x in curve], "o-",
-                label=f"{r.method} ({r.config}) / {r.dataset}{model}")
-    ax.set_xlabel("iteration")
-    ax.set_ylabel("success (%)")
-    ax.set_ylim(-2, 102)
-    ax.set_xticks(range(max(len(r.success_by_iteration) for r in rows)))
-    ax.set_title("Success by iteration")
-    ax.legend(fontsize=6)
-    return [save_figure(fig, out, name)]
 
 
 # ----- where the decisions went ----------------------------------------------------------------
@@ -779,7 +498,7 @@ def flow(eps: list[Episode]) -> list[FlowRow]:
     when an episode kept only part of its decisions, a round end when one ran
     more than one iteration)."""
     rows = []
-    for (method, config, model, dataset), es in _configurations(
+    for (method, config, model, dataset), es in configurations(
             e for e in eps if e.left_out is None):
         rows.append(FlowRow(
             method=method, config=config, model=model, dataset=dataset, episodes=len(es),
@@ -837,116 +556,6 @@ def _flow_md(rows: list[FlowRow]) -> list[str]:
     return lines
 
 
-# ----- paired tests ----------------------------------------------------------------------------
-@dataclass(frozen=True)
-class PairRow:
-    """AEC arm ``a`` against arm ``b`` on the episodes both ran (``shared``,
-    after ``left_out`` pairs were taken out, by reason in ``left_out_by``):
-    wins of each, the discordant counts and the exact McNemar p."""
-
-    a: str
-    b: str
-    model: str
-    b_model: str
-    dataset: str
-    shared: int
-    only_a: int
-    only_b: int
-    both: int
-    p_value: float
-    a_won: int
-    b_won: int
-    left_out: int
-    left_out_by: dict[str, int]
-
-
-def paired(eps: list[Episode]) -> list[PairRow]:
-    """AEC (each of its settings) against every other configuration on the
-    episodes both ran, per dataset and model (a controlled method without a
-    predictor: per planner setting, :func:`_matches`): the exact McNemar test on won.
-    An episode left out (a harness error or an environment failure, in either
-    arm) is taken out of both arms; ``left_out`` counts those pairs by reason
-    (a pair left out for both arms' reasons counts under each)."""
-    arms: dict[Arm, dict[str, Episode]] = defaultdict(dict)
-    for e in eps:
-        r = e.record
-        arms[(r.method, _config(r), _model(r), r.dataset)][f"{r.instance}/seed{r.seed}"] = e
-    out = []
-    for a, ea in sorted(arms.items()):
-        if a[0] != "aec":
-            continue
-        for b, eb in sorted(arms.items()):
-            if b == a or not _matches(a, b, arms) or (b[0] == "aec" and b < a):
-                continue
-            both_ran = sorted(set(ea) & set(eb))
-            if not both_ran:
-                continue
-            dropped = [k for k in both_ran if ea[k].left_out or eb[k].left_out]
-            kept = [k for k in both_ran if not (ea[k].left_out or eb[k].left_out)]
-            wa = {k: ea[k].won for k in kept}
-            wb = {k: eb[k].won for k in kept}
-            p = mcnemar(wa, wb)
-            left = {why: n for why in LEFT_OUT
-                    if (n := sum(why in (ea[k].left_out, eb[k].left_out) for k in dropped))}
-            out.append(PairRow(a=f"{a[0]} ({a[1]})", b=f"{b[0]} ({b[1]})", model=a[2],
-                               b_model=b[2], dataset=a[3], shared=p.shared, only_a=p.only_a,
-                               only_b=p.only_b, both=p.both, p_value=p.p_value,
-                               a_won=sum(wa.values()), b_won=sum(wb.values()),
-                               left_out=len(dropped), left_out_by=left))
-    return out
-
-
-def _paired_md(rows: list[PairRow]) -> list[str]:
-    lines = ["", "### AEC against the other configurations, paired on the same episodes", "",
-             "Exact McNemar test on won/not won over the episodes both ran with the same "
-             "model (only A: A won, B did not). An episode that is a harness error or an "
-             "environment failure (env_error) in either arm is left out of both; `left out` "
-             "counts those pairs (`shared` is what remains). `veriplan report DIR --compare "
-             "aec aec-react` (settings as `method:key=value,...`) adds the generic "
-             "comparison.", "",
-             "| A | B | model | dataset | shared | A won | B won | only A | only B | both | "
-             "McNemar p | left out |", "|" + "---|" * 12]
-    for r in rows:
-        why = ", ".join(f"{k} {n}" for k, n in r.left_out_by.items())
-        lines.append(f"| {r.a} | {r.b} | {r.model} | {r.dataset} | {r.shared} | "
-                     f"{r.a_won} | {r.b_won} | {r.only_a} | {r.only_b} | "
-                     f"{r.both} | {'n/a' if not r.shared else format(r.p_value, '.4f')}"
-                     f" | {r.left_out}{f' ({why})' if why else ''} |")
-    return lines
-
-
-# ----- controlled-model results (issue 33) ---------------------------------------------------
-def controlled(e: Episode) -> bool:
-    """An episode run with a controlled test model (``--backend controlled-aec``)."""
-    return e.record.backend.startswith("controlled")
-
-
-# methods that ask the controlled model for plans only (no predictor): their episodes are
-# the same under every predictor setting of one planner, so a sweep runs them once
-PREDICTOR_FREE = ("query-only", "aec-direct", "aec-react")
-
-
-def planner_of(model: str) -> str:
-    """A controlled model's planner setting: its spec without the predictor's
-    settings (``acc``, ``conf``); another model's string as it is."""
-    if not model.startswith("controlled-aec:"):
-        return model
-    head, _, rest = model.partition(":aec:")
-    keep = [x for x in rest.split(",") if x.partition("=")[0] not in ("acc", "conf")]
-    return f"{head}:aec:{','.join(keep)}"
-
-
-def _matches(a: Arm, b: Arm, arms: Iterable[Arm] = ()) -> bool:
-    """Whether arm ``b`` ran the same episodes as AEC arm ``a``: the same model
-    and dataset, or (a method without a predictor, controlled models) the same
-    planner setting, unless that method's arm also ran under ``a``'s own model
-    (in ``arms``): then that one is ``a``'s pair, not each copy."""
-    if b[2:] == a[2:]:
-        return True
-    return (b[0] in PREDICTOR_FREE and b[3] == a[3] and b[2].startswith("controlled-aec:")
-            and planner_of(b[2]) == planner_of(a[2]) and (b[0], b[1], a[2], a[3]) not in arms)
-
-
 # ----- the section -----------------------------------------------------------------------------
 def section(records: list[UnitRecord], out: Path
             ) -> tuple[str, JsonDict | None, list[str]]:
@@ -955,8 +564,6 @@ def section(records: list[UnitRecord], out: Path
     their own section
     (:func:`veriplan.bench.report_aec_controlled.controlled_section`), apart from model
     results."""
-    from veriplan.bench.report_aec_controlled import controlled_section
-
     all_eps = episodes(records)
     if not all_eps:
         return "", None, []
@@ -979,13 +586,13 @@ def section(records: list[UnitRecord], out: Path
     plots: list[str] = []
     refined = refinement(eps)
     if its:
-        lines += _iterations_md(its) + _refinement_md(refined)
-        plots = _plot_iterations(its, out)
+        lines += iterations_md(its) + refinement_md(refined)
+        plots = plot_iterations(its, out)
         lines += ["", f"![{plots[0]}]({plots[0]})"]
     if flows:
         lines += _flow_md(flows)
     if pairs:
-        lines += _paired_md(pairs)
+        lines += paired_md(pairs)
     asdict = dataclasses.asdict
     data: JsonDict = {
         "table1": [r.to_json() for r in t1], "table2": [r.to_json() for r in t2],
@@ -1000,8 +607,5 @@ def section(records: list[UnitRecord], out: Path
     return "\n".join(lines) + "\n", data, plots
 
 
-__all__ = ["AEC_METHODS", "LEFT_OUT", "NOT_COMPARABLE", "PREDICTOR_FREE", "RULE", "TASK_TYPES",
-           "Costs", "Episode", "FlowRow", "GateUse", "IterationRow", "PairRow", "RefinementRow",
-           "SplitCell", "Table1Row", "Table2Row", "TauSelection", "controlled", "episodes", "flow",
-           "iterations", "package_version", "paired", "planner_of", "refinement", "section",
-           "table1", "table2"]
+__all__ = ["NOT_COMPARABLE", "RULE", "Costs", "FlowRow", "GateUse", "SplitCell", "Table1Row",
+           "Table2Row", "TauSelection", "flow", "package_version", "section", "table1", "table2"]

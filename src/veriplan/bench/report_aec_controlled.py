@@ -11,10 +11,10 @@ pooled with them:
 - the AEC paper's Figure 1 ablations and the axis of the planner's error rate
   p, each with a plot;
 - the Figure 3 iterations with what refinement had to learn from (the rows of
-  :mod:`veriplan.bench.report_aec`);
+  :mod:`veriplan.bench.report_aec_iterations`);
 - on ScienceWorld, the tasks whose text names the focus target apart from the
   others, and success against queries as a plot;
-- the paired tests of :func:`veriplan.bench.report_aec.paired`.
+- the paired tests of :func:`veriplan.bench.report_aec_episodes.paired`.
 """
 
 from __future__ import annotations
@@ -25,23 +25,25 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from veriplan.bench.plotting import pyplot, save_figure
-from veriplan.bench.report_aec import (
+from veriplan.bench.report_aec_episodes import (
     Arm,
     Episode,
     JsonDict,
-    _config,
-    _configurations,
-    _f,
-    _iterations_md,
-    _matches,
-    _mean,
-    _model,
-    _paired_md,
-    _plot_iterations,
-    _refinement_md,
-    iterations,
+    config_of,
+    configurations,
+    fmt_number,
+    mean_of,
+    model_of,
     paired,
+    paired_md,
+    same_episodes,
+)
+from veriplan.bench.report_aec_iterations import (
+    iterations,
+    iterations_md,
+    plot_iterations,
     refinement,
+    refinement_md,
 )
 from veriplan.bench.stats import bootstrap_mean_interval, wilson_interval
 
@@ -90,19 +92,19 @@ class ControlledRow:
 def controlled_rows(eps: list[Episode]) -> list[ControlledRow]:
     """:class:`ControlledRow` per controlled model setting and configuration."""
     rows = []
-    for (method, config, model, dataset), es in _configurations(eps):
+    for (method, config, model, dataset), es in configurations(eps):
         n, won = len(es), sum(e.won for e in es)
         kept = [e for e in es if not e.left_out]
         q = [_itot(e, "queries") or 0.0 for e in kept]
         rows.append(ControlledRow(
             model=model, method=method, config=config, dataset=dataset, units=n, won=won,
             success=won / n if n else 0.0, wilson=wilson_interval(won, n),
-            queries=_mean(list(q)),
+            queries=mean_of(list(q)),
             queries_ci=tuple(bootstrap_mean_interval(q)) if q else None,
-            simulations=_mean([_itot(e, "simulations") for e in kept]),
-            replans=_mean([e.get("replanning_rounds") for e in kept]),
-            env_steps=_mean([e.get("env_steps") for e in kept]),
-            unchecked_commits=_mean([_itot(e, "unchecked_commits") for e in kept]),
+            simulations=mean_of([_itot(e, "simulations") for e in kept]),
+            replans=mean_of([e.get("replanning_rounds") for e in kept]),
+            env_steps=mean_of([e.get("env_steps") for e in kept]),
+            unchecked_commits=mean_of([_itot(e, "unchecked_commits") for e in kept]),
             left_out=n - len(kept)))
     return rows
 
@@ -131,13 +133,13 @@ def query_pairs(eps: list[Episode]) -> list[QueryPair]:
     for e in eps:
         if not e.left_out:
             r = e.record
-            arms[(r.method, _config(r), _model(r), r.dataset)][f"{r.instance}/{r.seed}"] = e
+            arms[(r.method, config_of(r), model_of(r), r.dataset)][f"{r.instance}/{r.seed}"] = e
     out = []
     for a, ea in sorted(arms.items()):
         if a[0] != "aec":
             continue
         for b, eb in sorted(arms.items()):
-            if b[0] != "query-only" or not _matches(a, b, arms):
+            if b[0] != "query-only" or not same_episodes(a, b, arms):
                 continue
             shared = sorted(set(ea) & set(eb))
             if not shared:
@@ -315,7 +317,7 @@ def goal_form_rows(eps: list[Episode]) -> list[GoalFormRow]:
         goal = scienceworld_goal(task_text(e))
         named = bool(goal is not None and goal.named and goal.targets)
         r = e.record
-        groups[(_model(r), r.method, _config(r), r.dataset, named)].append(e)
+        groups[(model_of(r), r.method, config_of(r), r.dataset, named)].append(e)
     return [GoalFormRow(model, method, config, dataset, named, len(es), sum(e.won for e in es),
                         sum(float(e.metrics.get("score") or 0) < 0 for e in es),
                         sum(e.score or 0.0 for e in es) / len(es))
@@ -390,10 +392,10 @@ def controlled_section(eps: list[Episode], out: Path
         lo, hi = r.wilson
         lines.append(f"| {r.model} | {r.method} | {r.config} | {r.dataset} | "
                      f"{r.units} | {r.won}/{r.units} = {100 * r.success:.0f}% "
-                     f"({100 * lo:.0f}-{100 * hi:.0f}) | {_f(r.queries, 2)}"
-                     f"{_ci(r.queries_ci)} | {_f(r.simulations, 2)} | "
-                     f"{_f(r.replans, 2)} | {_f(r.env_steps, 1)} | "
-                     f"{_f(r.unchecked_commits, 2)} |")
+                     f"({100 * lo:.0f}-{100 * hi:.0f}) | {fmt_number(r.queries, 2)}"
+                     f"{_ci(r.queries_ci)} | {fmt_number(r.simulations, 2)} | "
+                     f"{fmt_number(r.replans, 2)} | {fmt_number(r.env_steps, 1)} | "
+                     f"{fmt_number(r.unchecked_commits, 2)} |")
     if qp:
         lines += ["", "AEC against Query-Only on the same episodes (the paper's query-efficiency "
                   "claim: fewer queries at equal success): mean difference in queries per "
@@ -413,7 +415,7 @@ def controlled_section(eps: list[Episode], out: Path
             for a in ab.arms:
                 model = f"{ab.model} ({ab.dataset})" if several else ab.model
                 lines.append(f"| {model} | {a.arm} | {a.units} | "
-                             f"{100 * a.failure:.0f}% | {_f(a.replans, 2)} |")
+                             f"{100 * a.failure:.0f}% | {fmt_number(a.replans, 2)} |")
         plots += _plot_ablation(ablations, out)
         lines += ["", f"![{plots[-1]}]({plots[-1]})"]
     if axis:
@@ -421,8 +423,8 @@ def controlled_section(eps: list[Episode], out: Path
         lines += ["", "### Along the planner's error rate p", "", f"![{plots[-1]}]({plots[-1]})"]
     refined = refinement(eps)
     if its:
-        lines += _iterations_md(its) + _refinement_md(refined)
-        plots += _plot_iterations(its, out, "aec_controlled_iterations.png")
+        lines += iterations_md(its) + refinement_md(refined)
+        plots += plot_iterations(its, out, "aec_controlled_iterations.png")
         lines += ["", f"![{plots[-1]}]({plots[-1]})"]
     forms = goal_form_rows(eps)
     if forms:
@@ -431,7 +433,7 @@ def controlled_section(eps: list[Episode], out: Path
         plots += _plot_queries_success(sw_rows, out, "aec_controlled_scienceworld.png")
         lines += ["", f"![{plots[-1]}]({plots[-1]})"]
     if pairs:
-        lines += _paired_md(pairs)
+        lines += paired_md(pairs)
     asdict = dataclasses.asdict
     return lines, {"rows": [asdict(r) for r in rows], "query_pairs": [asdict(q) for q in qp],
                    "paired": [asdict(p) for p in pairs], "iterations": [asdict(i) for i in its],

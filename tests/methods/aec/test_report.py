@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import pytest
 
 from tests.methods.aec import kitchen
-from veriplan.bench import report_aec
+from veriplan.bench import report_aec, report_aec_episodes, report_aec_iterations
 from veriplan.bench.datasets import DATASETS, Dataset, register_dataset
 from veriplan.bench.report import write_report
 from veriplan.bench.runner import run_sweep
@@ -109,15 +109,15 @@ def _won(r) -> bool:
 
 def test_table1_counts_each_task_type_from_the_records(runs):
     recs = _records(runs)
-    rows = report_aec.table1(report_aec.episodes(recs))
+    rows = report_aec.table1(report_aec_episodes.episodes(recs))
     assert {(r.method, r.config) for r in rows} == {
         ("aec", "max_steps=20"), ("aec", "iterations=2, max_steps=20"),
         ("aec-react", "max_steps=20"), ("query-only", "max_steps=20")}
     for row in rows:
         mine = [r for r in recs if r.dataset == "kitchen_table" and r.method == row.method
-                and report_aec._config(r) == row.config]
+                and report_aec_episodes.config_of(r) == row.config]
         assert row.units == 3 and row.won == sum(map(_won, mine))
-        for head, task_type in report_aec.TASK_TYPES:
+        for head, task_type in report_aec_episodes.TASK_TYPES:
             sub = [r for r in mine if r.result_dict()["metrics"]["task_type"] == task_type]
             assert row.by_type[head] == (sum(map(_won, sub)), len(sub))
         queries = [r.result_dict()["metrics"]["queries"] for r in mine]
@@ -129,7 +129,7 @@ def test_table1_counts_each_task_type_from_the_records(runs):
 
 def test_table2_scores_seen_and_unseen_with_the_version_and_the_subset(runs):
     recs = _records(runs)
-    rows = report_aec.table2(report_aec.episodes(recs))
+    rows = report_aec.table2(report_aec_episodes.episodes(recs))
     assert [r.method for r in rows] == ["aec", "aec-react"]
     for row in rows:
         for split in ("seen", "unseen"):
@@ -145,8 +145,8 @@ def test_table2_scores_seen_and_unseen_with_the_version_and_the_subset(runs):
 
 
 def test_iteration_curve_and_paired_tests(runs):
-    eps = report_aec.episodes(_records(runs))
-    curves = report_aec.iterations(eps)
+    eps = report_aec_episodes.episodes(_records(runs))
+    curves = report_aec_iterations.iterations(eps)
     assert [(c.method, c.config) for c in curves] == [("aec", "iterations=2, max_steps=20")]
     mine = [e for e in eps if e.metrics.get("iterations") == 2]
     assert curves[0].success_by_iteration == [
@@ -155,9 +155,9 @@ def test_iteration_curve_and_paired_tests(runs):
     late = mine[0]
     m = {**late.metrics, "success_by_iteration": [False, True]}
     again = dataclasses.replace(late, metrics=m)
-    curve = report_aec.iterations([again, *mine[1:]])[0].success_by_iteration
+    curve = report_aec_iterations.iterations([again, *mine[1:]])[0].success_by_iteration
     assert curve[1] - curve[0] == pytest.approx(1 / len(mine))
-    pairs = report_aec.paired(eps)
+    pairs = report_aec_episodes.paired(eps)
     vs_react = next(p for p in pairs if p.b == "aec-react (max_steps=20)"
                     and p.a == "aec (max_steps=20)" and p.dataset == "kitchen_table")
     assert vs_react.shared == 3 and vs_react.only_b == 0
@@ -209,7 +209,7 @@ def _broken(runs):
     whose environment died, with costs that would move every mean."""
     ids = {i: f"eval/{t}/0" for i, t in HOUSEHOLD}  # household ids: an error's type is read
     recs = [dataclasses.replace(r, instance=ids[r.instance]) for r in _records(runs)
-            if r.dataset == "kitchen_table" and report_aec._config(r) == "max_steps=20"
+            if r.dataset == "kitchen_table" and report_aec_episodes.config_of(r) == "max_steps=20"
             and r.method in ("aec", "aec-react")]
     aec = sorted((r for r in recs if r.method == "aec"), key=lambda r: r.instance)
     error = dataclasses.replace(aec[0], status="error", verified=False, result=None,
@@ -227,7 +227,7 @@ def _broken(runs):
 
 def test_error_units_and_env_errors_count_as_losses_but_not_in_costs_or_pairs(runs, tmp_path):
     recs, kept, died = _broken(runs)
-    eps = report_aec.episodes(recs)
+    eps = report_aec_episodes.episodes(recs)
     row = next(r for r in report_aec.table1(eps) if r.method == "aec")
     # success over every attempted episode: both count as not won
     assert row.units == 3 and row.won == int(_won(kept))
@@ -239,7 +239,7 @@ def test_error_units_and_env_errors_count_as_losses_but_not_in_costs_or_pairs(ru
     # the calls and tokens are on the same episode as the other costs (no error's 0s)
     assert (c.llm_calls, c.tokens) == (kept.llm_calls, kept.tokens)
     assert row.failures["env_error"] == 1
-    pair = next(p for p in report_aec.paired(eps) if p.b.startswith("aec-react"))
+    pair = next(p for p in report_aec_episodes.paired(eps) if p.b.startswith("aec-react"))
     assert pair.shared == 1 and pair.left_out == 2
     assert pair.left_out_by == {"error": 1, "env_error": 1}
     assert pair.a_won == int(_won(kept))
@@ -252,8 +252,8 @@ def test_error_units_and_env_errors_count_as_losses_but_not_in_costs_or_pairs(ru
 def test_the_paired_test_leaves_out_an_env_error_pair_and_says_so(runs, tmp_path):
     recs, _, died = _broken(runs)
     recs = recs[1:]  # without the error unit: only the environment failure is left out
-    eps = report_aec.episodes(recs)
-    pair = next(p for p in report_aec.paired(eps) if p.b.startswith("aec-react"))
+    eps = report_aec_episodes.episodes(recs)
+    pair = next(p for p in report_aec_episodes.paired(eps) if p.b.startswith("aec-react"))
     assert pair.shared == 1 and pair.left_out_by == {"env_error": 1}
     react_died = next(e for e in eps if e.record.method == "aec-react"
                       and e.record.instance == died)
@@ -290,7 +290,7 @@ def test_each_row_says_whether_its_tau_was_selected_and_by_what(runs, tmp_path):
     res["metrics"].update(tau=tau, tau_source=source)
     recs.append(dataclasses.replace(recs[0], config=json.dumps({"max_steps": 21}),
                                     result=json.dumps(res)))
-    rows = {r.config: r.gate for r in report_aec.table1(report_aec.episodes(recs))}
+    rows = {r.config: r.gate for r in report_aec.table1(report_aec_episodes.episodes(recs))}
     assert [t.to_json() for t in rows["iterations=2, max_steps=20"].tau_selection] == [
         {"tau": 0.2, "file": str(files["none"]), "selected": False, "decided_by": None,
          "reason": "no candidate won a validation episode"}]
@@ -311,12 +311,12 @@ def test_each_row_says_whether_its_tau_was_selected_and_by_what(runs, tmp_path):
 def test_where_the_decisions_went_sums_the_counters_and_the_gate_verdicts(runs, tmp_path):
     recs = [r for r in _records(runs) if r.status == "done"]
     rows = {(r.method, r.config, r.dataset): r
-            for r in report_aec.flow(report_aec.episodes(recs))}
+            for r in report_aec.flow(report_aec_episodes.episodes(recs))}
     kinds = {"query:ambiguous": 0, "query:uncertain": 0, "simulate": 0}
     seen_gate = 0
     for (method, config, dataset), row in rows.items():
         mine = [r.result_dict()["metrics"] for r in recs if r.method == method
-                and report_aec._config(r) == config and r.dataset == dataset]
+                and report_aec_episodes.config_of(r) == config and r.dataset == dataset]
         assert row.episodes == len(mine)
         for key in ("hypotheses", "discarded", "predictions", "queries", "grounded_commits",
                     "unchecked_commits"):
@@ -338,13 +338,13 @@ def test_where_the_decisions_went_sums_the_counters_and_the_gate_verdicts(runs, 
     res = aec.result_dict()
     res["metrics"]["decisions"] = [{"kind": "simulate", "phase": "commit"},
                                    {"kind": "query:uncertain", "phase": "loop"}]
-    row = report_aec.flow(report_aec.episodes([dataclasses.replace(
+    row = report_aec.flow(report_aec_episodes.episodes([dataclasses.replace(
         aec, result=json.dumps(res))]))[0]
     assert row.gate == {"query:ambiguous": 0, "query:uncertain": 1, "simulate": 0}
     # an episode whose record keeps only part of its decisions: its row's gate is n/a
     res["metrics"]["decisions"] = [{"kind": "simulate", "phase": "loop"}] * DECISIONS_KEPT
     cut = dataclasses.replace(aec, result=json.dumps(res))
-    row = report_aec.flow(report_aec.episodes([cut]))[0]
+    row = report_aec.flow(report_aec_episodes.episodes([cut]))[0]
     assert set(row.gate.values()) == {None}
     md, data, _ = report_aec.section([cut], tmp_path)
     assert "### Where the decisions went" in md and "| n/a | n/a | n/a |" in md
@@ -361,11 +361,11 @@ def test_where_the_decisions_went_tells_h_emptied_from_v_rejecting_h_star(runs):
     res["transcript"] = [verify(False, 0), verify(False, 2), verify(False, 0), verify(True, 1),
                          {"role": "act", "ok": False, "data": {}}]
     rec = dataclasses.replace(aec, result=json.dumps(res))
-    row = report_aec.flow(report_aec.episodes([rec]))[0]
+    row = report_aec.flow(report_aec_episodes.episodes([rec]))[0]
     assert row.round_ends == {"emptied": 2, "rejected": 1}
     # a second iteration's rounds are in the transcript too: not told apart (n/a)
     res["metrics"]["iteration"] = 1
-    row = report_aec.flow(report_aec.episodes([rec, dataclasses.replace(
+    row = report_aec.flow(report_aec_episodes.episodes([rec, dataclasses.replace(
         aec, result=json.dumps(res))]))[0]
     assert row.round_ends == {"emptied": None, "rejected": None}
 
@@ -384,7 +384,7 @@ def test_commits_are_counted_by_what_decided_them(runs, tmp_path):
                                                  "hypotheses": [{"actions": []}]}},
         {"role": "verify", "ok": False, "data": {"committed": False,
                                                  "hypotheses": [{"actions": []}]}}]
-    row = report_aec.flow(report_aec.episodes([dataclasses.replace(
+    row = report_aec.flow(report_aec_episodes.episodes([dataclasses.replace(
         aec, result=json.dumps(res))]))[0]
     assert (row.grounded_commits, row.unchecked_commits) == (1, 2)
     assert row.round_ends == {"emptied": 0, "rejected": 1}
@@ -392,7 +392,7 @@ def test_commits_are_counted_by_what_decided_them(runs, tmp_path):
     for key in ("grounded_commits", "unchecked_commits"):
         old["metrics"].pop(key, None)
     rec = dataclasses.replace(aec, result=json.dumps(old))
-    row = report_aec.flow(report_aec.episodes([rec]))[0]
+    row = report_aec.flow(report_aec_episodes.episodes([rec]))[0]
     assert row.grounded_commits is None and row.unchecked_commits is None
     md, _, _ = report_aec.section([rec], tmp_path)
     assert "unchecked commits" in md and "grounded commits (V valid)" in md
@@ -403,7 +403,7 @@ def test_report_json_keeps_each_rows_layout(runs, tmp_path):
     Table 2's costs and gate flattened into the row, tau and calibration only
     for a row that has them, a reason only for a tau not selected."""
     recs = _records(runs)
-    eps = report_aec.episodes(recs)
+    eps = report_aec_episodes.episodes(recs)
     t1, t2 = report_aec.table1(eps), report_aec.table2(eps)
     head = ["method", "config", "model", "dataset", "env", "units", "won", "success", "wilson",
             "by_type", "errors", "failures", "replanning_rounds", "queries", "env_steps",
@@ -425,4 +425,4 @@ def test_report_json_keeps_each_rows_layout(runs, tmp_path):
     assert data is not None
     assert data["table1"] == [r.to_json() for r in t1]
     assert data["table2"] == [r.to_json() for r in t2]
-    assert json.loads(json.dumps(data))["paired"][0]["a"] == report_aec.paired(eps)[0].a
+    assert json.loads(json.dumps(data))["paired"][0]["a"] == report_aec_episodes.paired(eps)[0].a

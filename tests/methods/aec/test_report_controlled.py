@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from veriplan.bench import report_aec, report_aec_controlled
-from veriplan.bench.report_aec import Episode
+from veriplan.bench import report_aec_controlled, report_aec_episodes
+from veriplan.bench.report_aec_episodes import Episode
 
 
 @dataclass
@@ -40,9 +40,9 @@ def test_controlled_episodes_get_their_own_section(tmp_path):
     eps = [ep("aec", "controlled-aec", f"g{i}", True, 2) for i in range(4)]
     eps += [ep("query-only", "controlled-aec", f"g{i}", i < 3, 5) for i in range(4)]
     eps += [ep("aec", "llamacpp", "g0", False, 1)]
-    assert [report_aec.controlled(e) for e in eps].count(True) == 8
+    assert [report_aec_episodes.controlled(e) for e in eps].count(True) == 8
     lines, data, _ = report_aec_controlled.controlled_section([e for e in eps if
-                                                    report_aec.controlled(e)], tmp_path)
+                                                    report_aec_episodes.controlled(e)], tmp_path)
     text = "\n".join(lines)
     assert "Controlled-model results" in text and "llamacpp" not in text
     aec = next(r for r in data["rows"] if r["method"] == "aec")
@@ -93,9 +93,9 @@ def test_a_baseline_without_a_predictor_pairs_with_every_predictor_of_its_planne
     assert sorted(q.model for q in qp) == ["controlled-aec:aec:p=0.4,g=0.2,acc=0.7",
                                               "controlled-aec:aec:p=0.4,g=0.2,acc=0.9"]
     assert all(q.diff == -2.0 and q.b_won == 3 for q in qp)
-    pairs = [r for r in report_aec.paired(eps) if r.b.startswith("query-only")]
+    pairs = [r for r in report_aec_episodes.paired(eps) if r.b.startswith("query-only")]
     assert len(pairs) == 2 and all(r.b_model.endswith("acc=0.9") for r in pairs)
-    assert report_aec.planner_of("controlled-aec:aec:p=0.4,acc=0.7,conf=over,seed=1") == \
+    assert report_aec_episodes.planner_of("controlled-aec:aec:p=0.4,acc=0.7,conf=over,seed=1") == \
         "controlled-aec:aec:p=0.4,seed=1"
 
 

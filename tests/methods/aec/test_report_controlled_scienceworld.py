@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from veriplan.bench import report_aec, report_aec_controlled
-from veriplan.bench.report_aec import Episode
+from veriplan.bench import report_aec_controlled, report_aec_episodes
+from veriplan.bench.report_aec_episodes import Episode
 
 NAMED = "Your task is to turn on the electric buzzer. First, focus on the electric buzzer."
 UNNAMED = "Your task is to find a(n) animal. First, focus on the thing. Then, move it."
@@ -95,5 +95,5 @@ def test_a_baseline_run_under_each_predictor_pairs_once_with_each_aec_arm():
     pairs = report_aec_controlled.query_pairs(eps)
     assert len(pairs) == 2 and {p.model for p in pairs} == {f"controlled-aec:{MODEL}",
                                                                f"controlled-aec:{other}"}
-    tests = report_aec.paired(eps)
+    tests = report_aec_episodes.paired(eps)
     assert len([t for t in tests if t.b.startswith("query-only")]) == 2

@@ -11,8 +11,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from veriplan.bench import report_aec, report_aec_controlled
-from veriplan.bench.report_aec import Episode
+from veriplan.bench import report_aec_controlled, report_aec_iterations
+from veriplan.bench.report_aec_episodes import Episode
 
 SWEEP = (Path(__file__).parents[3] / "benchmarks" / "sweeps"
          / "aec_controlled_scienceworld_iterations.toml")
@@ -73,7 +73,7 @@ def _episodes():
 
 
 def test_refinement_counts_what_each_failed_episode_gave():
-    rows = {r.method: r for r in report_aec.refinement(_episodes())}
+    rows = {r.method: r for r in report_aec_iterations.refinement(_episodes())}
     walle, aec = rows["walle-standin"], rows["aec"]
     assert (walle.units, walle.iterated, walle.recovered) == (3, 2, 1)
     # lifespan ran two more passes, both the same as the one before; boil one, not the same
@@ -83,7 +83,7 @@ def test_refinement_counts_what_each_failed_episode_gave():
     assert (aec.labelled, aec.counterexamples, aec.rules_disabled, aec.rules_learned) == (
         3, 1, 1, 0)
     # a won first pass gives refinement nothing and is not counted as iterated
-    assert report_aec.refinement([_episodes()[0], _episodes()[3]])[0].iterated == 0
+    assert report_aec_iterations.refinement([_episodes()[0], _episodes()[3]])[0].iterated == 0
 
 
 def test_the_curve_and_the_refinement_table_in_the_controlled_section(tmp_path):
