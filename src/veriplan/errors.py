@@ -108,6 +108,12 @@ class PDDLSemanticError(VeriplanError):
     (for example a problem naming an object its domain does not know)."""
 
 
+class NumericTaskError(PDDLSemanticError):
+    """A classical-only operation (grounding, search, a bitset goal test) asked of
+    a task with numeric fluents: veriplan validates and simulates such tasks, but
+    its search does not plan over numbers."""
+
+
 class PlanParseError(SourceError):
     """A plan text in which a line could not be read (raised on request only:
     :func:`veriplan.planio.parse_plan` returns unread lines as values)."""

@@ -33,7 +33,7 @@ def test_adl_constructs_are_read():
     assert isinstance(move.effects[-1], Increase)
     assert d.types["room"] == "place" and d.is_subtype("room", "place")
     p = parse_problem(ADL_PROBLEM, d)
-    assert p.metric == "minimize (total-cost)"
+    assert str(p.metric) == "minimize (total-cost)"
     assert len(p.numeric_init) == 7
 
 
@@ -53,18 +53,11 @@ def _error(text: str, problem: str | None = None) -> PDDLParseError:
 @pytest.mark.parametrize(
     ("requirement", "text"),
     [
-        (":fluents", "(define (domain x) (:requirements :fluents))"),
         (":durative-actions", "(define (domain x) (:requirements :strips :durative-actions))"),
-        (":derived-predicates", "(define (domain x) (:predicates (p)) (:derived (p) (p)))"),
-        (":numeric-fluents", "(define (domain x) (:predicates (p)) (:functions (f) - number)"
-                             " (:action a :parameters () :precondition (> (f) 1)"
-                             " :effect (p)))"),
-        (":numeric-fluents", "(define (domain x) (:predicates (p)) (:functions (f) - number)"
-                             " (:action a :parameters () :precondition (p)"
-                             " :effect (increase (f) 1)))"),
-        (":numeric-fluents", "(define (domain x) (:predicates (p)) (:functions (f) - number)"
-                             " (:action a :parameters () :precondition (p)"
-                             " :effect (decrease (total-cost) 1)))"),
+        (":object-fluents", "(define (domain x) (:types t) (:predicates (p)) "
+                            "(:functions (f) - t))"),
+        (":preferences", "(define (domain x) (:requirements :strips :preferences))"),
+        (":constraints", "(define (domain x) (:predicates (p)) (:constraints (p)))"),
     ],
 )
 def test_outside_the_subset_names_the_requirement(requirement, text):

@@ -15,7 +15,8 @@ from veriplan.cli import main
 from veriplan.errors import UnsupportedRequirementError
 from veriplan.pddl.parser import parse_domain, parse_problem
 from veriplan.pddl.task import Task
-from veriplan.verify import validate_plan
+from veriplan.planio import parse_plan
+from veriplan.verify import StepErrorKind, validate_plan
 from veriplan.verify.val import ValOutcome, disagreement
 
 FEATURES = Path(__file__).parent / "features"
@@ -37,7 +38,8 @@ def test_every_claimed_feature_has_a_domain():
     names = " ".join(spec["feature"] for _, spec in SUPPORTED)
     for feature in (":typing", ":negative-preconditions", ":equality",
                     ":conditional-effects", ":quantified-preconditions",
-                    ":disjunctive-preconditions", "constants", ":action-costs"):
+                    ":disjunctive-preconditions", "constants", ":action-costs",
+                    ":numeric-fluents", ":derived-predicates", "either", "happening"):
         assert feature in names, feature
 
 
@@ -49,10 +51,10 @@ def test_feature_judged_alike(name, spec, val, tmp_path):
     dom.write_text(spec["domain"])
     prob.write_text(spec["problem"])
     plans = spec["plans"]
-    verdicts = val.judge_many(dom, prob, [p["plan"] for p in plans])
+    verdicts = val.judge_many(dom, prob, ["\n".join(p["plan"]) + "\n" for p in plans])
     kinds = set()
     for p, theirs in zip(plans, verdicts):
-        ours = validate_plan(task, p["plan"])
+        ours = validate_plan(task, parse_plan("\n".join(p["plan"]), task))
         _expect(ours, p["expect"])
         assert theirs.judged or theirs.outcome is ValOutcome.BAD_PLAN, (p, theirs)
         assert disagreement(ours, theirs) is None, (p["plan"], theirs, ours)
@@ -60,6 +62,10 @@ def test_feature_judged_alike(name, spec, val, tmp_path):
             assert theirs.failed_step == p["expect"]["step"]
         if "cost" in p:
             assert ours.cost == p["cost"] == theirs.value
+        if "metric" in p:
+            assert ours.metric is not None and ours.metric.value == p["metric"] == theirs.value
+        if p.get("mutex"):
+            assert ours.error is StepErrorKind.MUTEX and "interfere" in ours.detail, ours
         kinds.add("valid" if ours.valid else "goal" if ours.failed_step is None else "step")
     assert kinds == {"valid", "goal", "step"}  # each feature: valid and both kinds of invalid
 

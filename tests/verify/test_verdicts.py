@@ -137,4 +137,5 @@ def test_cli_agrees(capsys, tmp_path):
     assert data["valid"] is False and [u["line"] for u in data["unread_lines"]] == [1, 8]
     assert list(data) == ["schema_id", "valid", "plan", "failed_step", "action", "error", "detail",
                           "unsatisfied", "unmet_goals", "step_errors", "cost",
-                          "steps_executed", "trace", "feedback", "unread_lines", "judgement"]
+                          "steps_executed", "trace", "feedback", "unread_lines", "metric",
+                          "judgement"]

@@ -98,6 +98,9 @@ def _validate(args: argparse.Namespace) -> int:
         for u in result.unread:
             print(f"unread: {u}")
         print(("valid: " if result.valid else "not valid: ") + result.feedback())
+        if result.metric is not None:
+            m = result.metric
+            print(f"metric: {m.direction.value} {m.expression} = {m.text}")
         if args.trace and result.trace is not None:
             for i, state in enumerate(result.trace):
                 print(f"state {i}: {' '.join(state)}")

@@ -103,6 +103,8 @@ class FindingKind(StrEnum):
     BAD_ARGUMENTS = "bad_arguments"  # arity, unknown object, wrong type
     PRECONDITION = "precondition"  # a precondition false where the step runs
     GOAL = "goal"  # a goal part false at the end
+    MUTEX = "mutex"  # two steps at one time interfere (one happening cannot hold both)
+    NUMERIC = "numeric"  # an expression with no value (a fluent never set, division by 0)
     MISSING_ITEM = "missing_item"  # a step uses something the user lacks
     RESOURCE = "resource"  # a step consumes a resource nothing produced
     NOT_PRODUCED = "not_produced"  # the goal's product (r*) is never produced

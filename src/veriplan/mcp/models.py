@@ -90,6 +90,8 @@ class ValidatePlanDoc(_Doc):
     findings: list[FindingDoc]
     repair_hints: list[RepairHint]
     cost: float
+    metric: float | None = Field(default=None, description="the problem's :metric on the "
+                                 "final state (VAL's final value); null without one")
     feedback: str = Field(description="the diagnosis in words")
     states: list[StateDoc] | None = Field(
         default=None, description="with trace: the state before each step and after the "
@@ -110,6 +112,8 @@ class BatchRecordDoc(_Doc):
     detail: str | None
     unsatisfied: list[str]
     unmet_goals: list[str]
+    metric: float | None = Field(default=None, description="the problem's :metric on the "
+                                 "final state; null without one")
     error: dict[str, str | int | None] | None = Field(
         description="why the item was not judged: kind, message, file, line, col")
 

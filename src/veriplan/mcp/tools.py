@@ -226,8 +226,7 @@ def _state_before(task: Task, steps: Sequence[Step], k: int) -> int:
     """The state before step ``k`` (1-based) of steps that execute up to it."""
     state = task.init
     for step in steps[:k - 1]:
-        op = task.operator(step.name, step.args)
-        state = op.apply(state)
+        state = task.apply(task.operator(step.name, step.args), state)
     return state
 
 
@@ -286,8 +285,10 @@ def verdict_doc(task: Task, parsed: ParsedPlan | None, r: ValidationResult, *,
         unread=_lines(r.unread), prose=_lines(parsed.prose if parsed is not None else ()),
         failed_step=_failed(r), unmet_goals=[g.pddl() for g in r.unmet_goals],
         findings=[M.FindingDoc(**f.to_dict()) for f in j.findings],  # type: ignore[arg-type]
-        repair_hints=repair_hints(task, r) if hints and not r.valid else [],
-        cost=r.cost, feedback=r.feedback(), states=states, states_truncated=cut)
+        repair_hints=repair_hints(task, r) if hints and not r.valid and not task.numeric
+        else [],
+        cost=r.cost, metric=r.metric.value if r.metric is not None else None,
+        feedback=r.feedback(), states=states, states_truncated=cut)
 
 
 # ----- the tools ---------------------------------------------------------------------------
@@ -438,8 +439,6 @@ def check_task(cfg: ServerConfig, deadline: Deadline, *, domain: str | None = No
     if dom is not None:
         counts.update(types=len(dom.types), predicates=len(dom.predicates),
                       actions=len(dom.actions), constants=len(dom.constants))
-        if dom.functions and any(f != "total-cost" for f in dom.functions):
-            supported = False
     if dom is not None and p is not None:
         ptext = p[1] if p[0] == "text" else read_file(cfg, p[1], "problem")
         try:
@@ -562,4 +561,5 @@ def _record(cfg: ServerConfig, v: BatchVerdict) -> M.BatchRecordDoc:
         verdict=None if r is None else r.judgement().verdict.value, steps=d["steps"],
         unread=[M.LineAside(**u) for u in d["unread"]], failed_step=d["failed_step"],
         failed_action=d["failed_action"], failure=d["failure"], detail=d["detail"],
-        unsatisfied=d["unsatisfied"], unmet_goals=d["unmet_goals"], error=err)
+        unsatisfied=d["unsatisfied"], unmet_goals=d["unmet_goals"], metric=d["metric"],
+        error=err)

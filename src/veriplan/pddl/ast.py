@@ -9,14 +9,18 @@ with ``==``. :class:`Atom` and :class:`Literal` live in :mod:`veriplan.core.atom
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
+from functools import cached_property
 from typing import Union
 
 from veriplan.core.atom import Atom, Literal
 
 __all__ = [
-    "OBJECT", "TRUE", "ActionSchema", "And", "Atom", "Domain", "Effect", "Equals", "Exists",
-    "Forall", "ForallEffect", "Formula", "FuncTerm", "Imply", "Increase", "Literal", "Not",
-    "Or", "Param", "Problem", "When",
+    "OBJECT", "TOTAL_COST", "TOTAL_TIME", "TRUE", "ActionSchema", "And", "Arith", "ArithOp",
+    "Atom", "Compare", "CompareOp", "DerivedRule", "Domain", "Effect", "Equals", "Exists",
+    "Forall", "ForallEffect", "Formula", "FuncTerm", "Imply", "Increase", "Literal", "Metric",
+    "MetricDirection", "Not", "NumExpr", "NumericEffect", "Or", "Param", "Problem", "UpdateOp",
+    "When", "either_members", "either_type",
 ]
 
 OBJECT = "object"
@@ -25,7 +29,20 @@ OBJECT = "object"
 @dataclass(frozen=True, slots=True)
 class Param:
     name: str  # with the leading '?'
-    type: str = OBJECT
+    type: str = OBJECT  # a type name, or "(either t1 t2)" (see either_type)
+
+
+def either_type(members: tuple[str, ...]) -> str:
+    """The name of the union type ``(either t1 t2 ...)``: its members sorted and
+    without repeats, so equal unions have one name."""
+    return "(either " + " ".join(sorted(set(members))) + ")"
+
+
+def either_members(t: str) -> tuple[str, ...]:
+    """The member types of a union type's name; ``(t,)`` for any other type."""
+    if t.startswith("(either "):
+        return tuple(t[len("(either "):-1].split())
+    return (t,)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,17 +84,62 @@ class Forall:
     body: Formula
 
 
-Formula = Union[Atom, Equals, Not, And, Or, Imply, Exists, Forall]
-
-TRUE = And(())
-
-
 @dataclass(frozen=True, slots=True)
 class FuncTerm:
     """A numeric function application such as ``(total-cost)`` or ``(road ?a ?b)``."""
 
     name: str
     args: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        return "(" + " ".join((self.name, *self.args)) + ")"
+
+
+TOTAL_COST = "total-cost"
+TOTAL_TIME = FuncTerm("total-time")  # the metric's (total-time): the plan's makespan
+
+
+class ArithOp(StrEnum):
+    ADD = "+"
+    SUB = "-"  # binary; unary minus is NEG
+    MUL = "*"
+    DIV = "/"
+    NEG = "neg"  # (- e)
+
+
+@dataclass(frozen=True, slots=True)
+class Arith:
+    """An arithmetic expression: ``(+ a b ...)``, ``(- a b)``, ``(- a)``, ``(* a b ...)``,
+    ``(/ a b)``."""
+
+    op: ArithOp
+    args: tuple[NumExpr, ...]
+
+
+# A number, a fluent (function application) or an arithmetic expression.
+NumExpr = Union[int, float, FuncTerm, Arith]
+
+
+class CompareOp(StrEnum):
+    LT = "<"
+    LE = "<="
+    EQ = "="
+    GE = ">="
+    GT = ">"
+
+
+@dataclass(frozen=True, slots=True)
+class Compare:
+    """A numeric comparison ``(op left right)``."""
+
+    op: CompareOp
+    left: NumExpr
+    right: NumExpr
+
+
+Formula = Union[Atom, Equals, Not, And, Or, Imply, Exists, Forall, Compare]
+
+TRUE = And(())
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +161,56 @@ class ForallEffect:
     effects: tuple[Effect, ...]
 
 
-Effect = Union[Literal, When, ForallEffect, Increase]
+class UpdateOp(StrEnum):
+    ASSIGN = "assign"
+    INCREASE = "increase"
+    DECREASE = "decrease"
+    SCALE_UP = "scale-up"
+    SCALE_DOWN = "scale-down"
+
+
+@dataclass(frozen=True, slots=True)
+class NumericEffect:
+    """``(op (f args) value)``: a numeric fluent's update. ``value`` is read in the
+    state before the action, as every condition of its effects is."""
+
+    op: UpdateOp
+    target: FuncTerm
+    value: NumExpr
+
+
+Effect = Union[Literal, When, ForallEffect, Increase, NumericEffect]
+
+
+@dataclass(frozen=True, slots=True)
+class DerivedRule:
+    """``(:derived (pred ?x ...) body)``: ``pred`` holds of the objects that
+    satisfy ``body``; its atoms are never the effect of an action."""
+
+    pred: str
+    params: tuple[Param, ...]
+    body: Formula
+
+
+class MetricDirection(StrEnum):
+    MINIMIZE = "minimize"
+    MAXIMIZE = "maximize"
+
+
+@dataclass(frozen=True, slots=True)
+class Metric:
+    """``(:metric minimize|maximize expr)``; ``(total-time)`` is :data:`TOTAL_TIME`."""
+
+    direction: MetricDirection
+    expr: NumExpr
+
+    def pddl(self) -> str:
+        from veriplan.pddl.writer import expr_to_pddl
+
+        return f"{self.direction.value} {expr_to_pddl(self.expr)}"
+
+    def __str__(self) -> str:
+        return self.pddl()
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +235,21 @@ class Domain:
     # Names used as constants in actions without a declaration (accepted only
     # with strict=False); each must be an object of the problem.
     free_constants: tuple[str, ...] = field(default=(), compare=False)
+    # (:derived ...) rules, and their predicates' strata (lowest first)
+    derived: tuple[DerivedRule, ...] = ()
+    strata: tuple[tuple[str, ...], ...] = field(default=(), compare=False)
+
+    @cached_property
+    def numeric(self) -> bool:
+        """True when an action reads or changes a numeric fluent other than as a
+        classical action cost (``(increase (total-cost) n)``)."""
+        return _uses_numbers(self)
+
+    @property
+    def rich(self) -> bool:
+        """True for a domain the bitset engine alone cannot execute: numeric
+        fluents (see :attr:`numeric`)."""
+        return self.numeric
 
     def action(self, name: str) -> ActionSchema | None:
         for a in self.actions:
@@ -132,6 +258,10 @@ class Domain:
         return None
 
     def is_subtype(self, sub: str, sup: str) -> bool:
+        if sup.startswith("(either "):
+            return any(self.is_subtype(sub, m) for m in either_members(sup))
+        if sub.startswith("(either "):
+            return all(self.is_subtype(m, sup) for m in either_members(sub))
         seen = set()
         while sub not in seen:
             if sub == sup:
@@ -142,6 +272,11 @@ class Domain:
 
     def type_closure(self, t: str) -> list[str]:
         """``t`` and all its ancestors up to ``object``."""
+        if t.startswith("(either "):  # an object of (either a b) is an a and a b
+            out = [t]
+            for m in either_members(t):
+                out += [x for x in self.type_closure(m) if x not in out]
+            return out
         out = [t]
         while t != OBJECT and t in self.types and self.types[t] not in out:
             t = self.types[t]
@@ -159,6 +294,39 @@ class Problem:
     init: tuple[Atom, ...]
     numeric_init: dict[FuncTerm, float]
     goal: Formula
-    metric: str | None = None  # "minimize (total-cost)" or None
+    metric: Metric | None = None
     warnings: tuple[str, ...] = field(default=(), compare=False)
     file: str = field(default="<text>", compare=False)
+
+
+def _walk_effects(effects: tuple[Effect, ...]):
+    for e in effects:
+        yield e
+        if isinstance(e, When | ForallEffect):
+            yield from _walk_effects(e.effects)
+
+
+def formula_uses_numbers(f: Formula) -> bool:
+    """True when ``f`` holds a numeric comparison."""
+    if isinstance(f, Compare):
+        return True
+    if isinstance(f, Not):
+        return formula_uses_numbers(f.arg)
+    if isinstance(f, And | Or):
+        return any(formula_uses_numbers(p) for p in f.parts)
+    if isinstance(f, Imply):
+        return formula_uses_numbers(f.lhs) or formula_uses_numbers(f.rhs)
+    if isinstance(f, Exists | Forall):
+        return formula_uses_numbers(f.body)
+    return False
+
+
+def _uses_numbers(d: Domain) -> bool:
+    for a in d.actions:
+        if formula_uses_numbers(a.precondition):
+            return True
+        for e in _walk_effects(a.effects):
+            if isinstance(e, NumericEffect) or (isinstance(e, When)
+                                                and formula_uses_numbers(e.condition)):
+                return True
+    return any(formula_uses_numbers(r.body) for r in d.derived)

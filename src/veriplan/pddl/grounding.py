@@ -121,6 +121,15 @@ def reachable_operators(task: Task) -> tuple[Operator, ...]:
                     for full in _join(sc, [a for j, a in enumerate(sc.atoms) if j != i],
                                       sub, store, task):
                         consider(sc, full)
+        if task.axioms is not None:  # derived atoms whose rules hold, relaxed
+            for rules in task.axioms.strata:
+                for bit, body in rules:
+                    if not reached >> bit & 1 and body.relaxed_holds(reached):
+                        reached |= 1 << bit
+                        store.add(facts.atoms[bit])
+                        queue.append(facts.atoms[bit])
+            if queue:
+                continue
         ready = [k for k, op in pending.items() if op.precondition.relaxed_holds(reached)]
         if not ready:
             break

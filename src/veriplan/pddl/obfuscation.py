@@ -112,6 +112,14 @@ class Renaming:
         return e
 
     def domain(self, d: Domain) -> Domain:
+        if d.derived or d.numeric:
+            from veriplan.errors import UnsupportedRequirementError
+
+            raise UnsupportedRequirementError(
+                f"domain {d.name}: obfuscation renames STRIPS and ADL domains; one with "
+                "derived predicates or numeric fluents is not supported",
+                requirement=":derived-predicates" if d.derived else ":numeric-fluents",
+                file=d.file)
         actions = tuple(ActionSchema(self.actions.get(a.name, a.name), a.params,
                                      self.formula(a.precondition),
                                      tuple(self.effect(e) for e in a.effects))

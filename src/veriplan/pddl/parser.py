@@ -25,8 +25,15 @@ from veriplan.errors import (
 from veriplan.pddl import ast
 from veriplan.pddl.ast import (
     OBJECT,
+    TOTAL_COST,
+    TOTAL_TIME,
     ActionSchema,
     And,
+    Arith,
+    ArithOp,
+    Compare,
+    CompareOp,
+    DerivedRule,
     Domain,
     Effect,
     Equals,
@@ -37,11 +44,18 @@ from veriplan.pddl.ast import (
     FuncTerm,
     Imply,
     Increase,
+    Metric,
+    MetricDirection,
     Not,
+    NumericEffect,
+    NumExpr,
     Or,
     Param,
     Problem,
+    UpdateOp,
     When,
+    either_members,
+    either_type,
 )
 from veriplan.pddl.inputs import BOM, read_text
 from veriplan.pddl.names import is_name
@@ -54,18 +68,20 @@ SUPPORTED_REQUIREMENTS = frozenset({
     ":strips", ":typing", ":negative-preconditions", ":equality",
     ":disjunctive-preconditions", ":existential-preconditions",
     ":universal-preconditions", ":quantified-preconditions",
-    ":conditional-effects", ":adl", ":action-costs",
+    ":conditional-effects", ":adl", ":action-costs", ":numeric-fluents", ":fluents",
+    ":derived-predicates",
 })
 UNSUPPORTED_SECTIONS = {
     ":durative-action": ":durative-actions",
-    ":derived": ":derived-predicates",
     ":constraints": ":constraints",
     ":process": ":time (PDDL+)",
     ":event": ":time (PDDL+)",
 }
 NUMERIC_OPS = {"<", ">", "<=", ">=", "+", "-", "*", "/"}
+COMPARISONS = {op.value: op for op in CompareOp}
+ARITHMETIC = {"+": ArithOp.ADD, "-": ArithOp.SUB, "*": ArithOp.MUL, "/": ArithOp.DIV}
+UPDATES = {op.value: op for op in UpdateOp}
 NUMERIC_EFFECTS = {"decrease", "assign", "scale-up", "scale-down"}
-TOTAL_COST = "total-cost"
 
 
 def parse_domain(text: str, *, file: str = "<text>", strict: bool = True) -> Domain:
@@ -165,6 +181,15 @@ class _Parser:
         self.warnings.append(text)
         warnings.warn(text, PDDLLenientWarning, stacklevel=4)
 
+    def note(self, msg: str, node: object) -> None:
+        """A harmless defect VAL accepts: a warning with its location, in either mode."""
+        if not self.located:
+            raise _NeedLocation
+        line, col = self.src.line_col(offset_of(node))
+        text = f"{self.src.file}:{line}:{col}: {msg}"
+        self.warnings.append(text)
+        warnings.warn(text, PDDLLenientWarning, stacklevel=4)
+
     def sym(self, node: object, what: str) -> Sym:
         if not isinstance(node, str):
             raise self.fail(f"expected {what}, found a list", node)
@@ -207,12 +232,14 @@ class _Parser:
                                     "follow", tok)
                 t = items[i + 1]
                 if isinstance(t, list):
-                    if t and t[0] == "either":
-                        raise self.fail("'(either ...)' types are not supported", t,
-                                        requirement=":typing (either)",
-                                        cls=UnsupportedRequirementError)
-                    raise self.fail("expected a type name after '-'", t)
-                tname = self.sym(t, "type name")
+                    if not t or t[0] != "either":
+                        raise self.fail("expected a type name after '-'", t)
+                    if len(t) < 2:
+                        raise self.fail("'(either)' names no type: give one or more", t)
+                    members = tuple(str(self.sym(m, "type name")) for m in t[1:])
+                    tname = Sym(either_type(members), offset_of(t, 0))
+                else:
+                    tname = self.sym(t, "type name")
                 if not pending:
                     raise self.fail(f"type {tname!r} given to no {what}", tok)
                 out.extend((p, tname) for p in pending)
@@ -246,6 +273,8 @@ class _Parser:
         self.predicates: dict[str, tuple[Param, ...]] = {}
         self.functions: dict[str, tuple[Param, ...]] = {}
         actions: list[SList] = []
+        derived_nodes: list[SList] = []
+        self.derived_preds: set[str] = set()
         constant_nodes: list[tuple[Sym, str]] = []
         for sec in top[2:]:
             sec = self.lst(sec, "a domain section")
@@ -269,6 +298,8 @@ class _Parser:
                 self.domain_functions(sec)
             elif key == ":action":
                 actions.append(sec)
+            elif key == ":derived":
+                derived_nodes.append(sec)
             elif key in UNSUPPORTED_SECTIONS:
                 req = UNSUPPORTED_SECTIONS[key]
                 raise self.fail(f"{key} is not supported (requirement {req})", sec,
@@ -279,6 +310,10 @@ class _Parser:
             self.check_type(t, n)
         if not self.located and not self.types:
             self.fast_names = self.constants
+        for d in derived_nodes:  # (the heads first: an action may not change them)
+            self.derived_preds.add(self.derived_head(d))
+        rules = tuple(self.derived(d) for d in derived_nodes)
+        strata = self.stratify(rules, derived_nodes)
         parsed = tuple(self.action(a) for a in actions)
         names = [a.name for a in parsed]
         for a, node in zip(parsed, actions):
@@ -286,7 +321,63 @@ class _Parser:
                 raise self.fail(f"action {a.name} is defined twice", node)
         return Domain(str(name), reqs, self.types, self.constants, self.predicates,
                       self.functions, parsed, tuple(self.warnings), self.src.file,
-                      tuple(sorted(self.undeclared)))
+                      tuple(sorted(self.undeclared)), rules, strata)
+
+    # ----- derived predicates ---------------------------------------------------------
+    def derived_head(self, sec: SList) -> str:
+        if len(sec) != 3:
+            raise self.fail("expected (:derived (PREDICATE ?x ...) FORMULA)", sec)
+        head = self.lst(sec[1], "the derived predicate (PREDICATE ?x ...)")
+        pred = self.head(head, "a predicate name")
+        if pred not in self.predicates:
+            raise self.fail(f"derived predicate {pred} is not declared in :predicates", head)
+        return str(pred)
+
+    def derived(self, sec: SList) -> DerivedRule:
+        head = sec[1]
+        pred = str(head[0])
+        params = self.params(head[1:])
+        sig = self.predicates[pred]
+        if len(params) != len(sig):
+            raise self.fail(f"derived predicate {pred} takes {len(sig)} argument(s), "
+                            f"{len(params)} given", head)
+        env = {p.name: p.type for p in params}
+        body = self.formula(self.lst(sec[2], "a formula"), env)
+        return DerivedRule(pred, params, body)
+
+    def stratify(self, rules: tuple[DerivedRule, ...], nodes: list[SList]
+                 ) -> tuple[tuple[str, ...], ...]:
+        """The derived predicates in strata, lowest first: a rule's body uses
+        predicates of its own stratum or below positively, of lower strata only
+        under negation. A cycle through negation is an error."""
+        if not rules:
+            return ()
+        preds = sorted({r.pred for r in rules})
+        # edge (p, q, strict): p's rules read q (strict: under negation)
+        needs: dict[str, list[tuple[str, bool]]] = {p: [] for p in preds}
+        for r in rules:
+            for q, negated in _derived_reads(r.body, self.derived_preds, False):
+                needs[r.pred].append((q, negated))
+        level = dict.fromkeys(preds, 0)
+        for _ in range(len(preds) + 1):
+            changed = False
+            for p in preds:
+                for q, strict in needs[p]:
+                    want = level[q] + (1 if strict else 0)
+                    if want > level[p]:
+                        level[p] = want
+                        changed = True
+            if not changed:
+                break
+        else:
+            bad = next(r for r in rules if level[r.pred] > len(preds))
+            node = nodes[rules.index(bad)]
+            raise self.fail(f"the derived predicates cannot be stratified: {bad.pred} "
+                            "depends on itself through a negation (a cycle through 'not' "
+                            "has no single meaning); rewrite the rules without it", node)
+        top = max(level.values())
+        return tuple(tuple(p for p in preds if level[p] == k) for k in range(top + 1)
+                     if any(level[p] == k for p in preds))
 
     def declare(self, table: dict[str, str], name: Sym, t: str, what: str) -> None:
         if not is_name(name):
@@ -322,18 +413,27 @@ class _Parser:
         while i < len(items):
             f = self.lst(items[i], "a function declaration")
             fname = self.head(f, "function name")
+            if fname in self.functions:
+                raise self.fail(f"function {fname} is declared twice", f)
+            if fname in self.predicates:
+                raise self.fail(f"{fname} is declared both as a predicate and as a "
+                                "function: rename one", f)
             self.functions[str(fname)] = self.params(f[1:], declare=False)
             i += 1
             if i < len(items) and items[i] == "-":
                 if i + 1 >= len(items) or items[i + 1] != "number":
-                    raise self.fail("only numeric functions ('- number') are supported",
-                                    items[i], requirement=":object-fluents",
+                    what = items[i + 1] if i + 1 < len(items) else "nothing"
+                    raise self.fail(f"function {fname} has type {what!s}: only numeric "
+                                    "functions ('- number') are supported, not object "
+                                    "fluents (PDDL 3.1)", items[i],
+                                    requirement=":object-fluents",
                                     cls=UnsupportedRequirementError)
                 i += 2
 
     def check_type(self, t: str, node: object) -> None:
-        if t != OBJECT and t not in self.types:
-            raise self.fail(f"unknown type {t}: declare it in :types", node)
+        for m in either_members(t):
+            if m != OBJECT and m not in self.types:
+                raise self.fail(f"unknown type {m}: declare it in :types", node)
 
     def params(self, items: list, declare: bool = True) -> tuple[Param, ...]:
         out = []
@@ -455,17 +555,102 @@ class _Parser:
         if key == "=":
             if len(node) != 3:
                 raise self.fail("'=' takes exactly two terms", node)
+            if self.numeric_side(node[1], env) or self.numeric_side(node[2], env):
+                return Compare(CompareOp.EQ, self.expr(node[1], env), self.expr(node[2], env))
             a, b = (self.sym(x, "a term") for x in node[1:])
-            if isinstance(node[1], list) or isinstance(node[2], list):
-                raise self.fail("numeric comparison is not supported", node,
-                                requirement=":numeric-fluents", cls=UnsupportedRequirementError)
             self.term_type(a, env)
             self.term_type(b, env)
             return Equals(str(a), str(b))
+        if key in COMPARISONS:
+            if len(node) != 3:
+                raise self.fail(f"'{key}' compares exactly two numeric expressions", node)
+            return Compare(COMPARISONS[key], self.expr(node[1], env), self.expr(node[2], env))
         if key in NUMERIC_OPS:
-            raise self.fail(f"numeric comparison '{key}' is not supported", node,
-                            requirement=":numeric-fluents", cls=UnsupportedRequirementError)
+            raise self.fail(f"'{key}' is arithmetic, not a condition: compare it, e.g. "
+                            f"(>= ({key} ...) 0)", node)
+        funcs = self.dom.functions if self.dom is not None else self.functions
+        preds = self.dom.predicates if self.dom is not None else self.predicates
+        if key in funcs and key not in preds:
+            raise self.fail(f"{key} is a function, not a predicate: compare its value, e.g. "
+                            f"(> ({key} ...) 0)", node)
         return self.atom(node, env)
+
+    def numeric_side(self, node: object, env: dict[str, str]) -> bool:
+        """True when a side of '=' is numeric: a list (a fluent or arithmetic) or a
+        number that names no object."""
+        if isinstance(node, list):
+            return True
+        if not isinstance(node, str) or node.startswith("?"):
+            return False
+        if node in self.constants or (self.dom is not None and node in self.objects):
+            return False
+        return _is_number(node)
+
+    def expr(self, node: object, env: dict[str, str], *, metric: bool = False) -> NumExpr:
+        """A numeric expression: a number, ``(f args)`` of a declared function, or
+        arithmetic over expressions."""
+        if isinstance(node, str):
+            if node.startswith("?"):
+                if node == "?duration":
+                    raise self.fail("?duration belongs to durative actions, which are not "
+                                    "supported", node, requirement=":durative-actions",
+                                    cls=UnsupportedRequirementError)
+                raise self.fail(f"variable {node} is an object, not a number: use a "
+                                f"function of it, e.g. (f {node})", node)
+            if not _is_number(node):
+                raise self.fail(f"expected a number or a numeric expression, found "
+                                f"{node!r}", node)
+            return self.value(node)
+        node = self.lst(node, "a numeric expression")
+        head = self.head(node, "a numeric expression")
+        if head in ARITHMETIC:
+            args = tuple(self.expr(a, env, metric=metric) for a in node[1:])
+            op = ARITHMETIC[head]
+            if op is ArithOp.SUB and len(args) == 1:
+                return Arith(ArithOp.NEG, args)
+            binary = op in (ArithOp.SUB, ArithOp.DIV)
+            if len(args) < 2 or (len(args) > 2 and binary):
+                want = "two" if binary else "two or more"
+                raise self.fail(f"'{head}' takes {want} expressions, {len(args)} given", node)
+            return Arith(op, args)
+        if metric and head == "total-time" and len(node) == 1:
+            return TOTAL_TIME
+        return self.func_term(node, env)
+
+    def func_term(self, node: SList, env: dict[str, str]) -> FuncTerm:
+        fname = self.head(node, "a function name")
+        funcs = self.dom.functions if self.dom is not None else self.functions
+        if fname not in funcs:
+            if fname == TOTAL_COST and self.dom is None:
+                self.functions[TOTAL_COST] = ()
+                funcs = self.functions
+            elif fname in (self.dom.predicates if self.dom is not None else self.predicates):
+                raise self.fail(f"{fname} is a predicate, not a function: it has no numeric "
+                                "value", node)
+            else:
+                raise self.fail(f"unknown function {fname}: declare it in :functions", node)
+        sig = funcs[fname]
+        args = [self.sym(a, "an argument") for a in node[1:]]
+        if len(args) != len(sig):
+            raise self.fail(f"function {fname} takes {len(sig)} argument(s), {len(args)} "
+                            "given", node)
+        for a, p in zip(args, sig):
+            t = self.term_type(a, env)
+            if t is not None and p.type != t and not self.compatible(t, p.type):
+                self.lenient(f"argument {a} of type {t} does not fit parameter {p.name} - "
+                             f"{p.type} of function {fname}", a)
+        return FuncTerm(str(fname), tuple(map(str, args)))
+
+    def value(self, tok: Sym) -> int | float:
+        """A numeric literal: finite, any sign."""
+        try:
+            v = float(tok)
+        except ValueError:
+            raise self.fail(f"expected a number, found {tok!r}", tok) from None
+        if v != v or v in (float("inf"), float("-inf")):
+            raise self.fail(f"expected a finite number, found {tok!r} (a number this large "
+                            "overflows)", tok)
+        return int(v) if v.is_integer() and abs(v) < 2 ** 53 else v
 
     # ----- effects -------------------------------------------------------------
     def effects(self, node: SList, env: dict[str, str]) -> tuple[Effect, ...]:
@@ -486,41 +671,52 @@ class _Parser:
             if len(node) != 3:
                 raise self.fail("'when' takes a condition and an effect", node)
             cond = self.formula(self.lst(node[1], "a condition"), env)
-            effs = self.effects(self.lst(node[2], "an effect"), env)
-            if any(isinstance(e, Increase) for e in effs):
-                raise self.fail("a cost increase inside 'when' is not supported", node,
-                                requirement=":numeric-fluents", cls=UnsupportedRequirementError)
+            effs = _as_updates(self.effects(self.lst(node[2], "an effect"), env))
             return (When(cond, effs),)
         if key == "forall":
             if len(node) != 3:
                 raise self.fail("'forall' takes a parameter list and an effect", node)
             params = self.params(self.lst(node[1], "a parameter list"))
             inner = {**env, **{p.name: p.type for p in params}}
-            effs = self.effects(self.lst(node[2], "an effect"), inner)
-            if any(isinstance(e, Increase) for e in effs):
-                raise self.fail("a cost increase inside 'forall' is not supported", node,
-                                requirement=":numeric-fluents", cls=UnsupportedRequirementError)
+            effs = _as_updates(self.effects(self.lst(node[2], "an effect"), inner))
             return (ForallEffect(params, effs),)
-        if key == "increase":
-            return (self.increase(node, env),)
-        if key in NUMERIC_EFFECTS:
-            raise self.fail(f"numeric effect '{key}' is not supported (only "
-                            "'increase (total-cost) ...')", node,
-                            requirement=":numeric-fluents", cls=UnsupportedRequirementError)
-        return (Literal(self.atom(node, env), True),)
+        if key in UPDATES:
+            return (self.update(node, env),)
+        return (self.effect_atom(node, env),)
+
+    def effect_atom(self, node: SList, env: dict[str, str]) -> Literal:
+        if node and isinstance(node[0], str) and node[0] in self.functions \
+                and node[0] not in self.predicates:
+            raise self.fail(f"{node[0]} is a function, not a predicate: change it with "
+                            f"(assign ({node[0]} ...) value) or (increase ...)", node)
+        atom = self.atom(node, env)
+        if atom.pred in self.derived_preds:
+            raise self.fail(f"{atom.pred} is a derived predicate: no action may change it "
+                            "(its value follows from its :derived rule)", node)
+        return Literal(atom, True)
+
+    def update(self, node: SList, env: dict[str, str]) -> Increase | NumericEffect:
+        key = str(node[0])
+        if len(node) != 3:
+            raise self.fail(f"'{key}' takes a function and a value", node)
+        target = node[1]
+        if (key == "increase" and isinstance(target, list) and len(target) == 1
+                and target[0] == TOTAL_COST and (isinstance(node[2], str) or (
+                    isinstance(node[2], list) and node[2] and node[2][0] in self.functions
+                    and node[2][0] != TOTAL_COST))):
+            return self.increase(node, env)  # a classical action cost
+        if not isinstance(target, list):
+            raise self.fail(f"'{key}' changes a function's value: expected (f args), found "
+                            f"{target!r}", node)
+        return NumericEffect(UPDATES[key], self.func_term(target, env), self.expr(node[2], env))
 
     def increase(self, node: SList, env: dict[str, str]) -> Increase:
-        if len(node) != 3:
-            raise self.fail("'increase' takes a function and a value", node)
-        target = node[1]
-        if not (isinstance(target, list) and len(target) == 1 and target[0] == TOTAL_COST):
-            raise self.fail("only '(increase (total-cost) ...)' is supported as a numeric "
-                            "effect", node, requirement=":numeric-fluents",
-                            cls=UnsupportedRequirementError)
         if TOTAL_COST not in self.functions:
             self.functions[TOTAL_COST] = ()
         value = node[2]
         if isinstance(value, str):
+            if value.startswith("?"):
+                raise self.fail(f"variable {value} is an object, not a number", value)
             return Increase(self.number(value))
         f = self.lst(value, "a cost")
         fname = self.head(f, "a function name")
@@ -569,7 +765,15 @@ class _Parser:
             elif key == ":objects":
                 for n, t in self.typed_list(sec[1:], "object"):
                     if n in self.dom.constants:
-                        raise self.fail(f"object {n} is already a domain constant", n)
+                        if self.dom.constants[n] == t or t == OBJECT:
+                            # (IPC 2006 pathways): the same object twice; VAL reads it
+                            self.note(f"object {n} repeats the domain constant {n} "
+                                      "(read as the constant)", n)
+                            continue
+                        self.lenient(f"object {n} - {t} repeats the domain constant {n} "
+                                     f"- {self.dom.constants[n]} with another type "
+                                     "(read as the constant)", n)
+                        continue
                     self.check_type(t, n)
                     self.declare(self.objects, n, t, "object")
             elif key == ":init":
@@ -621,11 +825,21 @@ class _Parser:
                     raise self.fail("expected (= (function args) number)", item)
                 f = item[1]
                 fname = self.head(f, "a function name")
-                if fname not in self.dom.functions:
+                if fname not in self.dom.functions and fname in self.dom.predicates:
+                    raise self.fail(f"{fname} is a predicate, not a function: it has no "
+                                    "value to set", f)
+                if fname not in self.dom.functions and fname != TOTAL_COST:
                     raise self.fail(f"unknown function {fname}: declare it in :functions", f)
-                args = tuple(str(self.sym(a, "an object")) for a in f[1:])
-                numeric[FuncTerm(str(fname), args)] = self.number(
-                    self.sym(item[2], "a number"))
+                term = (self.func_term(f, {}) if fname in self.dom.functions
+                        else FuncTerm(TOTAL_COST))
+                if isinstance(item[2], list):
+                    raise self.fail(f"the initial value of {term} must be a number, not an "
+                                    "expression", item[2])
+                v = self.value(self.sym(item[2], "a number"))
+                if term in numeric and numeric[term] != v:
+                    raise self.fail(f"{term} is given two initial values, {numeric[term]} "
+                                    f"and {v}", item)
+                numeric[term] = v
                 continue
             if item and item[0] == "not":
                 continue  # closed world: a negative initial fact says nothing new
@@ -633,15 +847,58 @@ class _Parser:
             atoms.append(a)
         return tuple(atoms), numeric
 
-    def metric(self, sec: SList) -> str:
-        if (len(sec) == 3 and sec[1] == "minimize" and isinstance(sec[2], list)
-                and len(sec[2]) == 1 and sec[2][0] == TOTAL_COST):
-            return "minimize (total-cost)"
-        raise self.fail("only '(:metric minimize (total-cost))' is supported", sec,
-                        requirement=":numeric-fluents", cls=UnsupportedRequirementError)
+    def metric(self, sec: SList) -> Metric:
+        if len(sec) != 3 or sec[1] not in ("minimize", "maximize"):
+            raise self.fail("expected (:metric minimize|maximize EXPRESSION)", sec)
+        if (isinstance(sec[2], list) and len(sec[2]) == 1 and sec[2][0] == TOTAL_COST
+                and TOTAL_COST not in self.dom.functions):
+            expr: NumExpr = FuncTerm(TOTAL_COST)  # classical costs declare it or not
+        else:
+            if isinstance(sec[2], list) and sec[2] and sec[2][0] == "is-violated":
+                raise self.fail("'is-violated' (PDDL 3 preferences) is not supported",
+                                sec[2], requirement=":preferences",
+                                cls=UnsupportedRequirementError)
+            expr = self.expr(sec[2], {}, metric=True)
+        return Metric(MetricDirection(str(sec[1])), expr)
+
+
+def _is_number(tok: str) -> bool:
+    try:
+        float(tok)
+    except ValueError:
+        return False
+    return True
+
+
+def _as_updates(effects: tuple[Effect, ...]) -> tuple[Effect, ...]:
+    """A cost inside 'when' or 'forall' as the numeric update it is (it is no
+    constant cost of the action)."""
+    return tuple(NumericEffect(UpdateOp.INCREASE, FuncTerm(TOTAL_COST), e.value)
+                 if isinstance(e, Increase) else e for e in effects)
+
+
+def _derived_reads(f: Formula, derived: set[str], negated: bool):
+    """(predicate, under negation) for each derived predicate ``f`` reads."""
+    if isinstance(f, Atom):
+        if f.pred in derived:
+            yield f.pred, negated
+    elif isinstance(f, Not):
+        yield from _derived_reads(f.arg, derived, not negated)
+    elif isinstance(f, And | Or):
+        for p in f.parts:
+            yield from _derived_reads(p, derived, negated)
+    elif isinstance(f, Imply):
+        yield from _derived_reads(f.lhs, derived, not negated)
+        yield from _derived_reads(f.rhs, derived, negated)
+    elif isinstance(f, Exists | Forall):
+        yield from _derived_reads(f.body, derived, negated)
 
 
 def _subtype(types: dict[str, str], sub: str, sup: str) -> bool:
+    if sup.startswith("(either "):
+        return any(_subtype(types, sub, m) for m in either_members(sup))
+    if sub.startswith("(either "):
+        return all(_subtype(types, m, sup) for m in either_members(sub))
     if sup == OBJECT:
         return True
     seen = set()

@@ -21,11 +21,12 @@ from veriplan.core.atom import Atom, Literal
 from veriplan.core.condition import Condition
 from veriplan.core.facts import FactIndex, State
 from veriplan.core.operator import CondEffect, Operator
-from veriplan.errors import PDDLLenientWarning, PDDLSemanticError
+from veriplan.errors import NumericTaskError, PDDLLenientWarning, PDDLSemanticError
 from veriplan.pddl.ast import (
     OBJECT,
     ActionSchema,
     And,
+    Compare,
     Domain,
     Effect,
     Equals,
@@ -37,10 +38,12 @@ from veriplan.pddl.ast import (
     Imply,
     Increase,
     Not,
+    NumericEffect,
     Or,
     Param,
     Problem,
     When,
+    formula_uses_numbers,
 )
 from veriplan.pddl.inputs import DEFAULT_MAX_BYTES
 from veriplan.pddl.parser import _read_text, parse_domain, read_domain, read_problem
@@ -76,10 +79,30 @@ class Task:
         self._shared_ops = shared.ops
         self._shared = shared
         self.facts = shared.facts
-        self.init: State = self.facts.state(problem.init)
-        self.goal: Condition = self._goal(problem.goal)
+        #: numeric fluents beyond action costs: validated and simulated by
+        #: veriplan.pddl.numeric's evaluation, not by the bitset operators
+        self.numeric = domain.numeric or formula_uses_numbers(problem.goal)
+        self.axioms = shared.axioms_for(self) if domain.derived else None
+        init: State = self.facts.state(problem.init)
+        if self.axioms is not None and not self.numeric:
+            init = self.axioms.close(init)
+        self.init = init
+        self._goal_c: Condition | None = None if self.numeric else self._goal(problem.goal)
         self._ops: dict[tuple[str, tuple[str, ...]], Operator] = {}
         self._checked: dict[tuple[str, tuple[str, ...]], Operator] = {}
+
+    @property
+    def goal(self) -> Condition:
+        """The ground goal over bitset states (a classical task's only)."""
+        if self._goal_c is None:
+            raise self._numeric_error("a bitset goal test")
+        return self._goal_c
+
+    def _numeric_error(self, what: str) -> NumericTaskError:
+        return NumericTaskError(
+            f"task {self.name} has numeric fluents: veriplan validates and simulates its "
+            f"plans (validate, simulate), but {what} needs a classical task (no numeric "
+            "conditions or effects); to plan for it, use a numeric planner such as ENHSP")
 
     # ----- names and types ---------------------------------------------------------
     @cached_property
@@ -150,6 +173,8 @@ class Task:
         cost: float = 0 if self.uses_costs else 1
         conds: list[CondEffect] = []
         for cond, eff, esub in self._effects(schema.effects, sub, C.TRUE):
+            if isinstance(eff, NumericEffect):
+                raise self._numeric_error(f"a bitset operator of {schema.name}")
             if isinstance(eff, Increase):
                 cost += self._cost_value(eff, esub)
                 continue
@@ -202,7 +227,7 @@ class Task:
                  ) -> Iterator[tuple[Condition, Literal | Increase, dict[str, str]]]:
         """Flattened effects: (condition, lifted effect, its substitution)."""
         for e in effects:
-            if isinstance(e, Literal | Increase):
+            if isinstance(e, Literal | Increase | NumericEffect):
                 yield cond, e, sub
             elif isinstance(e, When):
                 inner = C.conj((cond, self._formula(e.condition, sub, True)))
@@ -263,6 +288,9 @@ class Task:
             parts = (self._formula(f.body, {**sub, **b}, positive)
                      for b in self._counted(f.params))
             return C.disj(parts) if isinstance(f, Exists) == positive else C.conj(parts)
+        if isinstance(f, Compare):
+            raise self._numeric_error("grounding a numeric comparison into a bitset "
+                                      "condition")
         raise TypeError(f"not a formula: {f!r}")
 
     # ----- transition system ---------------------------------------------------------------
@@ -273,9 +301,16 @@ class Task:
         return self.goal.holds(state)
 
     def successors(self, state: State) -> Iterator[tuple[Operator, State]]:
+        close = self.axioms.close if self.axioms is not None else None
         for op in self.ground():
             if op.applicable(state):
-                yield op, op.apply(state)
+                nxt = op.apply(state)
+                yield op, close(nxt) if close is not None else nxt
+
+    def apply(self, op: Operator, state: State) -> State:
+        """The state after ``op`` in ``state``, derived predicates brought up to date."""
+        nxt = op.apply(state)
+        return self.axioms.close(nxt) if self.axioms is not None else nxt
 
     def action_cost(self, op: Operator) -> float:
         return op.cost
@@ -283,6 +318,8 @@ class Task:
     def ground(self) -> tuple[Operator, ...]:
         """All operators reachable under the delete relaxation (cached)."""
         if self._ground is None:
+            if self.numeric:
+                raise self._numeric_error("grounding for search")
             from veriplan.pddl.grounding import reachable_operators
 
             self._ground = reachable_operators(self)
@@ -374,6 +411,12 @@ class _Shared:
         self.by_text: dict[str, Operator] = {}
         # and its memo of how a step's false preconditions are told, by the literals
         self.failures: dict[tuple, tuple[str, ...]] = {}
+
+    def axioms_for(self, task: Task):
+        """The derived predicates' rules ground for ``task`` (see veriplan.pddl.derived)."""
+        from veriplan.pddl.derived import Axioms
+
+        return Axioms(task)
 
 
 _SHARED: dict[int, _Shared] = {}

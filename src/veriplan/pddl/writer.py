@@ -7,6 +7,9 @@ from veriplan.pddl.ast import (
     OBJECT,
     ActionSchema,
     And,
+    Arith,
+    ArithOp,
+    Compare,
     Domain,
     Effect,
     Equals,
@@ -18,6 +21,8 @@ from veriplan.pddl.ast import (
     Imply,
     Increase,
     Not,
+    NumericEffect,
+    NumExpr,
     Or,
     Param,
     Problem,
@@ -37,9 +42,24 @@ def _params(params: tuple[Param, ...]) -> str:
     return "(" + _typed([(p.name, p.type) for p in params]) + ")"
 
 
+def expr_to_pddl(e: NumExpr) -> str:
+    """PDDL text of a numeric expression (numbers as Python writes them: read back
+    to the same value)."""
+    if isinstance(e, int | float):
+        return repr(e)
+    if isinstance(e, FuncTerm):
+        return _func(e)
+    assert isinstance(e, Arith)
+    if e.op is ArithOp.NEG:
+        return f"(- {expr_to_pddl(e.args[0])})"
+    return f"({e.op.value} " + " ".join(expr_to_pddl(a) for a in e.args) + ")"
+
+
 def formula_to_pddl(f: Formula) -> str:
     if isinstance(f, Atom):
         return str(f)
+    if isinstance(f, Compare):
+        return f"({f.op.value} {expr_to_pddl(f.left)} {expr_to_pddl(f.right)})"
     if isinstance(f, Equals):
         return f"(= {f.left} {f.right})"
     if isinstance(f, Not):
@@ -70,6 +90,8 @@ def effect_to_pddl(e: Effect) -> str:
     if isinstance(e, Increase):
         v = _func(e.value) if isinstance(e.value, FuncTerm) else repr(e.value)
         return f"(increase (total-cost) {v})"
+    if isinstance(e, NumericEffect):
+        return f"({e.op.value} {_func(e.target)} {expr_to_pddl(e.value)})"
     raise TypeError(f"not an effect: {e!r}")
 
 
@@ -101,6 +123,9 @@ def domain_to_pddl(d: Domain) -> str:
         funcs = " ".join(f"({name}{' ' if ps else ''}{_params(ps)[1:-1]}) - number"
                          for name, ps in d.functions.items())
         lines.append(f"  (:functions {funcs})")
+    lines.extend(
+        f"  (:derived ({' '.join((r.pred, _params(r.params)[1:-1])).strip()}) "
+        f"{formula_to_pddl(r.body)})" for r in d.derived)
     lines.extend(_action(a) for a in d.actions)
     return "\n".join(lines) + ")\n"
 
@@ -114,5 +139,5 @@ def problem_to_pddl(p: Problem) -> str:
     lines.append("  (:init\n" + "\n".join(init) + ")")
     lines.append(f"  (:goal {formula_to_pddl(p.goal)})")
     if p.metric:
-        lines.append(f"  (:metric {p.metric})")
+        lines.append(f"  (:metric {p.metric.pddl()})")
     return "\n".join(lines) + ")\n"

@@ -30,12 +30,16 @@ class ParsedPlan:
     reading (a plan with one is not valid); ``prose``: lines that are not actions
     (explanations, context outside the plan block, a restated copy of the plan),
     which do not make a plan invalid; ``ignored_after_end``: non-blank lines after
-    the end marker."""
+    the end marker; ``times``: when every step was written in the IPC/VAL timed
+    form (``0.000: (unstack c a) [1]``), each step's time, in step order (steps
+    are taken in order of time), else None. Steps at equal times are one
+    happening (see :func:`veriplan.verify.validate_plan`)."""
 
     steps: tuple[Step, ...]
     unread: tuple[UnreadLine, ...] = ()
     ignored_after_end: int = 0
     prose: tuple[UnreadLine, ...] = ()
+    times: tuple[float, ...] | None = None
 
     @property
     def ok(self) -> bool:
@@ -120,6 +124,7 @@ class AnswerLines:
     block: bool = False
     after_end: int = 0
     numbers: dict[int, int] = field(default_factory=dict)  # line -> its step number
+    times: dict[int, float] = field(default_factory=dict)  # line -> its time (timed form)
 
     def indent(self, n: int) -> int:
         """How far line ``n`` is indented (a tab counts four)."""
@@ -161,6 +166,7 @@ def split_answer(text: str) -> AnswerLines:
     plain = ";" not in text and "[" not in text and "plan" not in text.lower()
     after = 0
     times: list[float] = []  # the times of steps in the timed form, in line order
+    at_line: dict[int, float] = {}
     numbers: dict[int, int] = {}
     unordered = False
     for n, raw in enumerate(raw_lines, 1):
@@ -181,6 +187,7 @@ def split_answer(text: str) -> AnswerLines:
                 t = float(timed.group(1))
                 unordered = unordered or (bool(times) and t < times[-1])
                 times.append(t)
+                at_line[n] = t
                 items.append((n, _INNER_NUMBER.sub("(", timed.group(2), count=1), LINE))
                 if pending is not None:
                     start, pending = pending, None
@@ -233,7 +240,7 @@ def split_answer(text: str) -> AnswerLines:
         items[:start] = [(m, "context before the plan heading", PROSE) if k == LINE else
                          (m, t, k) for m, t, k in items[:start]]
     return AnswerLines(items, raw_lines, start is not None and after >= 0, max(after, 0),
-                       numbers)
+                       numbers, at_line)
 
 
 _BOLD_UNDERSCORES = LazyPattern(r"(?<![\w-])__(?=\S)|(?<=\S)__(?![\w-])")
@@ -469,7 +476,7 @@ class Collector:
         taken = {u.line for u in extra}
         prose = sorted((u for u in prose if u.line not in taken), key=lambda u: u.line)
         return ParsedPlan(tuple(steps), tuple(sorted(unread + extra, key=lambda u: u.line)),
-                          self.answer.after_end, tuple(prose))
+                          self.answer.after_end, tuple(prose), self._times(steps))
 
     def _no_plan(self, last: int) -> list[UnreadLine]:
         """The answer's own word, after its last step, that no plan reaches the goal."""
@@ -501,4 +508,18 @@ class Collector:
             if said:
                 unread += said
                 prose = [u for u in prose if u.line != said[0].line]
-        return ParsedPlan(tuple(steps), tuple(unread), self.answer.after_end, tuple(prose))
+        return ParsedPlan(tuple(steps), tuple(unread), self.answer.after_end, tuple(prose),
+                          self._times(steps))
+
+    def _times(self, steps: list[Step]) -> tuple[float, ...] | None:
+        """Each step's time when every step has one (the timed form), else None."""
+        at = self.answer.times
+        if not at or not steps:
+            return None
+        out = []
+        for s in steps:
+            t = at.get(s.line) if s.line is not None else None
+            if t is None:
+                return None
+            out.append(t)
+        return tuple(out)

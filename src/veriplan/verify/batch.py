@@ -55,6 +55,7 @@ from veriplan.verify.consistency import check_step, plainly_well_formed
 from veriplan.verify.validator import (
     ValidationResult,
     false_parts,
+    plan_metric,
     precondition_error,
     validate_plan,
 )
@@ -129,23 +130,25 @@ class BatchVerdict:
         """One JSON-ready record (the line ``veriplan validate --batch`` prints)::
 
             {"line", "id", "valid", "steps", "unread", "failed_step", "failed_action",
-             "failure", "detail", "unsatisfied", "unmet_goals", "error"}
+             "failure", "detail", "unsatisfied", "unmet_goals", "metric", "error"}
 
         ``steps`` is the number of steps read; ``unread`` the lines that were not
         (``line``, ``text``, ``reason``); ``failed_step`` the 1-based number of
         the first step that cannot be executed and ``failed_action`` its text;
         ``failure`` its kind (``precondition``, ``unknown-action``, ...;
         ``unread`` when the steps read have no fault); ``unsatisfied`` its false
-        preconditions and ``unmet_goals`` the goals false at the end, as PDDL.
-        ``error`` is None for a judged item; for one that was not, ``valid`` is
-        None and ``error`` is :meth:`ItemError.to_dict`."""
+        preconditions and ``unmet_goals`` the goals false at the end, as PDDL;
+        ``metric`` the problem's metric on the final state (VAL's "Final value"; null
+        without a metric or for a plan that does not execute). ``error`` is None for a
+        judged item; for one that was not, ``valid`` is None and ``error`` is
+        :meth:`ItemError.to_dict`."""
         r = self.result
         if r is None:
             assert self.error is not None
             return {"line": self.line, "id": self.id, "valid": None, "steps": None,
                     "unread": [], "failed_step": None, "failed_action": None,
                     "failure": None, "detail": None, "unsatisfied": [], "unmet_goals": [],
-                    "error": self.error.to_dict()}
+                    "metric": None, "error": self.error.to_dict()}
         return {
             "line": self.line, "id": self.id, "valid": r.valid, "steps": len(r.plan),
             "unread": [{"line": u.line, "text": u.text, "reason": u.reason} for u in r.unread],
@@ -153,6 +156,7 @@ class BatchVerdict:
             "failure": str(r.error) if r.error else None, "detail": r.detail or None,
             "unsatisfied": [u.pddl() for u in r.unsatisfied],
             "unmet_goals": [g.pddl() for g in r.unmet_goals],
+            "metric": r.metric.value if r.metric is not None else None,
             "error": None,
         }
 
@@ -537,6 +541,8 @@ class _Judge:
                         and len(named) < TASK_CACHE_SIZE):
                     named[key] = task
             self._raw = (d, p, task) if key is not None else None
+        if task.numeric or task.axioms is not None:
+            return None  # numbers, derived predicates: the general path's
         # (str.islower tests every character's case through Unicode's tables: for an
         # ASCII text, lower-casing it outright costs less and gives the same text)
         low = (plan_text.lower() if plan_text.isascii() or not plan_text.islower()
@@ -603,8 +609,12 @@ class _Judge:
                     return self._quick_failed(line, ident, task, op, i, n, state)
                 state = (state & ~op.delete) | op.add
         if task.goal.holds(state):
+            metric = "null"
+            if task.problem.metric is not None:
+                m = plan_metric(task, sum(op.cost for op in ops), n)
+                metric = _json(m.value if m is not None else None)
             return True, _record_text(line, _id_json(ident), "true", n, "null", "null",
-                                      "null", "null", "", "", "")
+                                      "null", "null", "", "", "", metric)
         unmet = false_parts(task.goal, state, task.facts)
         return not unmet, _judged(line, ident, not unmet, n, None, None, None, None, (), unmet)
 
@@ -849,24 +859,25 @@ def _quick_op(task: Task, group: str, index: int) -> Any:
 
 def _judged(line: int, ident: Any, valid: bool, steps: int, failed_step: int | None,
             action: str | None, failure: str | None, detail: str | None,
-            unsatisfied: Iterable[Any], unmet: Iterable[Any], unread: str = "") -> str:
+            unsatisfied: Iterable[Any], unmet: Iterable[Any], unread: str = "",
+            metric: float | None = None) -> str:
     """The record of a judged item (:meth:`BatchVerdict.to_dict`), as JSON text."""
     enc = _STR
     return _record_text(line, _id_json(ident), "true" if valid else "false", steps,
                         _json(failed_step), _json(action), enc(failure) if failure else "null",
                         enc(detail) if detail else "null",
                         ", ".join([enc(u.pddl()) for u in unsatisfied]),
-                        ", ".join([enc(g.pddl()) for g in unmet]), unread)
+                        ", ".join([enc(g.pddl()) for g in unmet]), unread, _json(metric))
 
 
 def _record_text(line: int, ident: str, valid: str, steps: int, failed_step: str,
                  action: str, failure: str, detail: str, unsatisfied: str, unmet: str,
-                 unread: str) -> str:
+                 unread: str, metric: str = "null") -> str:
     """A judged item's record from its fields' JSON (the lists' items joined)."""
     return (f'{{"line": {line}, "id": {ident}, "valid": {valid}, "steps": {steps}, '
             f'"unread": [{unread}], "failed_step": {failed_step}, "failed_action": {action}, '
             f'"failure": {failure}, "detail": {detail}, "unsatisfied": [{unsatisfied}], '
-            f'"unmet_goals": [{unmet}], "error": null}}')
+            f'"unmet_goals": [{unmet}], "metric": {metric}, "error": null}}')
 
 
 def _record(judge: _Judge, line: int, item: Any) -> tuple[bool | None, str]:
@@ -889,7 +900,8 @@ def _record(judge: _Judge, line: int, item: Any) -> tuple[bool | None, str]:
                            ) if r.unread else ""
         return r.valid, _judged(line, ident, r.valid, len(r.plan), r.failed_step, r.action,
                                 str(r.error) if r.error else None, r.detail, r.unsatisfied,
-                                r.unmet_goals, unread)
+                                r.unmet_goals, unread,
+                                r.metric.value if r.metric is not None else None)
     except _Bad as bad:
         return None, _error_record(line, ident, bad.error)
     except PDDLSemanticError as exc:  # a task that cannot be grounded

@@ -18,6 +18,8 @@ class StepErrorKind(StrEnum):
     UNKNOWN_OBJECT = "unknown-object"
     WRONG_TYPE = "wrong-type"
     PRECONDITION = "precondition"
+    MUTEX = "mutex"  # two steps at one time (one happening) interfere
+    UNDEFINED = "undefined-value"  # a step reads a fluent without a value, or divides by 0
     UNREAD = "unread"  # a line of the plan text was not read as a step (no step error)
 
 

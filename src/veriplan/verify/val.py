@@ -94,6 +94,10 @@ class ValVerdict:
     detail: str = ""
     exit_code: int | None = None
     value: float | None = None  # VAL's "Final value" of a valid plan (its metric, or length)
+    # the action VAL names where the plan failed, and (for a timed plan, where VAL
+    # counts happenings, not steps) every step of the failing happening
+    action: str | None = None
+    happening_steps: tuple[int, ...] = ()
 
     @property
     def valid(self) -> bool:
@@ -165,7 +169,8 @@ class ValTool:
                     break
             for i in pending:
                 out[i] = self._run_one(domain, problem, files[i], timeout)
-        return [v if v is not None else ValVerdict(ValOutcome.UNPARSED) for v in out]
+        return [_in_steps(v, plan) if v is not None else ValVerdict(ValOutcome.UNPARSED)
+                for v, plan in zip(out, plans)]
 
     def _run_one(self, domain: str | Path, problem: str | Path, file: Path,
                  timeout: float) -> ValVerdict:
@@ -267,12 +272,40 @@ def parse_section(lines: Sequence[str], exit_code: int | None = None) -> ValVerd
         elif line == "Goal not satisfied":
             return ValVerdict(ValOutcome.GOAL, detail=_advice(lines[i:]), exit_code=exit_code)
         elif line.startswith("Plan failed because of unsatisfied precondition"):
+            named = lines[i + 1].strip() if i + 1 < len(lines) else None
             return ValVerdict(ValOutcome.PRECONDITION, happenings or None,
-                              _advice(lines[i:]), exit_code)
+                              _advice(lines[i:]), exit_code, action=named)
         elif line == "Plan failed to execute":
             why = " ".join(x.strip() for x in lines[max(0, i - 3):i] if x.strip())
             return ValVerdict(ValOutcome.EXECUTION, happenings or None, why, exit_code)
     return None
+
+
+_TIMED_LINE = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*:\s*(\(.*?\))")
+
+
+def _in_steps(v: ValVerdict, plan: PlanInput) -> ValVerdict:
+    """``v`` with its failing step counted in steps, for a plan in the timed form
+    (VAL counts happenings, where steps less than its tolerance apart are one):
+    the step of the failing happening VAL names, and all of that happening's."""
+    if v.failed_step is None or not isinstance(plan, str):
+        return v
+    timed = [m for m in map(_TIMED_LINE.match, plan.splitlines()) if m is not None]
+    if not timed:
+        return v
+    from veriplan.verify.happening import groups
+
+    order = sorted(range(len(timed)), key=lambda i: float(timed[i].group(1)))
+    times = [float(timed[i].group(1)) for i in order]
+    spans = groups(times, len(times)) or [(i, i + 1) for i in range(len(times))]
+    if v.failed_step > len(spans):
+        return v
+    start, stop = spans[v.failed_step - 1]
+    steps = tuple(range(start + 1, stop + 1))
+    texts = [" ".join(timed[order[i]].group(2).lower().split()) for i in range(start, stop)]
+    named = " ".join((v.action or "").lower().split())
+    step = steps[texts.index(named)] if named in texts else steps[0]
+    return dataclasses.replace(v, failed_step=step, happening_steps=steps)
 
 
 def _advice(lines: Sequence[str]) -> str:
@@ -316,12 +349,20 @@ def disagreement(ours: ValidationResult, val: ValVerdict) -> str | None:
         what = "valid" if val.valid else f"not valid ({val.outcome})"
         return f"VAL finds the plan {what}, veriplan {_ours(ours)}"
     if val.valid:
+        if (ours.metric is not None and val.value is not None
+                and abs(ours.metric.value - val.value) > 1e-5 * max(1.0, abs(val.value))):
+            # (VAL prints 6 significant digits)
+            return (f"the metric differs: VAL's final value {val.value:g}, veriplan's "
+                    f"{ours.metric.text}")
         return None
     if val.outcome is ValOutcome.GOAL:
         if ours.failed_step is not None:
             return f"VAL: the plan executes and misses the goal; veriplan {_ours(ours)}"
         return None
-    if val.failed_step is not None and ours.failed_step != val.failed_step:
+    if (val.failed_step is not None and ours.failed_step != val.failed_step
+            and not (val.outcome is ValOutcome.EXECUTION
+                     and ours.failed_step in val.happening_steps)):
+        # (a mutex names a pair: any step of the failing happening is the place)
         return f"VAL: step {val.failed_step} fails ({val.outcome}); veriplan {_ours(ours)}"
     return None
 

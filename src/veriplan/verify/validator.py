@@ -4,7 +4,7 @@ checked in the final state)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -14,8 +14,9 @@ from veriplan.core.facts import FactIndex, State
 from veriplan.core.operator import Operator
 from veriplan.core.plan import Step
 from veriplan.lazyre import LazyPattern
-from veriplan.pddl.ast import And
+from veriplan.pddl.ast import TOTAL_COST, And, FuncTerm, MetricDirection
 from veriplan.pddl.task import Task
+from veriplan.verify import happening
 from veriplan.verify.consistency import (
     StepError,
     StepErrorKind,
@@ -27,6 +28,42 @@ from veriplan.verify.consistency import (
 if TYPE_CHECKING:
     from veriplan.core.verdict import Judgement
     from veriplan.planio.parsed import UnreadLine  # noqa: F401
+
+
+@dataclass(frozen=True, slots=True)
+class MetricValue:
+    """The problem's ``(:metric ...)`` evaluated on the plan's final state (VAL's
+    "Final value"): ``value`` a float, ``text`` as VAL prints it."""
+
+    direction: MetricDirection
+    expression: str
+    value: float
+
+    @property
+    def text(self) -> str:
+        from veriplan.pddl.numeric import number_text
+
+        return number_text(self.value)
+
+    def to_dict(self) -> dict[str, object]:
+        return {"direction": self.direction.value, "expression": self.expression,
+                "value": self.value}
+
+
+def metric_value(task: Task, values: Mapping[FuncTerm, float], total_time: float
+                 ) -> MetricValue | None:
+    """The task's metric on final fluent ``values`` (None: no metric, or a metric
+    without a value there, such as one reading a fluent never set)."""
+    metric = task.problem.metric
+    if metric is None:
+        return None
+    from veriplan.pddl import numeric as N
+
+    try:
+        v = N.value(metric.expr, {}, values, total_time)
+    except N.Undefined:
+        return None
+    return MetricValue(metric.direction, N.expr_text(metric.expr), v)
 
 
 @dataclass(frozen=True)
@@ -42,6 +79,10 @@ class ValidationResult:
     ``step_errors`` lists every static defect (unknown action, wrong arity,
     unknown object, wrong type) in the whole plan; ``trace`` the states (sorted
     atoms) before each step and after the last, on request.
+
+    ``metric`` is the problem's ``(:metric ...)`` on the final state of a plan
+    that executed (None without a metric). ``cost`` sums the action costs
+    (``total-cost``).
 
     ``unread`` holds the lines of the plan text that were not read as steps
     (from a :class:`~veriplan.planio.ParsedPlan`); a plan with one is never
@@ -64,6 +105,7 @@ class ValidationResult:
     steps_executed: int = 0
     trace: tuple[tuple[str, ...], ...] | None = None
     unread: tuple[UnreadLine, ...] = ()
+    metric: MetricValue | None = None
 
     @property
     def length(self) -> int:
@@ -144,6 +186,7 @@ class ValidationResult:
             "feedback": self.feedback(),
             "unread_lines": [{"line": u.line, "text": u.text, "reason": u.reason}
                              for u in self.unread],
+            "metric": self.metric.to_dict() if self.metric is not None else None,
             "judgement": self.judgement().to_dict(),
         }
 
@@ -158,6 +201,8 @@ def _step_kinds() -> dict:
         StepErrorKind.UNKNOWN_OBJECT: FindingKind.BAD_ARGUMENTS,
         StepErrorKind.WRONG_TYPE: FindingKind.BAD_ARGUMENTS,
         StepErrorKind.PRECONDITION: FindingKind.PRECONDITION,
+        StepErrorKind.MUTEX: FindingKind.MUTEX,
+        StepErrorKind.UNDEFINED: FindingKind.NUMERIC,
         StepErrorKind.UNREAD: FindingKind.UNREAD,
     }
 
@@ -199,8 +244,15 @@ def _to_steps(plan: Iterable[Step | Operator | str]) -> tuple[Step, ...]:
 
 
 def validate_plan(task: Task, plan: Sequence[Step | Operator | str] | Iterable,
-                  *, trace: bool = False, unread: str = "fail") -> ValidationResult:
+                  *, trace: bool = False, unread: str = "fail",
+                  times: Sequence[float] | None = None) -> ValidationResult:
     """Simulate ``plan`` from the initial state and check the goal.
+
+    Steps with ``times`` (one per step, in order; a ParsedPlan read from the
+    timed form ``0.000: (a o) [1]`` carries its own) that share a time are one
+    happening, as VAL takes them: each step's precondition is checked in the
+    state before the happening, effects apply together, and two steps that
+    interfere make the plan invalid (:attr:`StepErrorKind.MUTEX`).
 
     ``plan`` may be a :class:`~veriplan.planio.ParsedPlan`, steps, ground
     operators or strings like ``"(stack a b)"``. A ParsedPlan with unread
@@ -219,14 +271,45 @@ def validate_plan(task: Task, plan: Sequence[Step | Operator | str] | Iterable,
     from veriplan.planio.parsed import ParsedPlan
 
     steps = given if isinstance(plan, ParsedPlan) else _to_steps(given)
-    result = _validate(task, steps, trace)
+    if times is None and isinstance(plan, ParsedPlan):
+        times = plan.times
+    elif times is not None and len(times) != len(steps):
+        raise ValueError(f"times: {len(times)} given for {len(steps)} steps")
+    spans = happening.groups(times, len(steps))
+    if task.numeric:
+        from veriplan.verify.numeric import validate_numeric
+
+        result = validate_numeric(task, steps, trace, spans, times)
+    else:
+        result = (_validate(task, steps, trace) if spans is None
+                  else _validate_happenings(task, steps, trace, spans, times))
+        if task.problem.metric is not None and result.steps_reach_goal:
+            result = replace(result, metric=_classical_metric(task, result))
     if not lines:
         return result
     return replace(result, valid=False, unread=tuple(lines),
                    error=result.error or StepErrorKind.UNREAD)
 
 
+def _classical_metric(task: Task, result: ValidationResult) -> MetricValue | None:
+    return plan_metric(task, result.cost, len(result.plan))
+
+
+def plan_metric(task: Task, cost: float, steps: int) -> MetricValue | None:
+    """The metric of a plan of ``steps`` steps and action costs ``cost`` on a
+    classical task: its static fluents, ``total-cost`` its initial value plus the
+    costs, ``(total-time)`` the number of steps (as VAL counts it)."""
+    values = {k: float(v) for k, v in task.problem.numeric_init.items()}
+    total = FuncTerm(TOTAL_COST)
+    if task.uses_costs:
+        values[total] = values.get(total, 0.0) + cost
+    return metric_value(task, values, float(steps))
+
+
 def _validate(task: Task, steps: tuple[Step, ...], trace: bool) -> ValidationResult:
+    if task.axioms is not None:
+        return _validate_happenings(task, steps, trace,
+                                    [(i, i + 1) for i in range(len(steps))], ())
     state = task.init
     states: list[State] = [state]
     cost = 0.0
@@ -255,6 +338,71 @@ def _validate(task: Task, steps: tuple[Step, ...], trace: bool) -> ValidationRes
     return ValidationResult(
         valid=not unmet, plan=steps, unmet_goals=unmet, cost=cost,
         steps_executed=len(steps), trace=_trace(task, states) if trace else None)
+
+
+def _validate_happenings(task: Task, steps: tuple[Step, ...], trace: bool,
+                         spans: list[tuple[int, int]], times: Sequence[float]
+                         ) -> ValidationResult:
+    """:func:`_validate` for steps grouped into happenings (``spans``), with
+    derived predicates brought up to date after each."""
+    close = task.axioms.close if task.axioms is not None else None
+    state = task.init
+    states: list[State] = [state]
+    cost = 0.0
+    for start, stop in spans:
+        ops: list[Operator] = []
+        for i in range(start, stop):
+            step = steps[i]
+            op = task.checked_operator(step.name, step.args)
+            if op is None:
+                err = check_step(task, step, i + 1)
+                if err is not None:
+                    return _fail(task, steps, err, cost, states, trace)
+                op = task.mark_checked(step.name, step.args)
+            if not op.applicable(state):
+                err = precondition_error(task, step, i + 1, op, state)
+                if stop - start > 1:
+                    err = replace(err, detail=f"{err.detail} in the state before the "
+                                  f"happening at time {_time(times[start])}")
+                return _fail(task, steps, err, cost, states, trace)
+            ops.append(op)
+        for a in range(len(ops)):
+            for b in range(a + 1, len(ops)):
+                shared = happening.interference(ops[a], ops[b], state)
+                if shared:
+                    err = _mutex_error(task, steps, start + a, start + b, shared,
+                                       times[start])
+                    return _fail(task, steps, err, cost, states, trace)
+        add = delete = 0
+        for op in ops:
+            fa, fd = happening.fired(op, state)
+            add |= fa
+            delete |= fd
+            cost += op.cost
+        state = (state & ~delete) | add
+        if close is not None:
+            state = close(state)
+        if trace:
+            states.append(state)
+    unmet = () if task.goal.holds(state) else tuple(false_parts(task.goal, state, task.facts))
+    return ValidationResult(
+        valid=not unmet, plan=steps, unmet_goals=unmet, cost=cost,
+        steps_executed=len(steps), trace=_trace(task, states) if trace else None)
+
+
+def _time(t: float) -> str:
+    return f"{t:.3f}"
+
+
+def _mutex_error(task: Task, steps: tuple[Step, ...], a: int, b: int, shared: int,
+                 t: float) -> StepError:
+    """Steps ``a`` and ``b`` (0-based) share a happening and interfere on ``shared``."""
+    atoms = _join([FormulaText(task.facts.name(x)) for x in bits(shared)][:3])
+    return StepError(b + 1, steps[b], StepErrorKind.MUTEX,
+                     f"steps {a + 1} {steps[a]} and {b + 1} {steps[b]} are both at time "
+                     f"{_time(t)} and interfere on {atoms}: steps at one time form one "
+                     "happening, which cannot hold actions that interfere (give them "
+                     "different times)")
 
 
 def precondition_error(task: Task, step: Step, index: int, op: Operator,

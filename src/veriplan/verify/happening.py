@@ -1,0 +1,82 @@
+"""Happenings: the steps of a timed plan that share a time, taken as one.
+
+VAL reads ``t: (a o ...) [d]`` plans so: the steps at one time form one
+happening; every step's precondition is checked in the state before the
+happening, their effects are applied together (deletes, then adds), and two
+steps that interfere (one changes what the other reads or writes) cannot
+share a happening: the plan is invalid (mutex). Times closer than VAL's
+tolerance count as one. Sequential plans, and timed
+plans whose times all differ, have one step a happening.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from veriplan.core.condition import Conj, Disj
+from veriplan.core.facts import State
+from veriplan.core.operator import Operator
+
+#: VAL's default tolerance (``Validate -t``): steps less than this apart in time
+#: are one happening (measured: 0 and 0.001 are one, 0 and 0.01 are two).
+TOLERANCE = 0.01
+
+
+def groups(times: Sequence[float] | None, n: int, tolerance: float = TOLERANCE
+           ) -> list[tuple[int, int]] | None:
+    """The happenings of ``n`` steps at ``times`` (ascending) as ``(start, stop)``
+    index ranges, when two or more steps share one: a step less than
+    ``tolerance`` after the first step of the current happening joins it. None
+    when every step is its own happening (no times, or all apart)."""
+    if not times or len(times) != n:
+        return None
+    out: list[tuple[int, int]] = []
+    start = 0
+    for i in range(1, n + 1):
+        if i == n or not times[i] - times[start] < tolerance:
+            out.append((start, i))
+            start = i
+    return out if len(out) < n else None
+
+
+def condition_bits(c: Conj | Disj) -> int:
+    """Every atom a ground condition reads, as a bitset (either polarity)."""
+    if isinstance(c, Disj):
+        out = 0
+        for p in c.parts:
+            out |= condition_bits(p)
+        return out
+    out = c.pos | c.neg
+    for d in c.parts:
+        out |= condition_bits(d)
+    return out
+
+
+def reads(op: Operator) -> int:
+    """The atoms ``op`` reads: its precondition's and its effects' conditions'."""
+    out = op.pre_pos | op.pre_neg
+    for d in op.pre_rest:
+        out |= condition_bits(d)
+    for ce in op.cond_effects:
+        out |= condition_bits(ce.condition)
+    return out
+
+
+def fired(op: Operator, state: State) -> tuple[int, int]:
+    """The atoms ``op`` adds and deletes when executed in ``state``."""
+    add, delete = op.add, op.delete
+    for ce in op.cond_effects:
+        if ce.condition.holds(state):
+            add |= ce.add
+            delete |= ce.delete
+    return add, delete
+
+
+def interference(a: Operator, b: Operator, state: State) -> int:
+    """The atoms through which ``a`` and ``b``, both executed in ``state``,
+    interfere (0: they do not): one writes what the other reads, or one adds
+    what the other deletes."""
+    add_a, del_a = fired(a, state)
+    add_b, del_b = fired(b, state)
+    return (((add_a | del_a) & reads(b)) | ((add_b | del_b) & reads(a))
+            | (add_a & del_b) | (add_b & del_a))
