@@ -1,6 +1,6 @@
-"""Issue 30, part 3: SQ-BCP checks the truth on the natural-language families.
-Each test drives the defect it names with a scripted model (or the decider
-itself) and fails on the code before the fix (commit 3d9040c)."""
+"""SQ-BCP checks the truth on the natural-language families. Each test drives
+the defect it names with a scripted model (or the decider itself) and fails
+on the code before the fix (commit 3d9040c)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 33: the ablation ladder of the paper's Table 2 keeps its rungs apart.
+"""The ablation ladder of the paper's Table 2 keeps its rungs apart.
 Its first rung is the CoT backbone *without* question generation (the next
 rung, "+ Self-Ask", is what adds questions to the oracle), so SQ-BCP's
 ``ablation=cot`` never offers or asks questions, whereas the CoT baseline,
@@ -6,8 +6,7 @@ which the paper lets ask (Section 5.3), does."""
 
 from __future__ import annotations
 
-from tests.methods.sqbcp.test_baselines import PLAN_BUTTER, PLAN_MARG
-from tests.methods.sqbcp.test_issue33_baselines import ASK
+from tests.methods.sqbcp.test_baselines import ASK, PLAN_BUTTER, PLAN_MARG
 from tests.methods.sqbcp.test_sqbcp import task
 from veriplan.llm import LLM, ScriptedBackend
 from veriplan.methods import get_method

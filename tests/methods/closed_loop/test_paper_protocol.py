@@ -1,4 +1,4 @@
-"""Issue 34, part 2: the closed loop's dataset is the authors' selection; the
+"""The closed loop's dataset is the authors' selection; the
 prompt says the names were chosen at random only where they were; under the
 paper's budget of 2 attempts the sampled retry, the stop rule and NPMI-guided
 repair cannot act, and with a larger budget they do."""

@@ -1,4 +1,4 @@
-"""Issue 33: SQ-BCP's SCORE orders and prunes the forward frontier (Sections
+"""SQ-BCP's SCORE orders and prunes the forward frontier (Sections
 3.3-3.4), the model's own SAT/VIOL labels are ignored, T_max stops the
 search, HARDCHECK's temporal conjunct, and D and SCORE for a known state."""
 
