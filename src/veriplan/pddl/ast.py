@@ -20,7 +20,7 @@ __all__ = [
     "Atom", "Compare", "CompareOp", "DerivedRule", "Domain", "Effect", "Equals", "Exists",
     "Forall", "ForallEffect", "Formula", "FuncTerm", "Imply", "Increase", "Literal", "Metric",
     "MetricDirection", "Not", "NumExpr", "NumericEffect", "Or", "Param", "Problem", "UpdateOp",
-    "When", "either_members", "either_type",
+    "When", "either_members", "either_type", "expr_pddl",
 ]
 
 OBJECT = "object"
@@ -120,6 +120,19 @@ class Arith:
 NumExpr = Union[int, float, FuncTerm, Arith]
 
 
+def expr_pddl(e: NumExpr, number=repr, sub: dict[str, str] | None = None) -> str:
+    """PDDL text of ``e``: numbers written by ``number`` (``repr`` reads back to the
+    same value), variables of ``sub`` put in."""
+    if isinstance(e, int | float):
+        return number(e)
+    if isinstance(e, FuncTerm):
+        args = [sub.get(a, a) for a in e.args] if sub else e.args
+        return "(" + " ".join((e.name, *args)) + ")"
+    if e.op is ArithOp.NEG:
+        return f"(- {expr_pddl(e.args[0], number, sub)})"
+    return f"({e.op.value} " + " ".join(expr_pddl(a, number, sub) for a in e.args) + ")"
+
+
 class CompareOp(StrEnum):
     LT = "<"
     LE = "<="
@@ -205,9 +218,7 @@ class Metric:
     expr: NumExpr
 
     def pddl(self) -> str:
-        from veriplan.pddl.writer import expr_to_pddl
-
-        return f"{self.direction.value} {expr_to_pddl(self.expr)}"
+        return f"{self.direction.value} {expr_pddl(self.expr)}"
 
     def __str__(self) -> str:
         return self.pddl()

@@ -37,6 +37,7 @@ from veriplan.pddl.ast import (
     Or,
     UpdateOp,
     When,
+    expr_pddl,
 )
 
 Values = dict[FuncTerm, float]
@@ -114,14 +115,8 @@ def compare(op: CompareOp, a: float, b: float) -> bool:
 
 
 def expr_text(e: NumExpr, sub: Mapping[str, str] | None = None) -> str:
-    """PDDL text of ``e``, variables of ``sub`` put in."""
-    if isinstance(e, int | float):
-        return number_text(e)
-    if isinstance(e, FuncTerm):
-        return str(ground_term(e, sub or {}))
-    if e.op is ArithOp.NEG:
-        return f"(- {expr_text(e.args[0], sub)})"
-    return f"({e.op.value} " + " ".join(expr_text(a, sub) for a in e.args) + ")"
+    """PDDL text of ``e``, numbers as VAL prints them, variables of ``sub`` put in."""
+    return expr_pddl(e, number_text, dict(sub) if sub else None)
 
 
 def fluents(e: NumExpr, sub: Mapping[str, str]) -> Iterator[FuncTerm]:

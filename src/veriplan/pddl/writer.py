@@ -7,8 +7,6 @@ from veriplan.pddl.ast import (
     OBJECT,
     ActionSchema,
     And,
-    Arith,
-    ArithOp,
     Compare,
     Domain,
     Effect,
@@ -27,6 +25,7 @@ from veriplan.pddl.ast import (
     Param,
     Problem,
     When,
+    expr_pddl,
 )
 
 
@@ -43,16 +42,8 @@ def _params(params: tuple[Param, ...]) -> str:
 
 
 def expr_to_pddl(e: NumExpr) -> str:
-    """PDDL text of a numeric expression (numbers as Python writes them: read back
-    to the same value)."""
-    if isinstance(e, int | float):
-        return repr(e)
-    if isinstance(e, FuncTerm):
-        return _func(e)
-    assert isinstance(e, Arith)
-    if e.op is ArithOp.NEG:
-        return f"(- {expr_to_pddl(e.args[0])})"
-    return f"({e.op.value} " + " ".join(expr_to_pddl(a) for a in e.args) + ")"
+    """PDDL text of a numeric expression (numbers read back to the same value)."""
+    return expr_pddl(e)
 
 
 def formula_to_pddl(f: Formula) -> str:

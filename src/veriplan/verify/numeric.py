@@ -31,6 +31,13 @@ from veriplan.pddl.ast import (
 )
 from veriplan.pddl.task import Task
 from veriplan.verify.consistency import StepError, StepErrorKind, check_plan, check_step
+from veriplan.verify.result import (
+    ValidationResult,
+    join_parts,
+    metric_value,
+    put_args,
+    time_text,
+)
 
 
 def false_parts(holds: N.Holds, f: Formula, sub: dict[str, str], bits: int,
@@ -60,9 +67,8 @@ def false_parts(holds: N.Holds, f: Formula, sub: dict[str, str], bits: int,
 
 def _text(f: Formula, sub: dict[str, str]) -> str:
     from veriplan.pddl.writer import formula_to_pddl
-    from veriplan.verify.validator import _put
 
-    return _put(formula_to_pddl(f), sub)
+    return put_args(formula_to_pddl(f), sub)
 
 
 def _reads(holds: N.Holds, f: Formula, sub: dict[str, str], atoms: set[Atom],
@@ -123,11 +129,10 @@ def _interfere(a: _Executed, b: _Executed) -> str | None:
 
 
 def validate_numeric(task: Task, steps: tuple[Step, ...], trace: bool,
-                     spans: list[tuple[int, int]] | None, times: Sequence[float] | None):
+                     spans: list[tuple[int, int]] | None, times: Sequence[float] | None
+                     ) -> ValidationResult:
     """The :class:`~veriplan.verify.validator.ValidationResult` of ``steps`` on a
     numeric ``task`` (``spans``: happenings of several steps, or None)."""
-    from veriplan.verify.validator import ValidationResult, _time, metric_value
-
     holds = N.Holds(task.facts.find, task.objects_of_type)
     values: N.Values = {k: float(v) for k, v in task.problem.numeric_init.items()}
     bits = task.init
@@ -177,9 +182,10 @@ def validate_numeric(task: Task, steps: tuple[Step, ...], trace: bool,
             if not ok:
                 unsat = false_parts(holds, schema.precondition, sub, bits, values)
                 noun = "precondition" if len(unsat) == 1 else "preconditions"
-                detail = (f"{noun} {_join(unsat)} {'is' if len(unsat) == 1 else 'are'} false")
+                detail = (f"{noun} {join_parts(unsat)} {'is' if len(unsat) == 1 else 'are'} false")
                 if stop - start > 1:
-                    detail += f" in the state before the happening at time {_time(times[start])}"
+                    at = time_text(times[start])
+                    detail += f" in the state before the happening at time {at}"
                 return fail(StepError(i + 1, step, StepErrorKind.PRECONDITION, detail, unsat))
             lits: list[tuple[Atom, bool]] = []
             ups: list[N.Update] = []
@@ -201,7 +207,7 @@ def validate_numeric(task: Task, steps: tuple[Step, ...], trace: bool,
                     return fail(StepError(
                         y.index, y.step, StepErrorKind.MUTEX,
                         f"steps {x.index} {x.step} and {y.index} {y.step} are both at time "
-                        f"{_time(times[start])} and interfere: {why}; steps at one time form "
+                        f"{time_text(times[start])} and interfere: {why}; steps at one time form "
                         "one happening, which cannot hold actions that interfere (give them "
                         "different times)"))
         add = delete = 0
@@ -261,7 +267,3 @@ def _trace(task: Task, states: list[tuple[int, N.Values]]) -> tuple[tuple[str, .
     return tuple(out)
 
 
-def _join(items) -> str:
-    from veriplan.verify.validator import _join as join
-
-    return join(items)
