@@ -107,3 +107,26 @@ class Axioms:
                     break
                 pending = later
         return state
+
+
+def support_text(task: Task, parts, state: State, values=None) -> str:
+    """For each derived literal among ``parts`` (false in ``state``), why: the
+    rule of a derived atom that no instance of satisfies, or, for a derived atom
+    required false, the rule that makes it true. Empty when no part is derived."""
+    axioms = task.axioms
+    if axioms is None:
+        return ""
+    from veriplan.core.atom import Literal
+    from veriplan.pddl.writer import formula_to_pddl, put_args
+
+    out = []
+    for part in parts:
+        if not isinstance(part, Literal) or part.atom not in axioms.rules:
+            continue
+        rules = axioms.rules[part.atom]
+        bodies = " or ".join(put_args(formula_to_pddl(r.body), sub) for r, sub in rules)
+        if part.positive:
+            out.append(f"{part.atom} is derived, and its rule {bodies} does not hold")
+        else:
+            out.append(f"{part.atom} is derived, and holds by its rule {bodies}")
+    return "; ".join(out)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from veriplan.core.atom import Atom, Literal
+from veriplan.lazyre import LazyPattern
 from veriplan.pddl.ast import (
     OBJECT,
     ActionSchema,
@@ -132,3 +133,11 @@ def problem_to_pddl(p: Problem) -> str:
     if p.metric:
         lines.append(f"  (:metric {p.metric.pddl()})")
     return "\n".join(lines) + ")\n"
+
+
+_VARIABLE = LazyPattern(r"\?[^\s()]+")
+
+
+def put_args(text: str, sub: dict[str, str]) -> str:
+    """PDDL text with the variables of ``sub`` replaced by their values."""
+    return _VARIABLE.sub(lambda m: sub.get(m.group(), m.group()), text)

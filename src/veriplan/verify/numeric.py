@@ -29,6 +29,7 @@ from veriplan.pddl.ast import (
     Or,
     UpdateOp,
 )
+from veriplan.pddl.derived import support_text
 from veriplan.pddl.task import Task
 from veriplan.verify.consistency import StepError, StepErrorKind, check_plan, check_step
 from veriplan.verify.result import (
@@ -183,6 +184,10 @@ def validate_numeric(task: Task, steps: tuple[Step, ...], trace: bool,
                 unsat = false_parts(holds, schema.precondition, sub, bits, values)
                 noun = "precondition" if len(unsat) == 1 else "preconditions"
                 detail = (f"{noun} {join_parts(unsat)} {'is' if len(unsat) == 1 else 'are'} false")
+                if axioms is not None:
+                    why = support_text(task, unsat, bits)
+                    if why:
+                        detail += f" ({why})"
                 if stop - start > 1:
                     at = time_text(times[start])
                     detail += f" in the state before the happening at time {at}"

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 
 from veriplan.core.atom import ConditionPart, Literal
 from veriplan.core.plan import Step
-from veriplan.lazyre import LazyPattern
 from veriplan.pddl.ast import FuncTerm, MetricDirection
+from veriplan.pddl.writer import put_args  # noqa: F401 (re-exported)
 from veriplan.verify.consistency import StepError, StepErrorKind
 
 if TYPE_CHECKING:
@@ -200,14 +200,6 @@ def _step_kinds() -> dict:
 
 def time_text(t: float) -> str:
     return f"{t:.3f}"
-
-
-_VARIABLE = LazyPattern(r"\?[^\s()]+")
-
-
-def put_args(text: str, sub: dict[str, str]) -> str:
-    """PDDL text with the variables of ``sub`` replaced by their values."""
-    return _VARIABLE.sub(lambda m: sub.get(m.group(), m.group()), text)
 
 
 def join_parts(items: Sequence[ConditionPart]) -> str:

@@ -242,9 +242,14 @@ def precondition_error(task: Task, step: Step, index: int, op: Operator,
                          f"arguments: {join_parts(never)} is false in every state", never)
     unsat = tuple(false_parts(op.precondition, state, task.facts))
     noun = "precondition" if len(unsat) == 1 else "preconditions"
-    return StepError(index, step, StepErrorKind.PRECONDITION,
-                     f"{noun} {join_parts(unsat)} {'is' if len(unsat) == 1 else 'are'} false",
-                     unsat)
+    detail = f"{noun} {join_parts(unsat)} {'is' if len(unsat) == 1 else 'are'} false"
+    if task.axioms is not None:
+        from veriplan.pddl.derived import support_text
+
+        why = support_text(task, unsat, state)
+        if why:
+            detail += f" ({why})"
+    return StepError(index, step, StepErrorKind.PRECONDITION, detail, unsat)
 
 
 def _never_parts(task: Task, step: Step) -> tuple[ConditionPart, ...]:
