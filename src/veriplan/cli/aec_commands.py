@@ -13,10 +13,9 @@ from pathlib import Path
 
 from veriplan.cli.core import EXIT_FAIL, EXIT_OK
 from veriplan.cli.jsondoc import emit
+from veriplan.cli.runs import ENV_METHODS
 from veriplan.errors import ConfigError
 from veriplan.llm.binding import TaskRef, bound
-
-ENV_METHODS = ("aec", "aec-direct", "aec-react", "wkm", "query-only")
 
 
 def add_parsers(sub) -> None:

@@ -8,6 +8,7 @@ import sys
 from veriplan.cli.core import EXIT_FAIL, EXIT_OK
 from veriplan.cli.jsondoc import ErrorKind, emit, emit_error
 from veriplan.cli.llm_commands import add_llm_options, build_llm, method_options
+from veriplan.cli.runs import ASK_METHOD
 
 
 def add_parsers(sub) -> None:
@@ -35,7 +36,7 @@ def _ask(args: argparse.Namespace) -> int:
     from veriplan.methods.sqbcp import Request
     from veriplan.methods.sqbcp.oracle import PersonOracle
 
-    spec = get_method("sqbcp")
+    spec = get_method(ASK_METHOD)
     config = spec.make_config(method_options(args))
     session = build_llm(args).session()
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from veriplan.cli.core import EXIT_FAIL, EXIT_OK
 from veriplan.cli.jsondoc import emit
 from veriplan.cli.llm_commands import add_llm_options, build_llm, method_options
+from veriplan.cli.runs import AUTOTOS_METHOD
 from veriplan.core.verdict import Scope
 from veriplan.errors import ConfigError
 
@@ -92,7 +93,7 @@ def _run(args: argparse.Namespace) -> int:
     from veriplan.sandbox.secrets import scrub
 
     root = data_dir(args.data_dir)
-    config = get_method("autotos").make_config(method_options(args))
+    config = get_method(AUTOTOS_METHOD).make_config(method_options(args))
     llm = build_llm(args)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

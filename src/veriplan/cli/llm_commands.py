@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from veriplan.cli.core import EXIT_FAIL, EXIT_OK, load_task_args
 from veriplan.cli.jsondoc import emit
+from veriplan.cli.runs import run_commands, shown
 from veriplan.errors import ConfigError, ModelError
 
 if TYPE_CHECKING:
@@ -156,8 +157,8 @@ def _solve(args: argparse.Namespace) -> int:
     spec = get_method(args.method)
     if spec.problem != "pddl":
         raise ConfigError(f"method {args.method} does not plan for a PDDL task "
-                          f"(it takes {spec.problem} problems): use `veriplan {spec.problem} "
-                          f"run` or `veriplan bench {args.method}`")
+                          f"(it takes {spec.problem} problems): use "
+                          f"{shown(run_commands(args.method))}")
     settings = spec.make_config(method_options(args))
     task = load_task_args(args)
     cfg = PlanBenchConfig.from_yaml(args.planbench_config) if args.planbench_config else None
