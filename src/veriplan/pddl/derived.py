@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from veriplan.core.atom import Atom
-from veriplan.core.condition import Condition
+from veriplan.core.condition import Condition, Disj
 from veriplan.core.facts import State
 from veriplan.pddl.ast import DerivedRule, Formula, FuncTerm, formula_uses_numbers
 
@@ -42,6 +42,12 @@ class Axioms:
         self.lifted: list[list[tuple[int, Formula, dict[str, str]]]] = []
         self.rules: dict[Atom, list[tuple[DerivedRule, dict[str, str]]]] = {}
         left = RULE_LIMIT
+        try:
+            self._ground(task, domain, by_pred, left)
+        finally:
+            task._fold = None  # (operators and goals are ground without folding)
+
+    def _ground(self, task: Task, domain, by_pred, left: int) -> None:
         for preds in domain.strata:
             ground: list[tuple[int, Condition]] = []
             lifted: list[tuple[int, Formula, dict[str, str]]] = []
@@ -64,7 +70,9 @@ class Axioms:
                         if self.numeric:
                             lifted.append((bit, rule.body, sub))
                         else:
-                            ground.append((bit, task.condition(rule.body, sub)))
+                            body = task.condition_folded(rule.body, sub)
+                            if not (isinstance(body, Disj) and not body.parts):
+                                ground.append((bit, body))  # (one never true: left out)
             self.strata.append(ground)
             self.lifted.append(lifted)
 

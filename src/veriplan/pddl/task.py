@@ -271,11 +271,19 @@ class Task:
     def _formula(self, f: Formula, sub: dict[str, str], positive: bool) -> Condition:
         """Ground ``f`` under ``sub`` into NNF (negated when ``positive`` is False)."""
         if isinstance(f, Atom):
+            fold = self._fold
+            if fold is not None and f.pred in fold:  # a static atom: its initial value
+                holds = self.facts.bit(_subst(f, sub)) in fold[f.pred]
+                return C.TRUE if holds == positive else C.FALSE
             return C.literal(self.facts.bit(_subst(f, sub)), positive)
         if isinstance(f, Not):
             return self._formula(f.arg, sub, not positive)
         if isinstance(f, And | Or):
-            parts = (self._formula(p, sub, positive) for p in f.parts)
+            items = f.parts
+            fold = self._fold
+            if fold is not None and len(items) > 1:  # static atoms first: they decide most
+                items = sorted(items, key=lambda p: not (isinstance(p, Atom) and p.pred in fold))
+            parts = (self._formula(p, sub, positive) for p in items)
             return C.conj(parts) if isinstance(f, And) == positive else C.disj(parts)
         if isinstance(f, Equals):
             same = sub.get(f.left, f.left) == sub.get(f.right, f.right)
@@ -331,6 +339,34 @@ class Task:
     _by_text: dict[str, Operator] | None = None
     _left = 0  # the grounding budget left (see _counted)
     _what = ""
+    # while derived rules are ground: static predicate -> the bits of its initial atoms
+    _fold: dict[str, set[int]] | None = None
+
+    def static_predicates(self) -> frozenset[str]:
+        """The predicates no action changes and no rule derives."""
+        changed: set[str] = {r.pred for r in self.domain.derived}
+
+        def walk(effects) -> None:
+            for e in effects:
+                if isinstance(e, Literal):
+                    changed.add(e.atom.pred)
+                elif isinstance(e, When | ForallEffect):
+                    walk(e.effects)
+
+        for a in self.domain.actions:
+            walk(a.effects)
+        return frozenset(self.domain.predicates) - changed
+
+    def condition_folded(self, f: Formula, sub: dict[str, str]) -> Condition:
+        """:meth:`condition` with static atoms replaced by their initial values (the
+        ground bodies of derived rules: far smaller, and the same in every state)."""
+        if self._fold is None:
+            fold: dict[str, set[int]] = {p: set() for p in self.static_predicates()}
+            for a in self.problem.init:
+                if a.pred in fold:
+                    fold[a.pred].add(self.facts.bit(a))
+            self._fold = fold
+        return self.condition(f, sub)
 
 
 #: The most quantifier instances grounding one precondition, effect or goal may make.
