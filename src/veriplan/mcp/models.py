@@ -1,7 +1,7 @@
 """The documents the MCP tools return, as pydantic models: the SDK publishes each
 model's JSON schema as the tool's ``outputSchema`` and checks every result
 against it; ``docs/schemas/`` holds the same schemas, versioned
-(``veriplan schemas`` regenerates nothing: tests/mcp compare the two).
+(nothing regenerates them: tests/mcp compare the two).
 
 Every document names its schema in ``schema_id`` (``veriplan.<document>/<version>``);
 a field is only ever added within a version, never renamed or retyped.
