@@ -59,7 +59,16 @@ from veriplan.pddl.ast import (
 )
 from veriplan.pddl.inputs import BOM, read_text
 from veriplan.pddl.names import is_name
-from veriplan.pddl.sexpr import _BAD_CHAR, _COMMENT, SList, Source, Sym, offset_of, read, read_fast
+from veriplan.pddl.sexpr import (
+    _BAD_CHAR,
+    _COMMENT,
+    SList,
+    Source,
+    Sym,
+    offset_of,
+    read_all,
+    read_fast,
+)
 
 if TYPE_CHECKING:  # (pathlib is not imported: a batch run does without its start-up)
     from pathlib import Path
@@ -158,7 +167,20 @@ class _Parser:
 
     def _read(self) -> list:
         if self.located:
-            return read(self.src)
+            tops = read_all(self.src)
+            if len(tops) == 1:
+                return tops[0]
+            # (IPC 1998) "(in-package "PDDL")" before the definition, which VAL reads
+            # with a warning; and lists after its end, which it ignores
+            main = next((t for t in tops if t and t[0] == "define"), tops[0])
+            for t in tops:
+                if t is main:
+                    continue
+                if t and t[0] == "in-package" and t.offset < main.offset:
+                    self.lenient("(in-package ...) is Lisp, not PDDL (ignored)", t)
+                else:
+                    self.lenient("text after the end of the definition (ignored)", t)
+            return main
         top = read_fast(self.src.text)
         if top is None:
             raise _NeedLocation
@@ -395,7 +417,18 @@ class _Parser:
                 self.lenient("type 'object' is built in and should not be declared", n)
                 continue
             if n in self.types:
-                raise self.fail(f"type {n} is declared twice", n)
+                old = self.types[n]
+                if old == parent or OBJECT in (old, parent):
+                    # (IPC 2006 storage: "area - object" and "area - surface") one
+                    # meaning; VAL reads it without a word
+                    kept = old if parent == OBJECT else parent
+                    self.note(f"type {n} is declared twice (read as a {kept})", n)
+                    if parent != OBJECT:
+                        self.types[str(n)] = parent
+                    continue
+                raise self.fail(f"type {n} is declared twice, under {old} and under "
+                                f"{parent}: a type has one parent (use (either ...) where "
+                                "an argument may be of either type)", n)
             self.types[str(n)] = parent
         for n, parent in list(self.types.items()):
             if parent != OBJECT and parent not in self.types:
@@ -442,7 +475,10 @@ class _Parser:
             if not n.startswith("?") or len(n) == 1:
                 raise self.fail(f"parameter {n!r} must be a variable like ?x", n)
             if n in names:
-                raise self.fail(f"parameter {n} appears twice", n)
+                # (IPC 2000 logistics, untyped) VAL warns "re-declaration of symbol" and
+                # binds the name to its last position, as a substitution here does
+                self.lenient(f"parameter {n} appears twice (its last position binds it, "
+                             "as VAL reads it)", n)
             names.add(n)
             self.check_type(t, n)
             out.append(Param(str(n), t))
@@ -456,7 +492,10 @@ class _Parser:
         i = 2
         while i < len(sec):
             key = self.sym(sec[i], "':parameters', ':precondition' or ':effect'")
-            if key not in (":parameters", ":precondition", ":effect"):
+            if key == ":vars":  # PDDL 1.2 (IPC 1998): VAL 4 does not read it
+                self.lenient(f"':vars' of action {name} is PDDL 1.2, outside PDDL 2.1 (read "
+                             "as more parameters, after :parameters: a plan names them)", key)
+            elif key not in (":parameters", ":precondition", ":effect"):
                 raise self.fail(f"unknown action field {key} in action {name}", key)
             if i + 1 >= len(sec):
                 raise self.fail(f"{key} of action {name} has no value", key)
@@ -465,8 +504,10 @@ class _Parser:
             fields[key] = sec[i + 1]
             i += 2
         params: tuple[Param, ...] = ()
-        if ":parameters" in fields:
-            params = self.params(self.lst(fields[":parameters"], "parameter list"))
+        if ":parameters" in fields or ":vars" in fields:
+            items = list(self.lst(fields.get(":parameters", SList()), "parameter list"))
+            items += list(self.lst(fields.get(":vars", SList()), "variable list"))
+            params = self.params(items)
         env = {p.name: p.type for p in params}
         pre: Formula = ast.TRUE
         if ":precondition" in fields:

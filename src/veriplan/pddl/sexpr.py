@@ -70,6 +70,15 @@ def offset_of(node: object, default: int = 0) -> int:
 
 def read(source: Source) -> SList:
     """Read exactly one top-level s-expression (with nothing after it)."""
+    tops = read_all(source)
+    if len(tops) > 1:
+        raise source.error("text after the end of the definition", tops[1].offset)
+    return tops[0]
+
+
+def read_all(source: Source) -> list[SList]:
+    """Read the top-level s-expressions of a text (one or more; no text outside
+    a list)."""
     text = source.text
     bad = _BAD_CHAR.search(text)
     if bad is not None:
@@ -78,7 +87,7 @@ def read(source: Source) -> SList:
             bad.start(),
         )
     stack: list[SList] = []
-    top: SList | None = None
+    tops: list[SList] = []
     for m in _TOKEN.finditer(text):
         tok = m.group()
         first = tok[0]
@@ -87,8 +96,6 @@ def read(source: Source) -> SList:
             lst.offset = m.start()
             if stack:
                 stack[-1].append(lst)
-            elif top is not None:
-                raise source.error("text after the end of the definition", m.start())
             stack.append(lst)
             if len(stack) > MAX_DEPTH:
                 raise source.error(f"lists nested more than {MAX_DEPTH} deep", m.start())
@@ -97,7 +104,7 @@ def read(source: Source) -> SList:
                 raise source.error("unbalanced ')': no list is open here", m.start())
             done = stack.pop()
             if not stack:
-                top = done
+                tops.append(done)
         elif first == ";" or first.isspace():
             continue
         else:
@@ -112,9 +119,9 @@ def read(source: Source) -> SList:
             "(the innermost one opens here)",
             stack[-1].offset,
         )
-    if top is None:
+    if not tops:
         raise source.error("empty PDDL text: expected '(define ...)'", 0)
-    return top
+    return tops
 
 
 _COMMENT = re.compile(r";[^\n]*")
