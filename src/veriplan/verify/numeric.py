@@ -272,3 +272,33 @@ def _trace(task: Task, states: list[tuple[int, N.Values]]) -> tuple[tuple[str, .
     return tuple(out)
 
 
+
+
+def replay(task: Task, steps: Sequence[Step]) -> tuple[int, N.Values]:
+    """The state (atoms' bitset and fluent values) after ``steps``, which must
+    execute (as :func:`validate_numeric` found): one step a happening."""
+    holds = N.Holds(task.facts.find, task.objects_of_type)
+    values: N.Values = {k: float(v) for k, v in task.problem.numeric_init.items()}
+    axioms = task.axioms
+
+    def close(b: int) -> int:
+        if axioms is None:
+            return b
+        return axioms.close_numeric(b, values, holds) if axioms.numeric else axioms.close(b)
+
+    bits = close(task.init)
+    for step in steps:
+        schema = task.schemas[step.name]
+        sub = {p.name: a for p, a in zip(schema.params, step.args)}
+        lits: list[tuple[Atom, bool]] = []
+        ups: list[N.Update] = []
+        N.fire(holds, schema.effects, sub, bits, values, lits, ups)
+        add = delete = 0
+        for atom, positive in lits:
+            if positive:
+                add |= 1 << task.facts.bit(atom)
+            else:
+                delete |= 1 << task.facts.bit(atom)
+        values = N.apply_updates(values, ups)
+        bits = close((bits & ~delete) | add)
+    return bits, values

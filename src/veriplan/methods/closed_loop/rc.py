@@ -177,7 +177,7 @@ def _from_sim(outcome: Outcome, task: Task, c: ConstraintSet, couplings: Couplin
         note = (f"({step.name}, {pred}) is a high-coupling pair (NPMI {value:.2f} over {count} "
                 f"failures in {source}): {step.name} keeps failing on ({pred} ...).")
         data = {"coupling": [step.name, pred, value, count, source]}
-        if len(step.args) > 1:
+        if len(step.args) > 1 and not task.numeric:
             for perm in permutations(step.args):
                 if perm == step.args:
                     continue

@@ -46,8 +46,13 @@ def _simulated(outcome: Outcome, task: Task) -> tuple[list[str], list[str]]:
     actions, preds = [], []
     for s in plan.steps[:upto]:
         actions.append(s.name)
-        op = task.operator(s.name, s.args)
-        preds += [task.facts.atoms[b].pred for b in bits(op.pre_pos)]
+        if task.numeric:
+            from veriplan.pddl.grounding import required_atoms
+
+            preds += [a.pred for a in required_atoms(task.schemas[s.name].precondition)]
+        else:
+            op = task.operator(s.name, s.args)
+            preds += [task.facts.atoms[b].pred for b in bits(op.pre_pos)]
     return actions, sorted(preds)
 
 

@@ -136,6 +136,8 @@ def landmarks_of(task: Task, targets: int | None = None, state: int | None = Non
     in ``state`` is a landmark, and so is every fact all of a landmark's
     relaxed achievers need that is not true in ``state`` (it comes before
     that landmark). Returns the landmarks and the orderings (earlier, later)."""
+    if task.numeric:  # no bitset operators to chain back through
+        return (), ()
     if targets is None:
         goal = task.goal
         if not isinstance(goal, Conj):
@@ -179,7 +181,10 @@ def applicable_in(task: Task, state: int, limit: int) -> tuple[str, ...]:
     """The first ``limit`` ground actions applicable in ``state``, sorted by their
     PDDL text. Grounding order depends on which tasks of the same domain were
     grounded before (they share the fact index), so it is not used: the prompt
-    must not depend on what ran earlier in the process."""
+    must not depend on what ran earlier in the process. None listed on a
+    numeric task (veriplan grounds no operators over numbers)."""
+    if task.numeric:
+        return ()
     return tuple(sorted(str(op) for op, _ in task.successors(state))[:limit])
 
 

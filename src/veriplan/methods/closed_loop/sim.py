@@ -20,9 +20,14 @@ from veriplan.verify import validate_plan
 def simulate(plan: SymbolPlan, task: Task) -> SimReport:
     r = validate_plan(task, plan.steps)
     ran = r.steps_executed if r.failed_step is not None else len(plan.steps)
-    state = task.init
-    for s in plan.steps[:ran]:
-        state = task.operator(s.name, s.args).apply(state)
+    if task.numeric:  # (the atoms of the numeric state: what RC reads)
+        from veriplan.verify.numeric import replay
+
+        state = replay(task, plan.steps[:ran])[0]
+    else:
+        state = task.init
+        for s in plan.steps[:ran]:
+            state = task.apply(task.operator(s.name, s.args), state)
     if r.failed_step is None:
         return SimReport(True, steps_executed=ran, state=state)
     return SimReport(False, r.failed_step, plan.steps[r.failed_step - 1],
