@@ -26,7 +26,7 @@ def domain_problem_sets(data_dir: Path) -> list[tuple[Path, list[Path]]]:
 
 
 def all_pddl_files(data_dir: Path) -> set[Path]:
-    """Every PDDL file but the IPC's (ipc-dev: tests/pddl/test_ipc_reading.py walks
+    """Every PDDL file but the IPC's (ipc-dev: tests/verify/test_ipc_reading.py walks
     those, with VAL's parser as the oracle)."""
     ipc = data_dir / "ipc-dev"
     return {p for p in data_dir.rglob("*.pddl") if ipc not in p.parents}

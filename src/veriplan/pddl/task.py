@@ -83,13 +83,22 @@ class Task:
         #: veriplan.pddl.numeric's evaluation, not by the bitset operators
         self.numeric = domain.numeric or formula_uses_numbers(problem.goal)
         self.axioms = shared.axioms_for(self) if domain.derived else None
-        init: State = self.facts.state(problem.init)
-        if self.axioms is not None and not self.numeric:
-            init = self.axioms.close(init)
-        self.init = init
+        #: the initial state's basic atoms (derived atoms are computed from them)
+        self.base_init: State = self.facts.state(problem.init)
+        self._init: State | None = self.base_init if self.axioms is None else None
         self._goal_c: Condition | None = None if self.numeric else self._goal(problem.goal)
         self._ops: dict[tuple[str, tuple[str, ...]], Operator] = {}
         self._checked: dict[tuple[str, tuple[str, ...]], Operator] = {}
+
+    @property
+    def init(self) -> State:
+        """The initial state; with derived predicates, every derived atom computed
+        (grounded on first use: the validator asks only for the atoms it reads)."""
+        if self._init is None:
+            if self.numeric:  # (numeric rules are evaluated by the numeric validator)
+                return self.base_init
+            self._init = self.axioms.close(self.base_init)
+        return self._init
 
     @property
     def goal(self) -> Condition:
@@ -282,7 +291,13 @@ class Task:
             items = f.parts
             fold = self._fold
             if fold is not None and len(items) > 1:  # static atoms first: they decide most
-                items = sorted(items, key=lambda p: not (isinstance(p, Atom) and p.pred in fold))
+                order = self._shared.static_first
+                key = id(f)
+                hit = order.get(key)
+                if hit is None or hit[0] is not f:
+                    hit = order[key] = (f, tuple(sorted(
+                        items, key=lambda p: not (isinstance(p, Atom) and p.pred in fold))))
+                items = hit[1]
             parts = (self._formula(p, sub, positive) for p in items)
             return C.conj(parts) if isinstance(f, And) == positive else C.disj(parts)
         if isinstance(f, Equals):
@@ -360,12 +375,14 @@ class Task:
     def condition_folded(self, f: Formula, sub: dict[str, str]) -> Condition:
         """:meth:`condition` with static atoms replaced by their initial values (the
         ground bodies of derived rules: far smaller, and the same in every state)."""
-        if self._fold is None:
-            fold: dict[str, set[int]] = {p: set() for p in self.static_predicates()}
+        fold = self.__dict__.get("_static_bits")
+        if fold is None:
+            fold = {p: set() for p in self.static_predicates()}
             for a in self.problem.init:
                 if a.pred in fold:
                     fold[a.pred].add(self.facts.bit(a))
-            self._fold = fold
+            self._static_bits = fold
+        self._fold = fold
         return self.condition(f, sub)
 
 
@@ -447,6 +464,9 @@ class _Shared:
         self.by_text: dict[str, Operator] = {}
         # and its memo of how a step's false preconditions are told, by the literals
         self.failures: dict[tuple, tuple[str, ...]] = {}
+        # a formula's parts with its static atoms first (derived rules' grounding),
+        # by the formula's id (the formula kept beside it: ids are reused)
+        self.static_first: dict[int, tuple[object, tuple]] = {}
 
     def axioms_for(self, task: Task):
         """The derived predicates' rules ground for ``task`` (see veriplan.pddl.derived)."""

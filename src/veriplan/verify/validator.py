@@ -174,12 +174,22 @@ def _validate_happenings(task: Task, steps: tuple[Step, ...], trace: bool,
                          ) -> ValidationResult:
     """:func:`_validate` for steps grouped into happenings (``spans``), with
     derived predicates brought up to date after each."""
-    close = task.axioms.close if task.axioms is not None else None
-    state = task.init
-    states: list[State] = [state]
+    ax = task.axioms
+    state = task.base_init if ax is not None else task.init  # (basic atoms only)
+    states: list[State] = [ax.close(state) if ax is not None and trace else state]
     cost = 0.0
     for start, stop in spans:
         ops: list[Operator] = []
+        view = state  # the state with the derived atoms the happening reads
+        if ax is not None:
+            need = 0
+            for i in range(start, stop):
+                op = task.checked_operator(steps[i].name, steps[i].args)
+                if op is None and check_step(task, steps[i], i + 1) is None:
+                    op = task.mark_checked(steps[i].name, steps[i].args)
+                if op is not None:
+                    need |= _derived_reads(ax, op)
+            view = ax.settle(state, need)
         for i in range(start, stop):
             step = steps[i]
             op = task.checked_operator(step.name, step.args)
@@ -188,8 +198,8 @@ def _validate_happenings(task: Task, steps: tuple[Step, ...], trace: bool,
                 if err is not None:
                     return _fail(task, steps, err, cost, states, trace)
                 op = task.mark_checked(step.name, step.args)
-            if not op.applicable(state):
-                err = precondition_error(task, step, i + 1, op, state)
+            if not op.applicable(view):
+                err = precondition_error(task, step, i + 1, op, view)
                 if stop - start > 1:
                     err = replace(err, detail=f"{err.detail} in the state before the "
                                   f"happening at time {time_text(times[start])}")
@@ -197,26 +207,32 @@ def _validate_happenings(task: Task, steps: tuple[Step, ...], trace: bool,
             ops.append(op)
         for a in range(len(ops)):
             for b in range(a + 1, len(ops)):
-                shared = happening.interference(ops[a], ops[b], state)
+                shared = happening.interference(ops[a], ops[b], view)
                 if shared:
                     err = _mutex_error(task, steps, start + a, start + b, shared,
                                        times[start])
                     return _fail(task, steps, err, cost, states, trace)
         add = delete = 0
         for op in ops:
-            fa, fd = happening.fired(op, state)
+            fa, fd = happening.fired(op, view)
             add |= fa
             delete |= fd
             cost += op.cost
-        state = (state & ~delete) | add
-        if close is not None:
-            state = close(state)
+        state = (state & ~delete) | add  # (no effect is a derived atom)
         if trace:
-            states.append(state)
-    unmet = () if task.goal.holds(state) else tuple(false_parts(task.goal, state, task.facts))
+            states.append(ax.close(state) if ax is not None else state)
+    goal = task.goal
+    if ax is not None:
+        state = ax.settle(state, ax.derived_mask(happening.condition_bits(goal)))
+    unmet = () if goal.holds(state) else tuple(false_parts(goal, state, task.facts))
     return ValidationResult(
         valid=not unmet, plan=steps, unmet_goals=unmet, cost=cost,
         steps_executed=len(steps), trace=_trace(task, states) if trace else None)
+
+
+def _derived_reads(ax, op: Operator) -> int:
+    """The derived atoms ``op`` reads (its precondition and effect conditions)."""
+    return ax.derived_mask(happening.reads(op))
 
 
 def _mutex_error(task: Task, steps: tuple[Step, ...], a: int, b: int, shared: int,
