@@ -195,18 +195,26 @@ class Holds:
     """Evaluation of lifted formulas in a numeric state of a task: ``bit`` finds
     an atom's bit (None: never true), ``objects_of`` lists the objects of a type."""
 
-    __slots__ = ("bit", "objects_of")
+    __slots__ = ("bit", "objects_of", "derived")
 
-    def __init__(self, bit, objects_of) -> None:
+    def __init__(self, bit, objects_of, derived=None) -> None:
         self.bit = bit
         self.objects_of = objects_of
+        # veriplan.pddl.derived.Axioms whose rules compare no numbers: a derived
+        # atom is settled when it is read (``bits`` then hold basic atoms only)
+        self.derived = derived
 
     def __call__(self, f: Formula, sub: Mapping[str, str], bits: int,
                  values: Mapping[FuncTerm, float]) -> bool:
         cls = f.__class__
         if cls is Atom:
             b = self.bit(Atom(f.pred, tuple([sub.get(a, a) for a in f.args])))
-            return b is not None and bool(bits >> b & 1)
+            if b is None:
+                return False
+            d = self.derived
+            if d is not None and f.pred in d.by_pred:
+                return bool(d.settle(bits, 1 << b) >> b & 1)
+            return bool(bits >> b & 1)
         if cls is And:
             return all(self(p, sub, bits, values) for p in f.parts)
         if cls is Compare:

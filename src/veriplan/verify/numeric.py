@@ -134,17 +134,17 @@ def validate_numeric(task: Task, steps: tuple[Step, ...], trace: bool,
                      ) -> ValidationResult:
     """The :class:`~veriplan.verify.validator.ValidationResult` of ``steps`` on a
     numeric ``task`` (``spans``: happenings of several steps, or None)."""
-    holds = N.Holds(task.facts.find, task.objects_of_type)
-    values: N.Values = {k: float(v) for k, v in task.problem.numeric_init.items()}
-    bits = task.init
     axioms = task.axioms
+    settled = axioms is not None and not axioms.numeric  # derived atoms read on demand
+    holds = N.Holds(task.facts.find, task.objects_of_type, axioms if settled else None)
+    values: N.Values = {k: float(v) for k, v in task.problem.numeric_init.items()}
+    bits = task.base_init
     states: list[tuple[int, N.Values]] = []
 
     def close(b: int) -> int:
-        if axioms is None:
+        if axioms is None or settled:
             return b
-        return (axioms.close_numeric(b, values, holds) if axioms.numeric
-                else axioms.close(b))
+        return axioms.close_numeric(b, values, holds)
 
     def fail(err: StepError) -> ValidationResult:
         return ValidationResult(
@@ -163,7 +163,7 @@ def validate_numeric(task: Task, steps: tuple[Step, ...], trace: bool,
         return fail(StepError(1, steps[0] if steps else Step("init"), StepErrorKind.UNDEFINED,
                               f"the derived predicates of the initial state: {u.reason}"))
     if trace:
-        states.append((bits, values))
+        states.append((axioms.close(bits) if settled else bits, values))
     spans = spans or [(i, i + 1) for i in range(len(steps))]
     for start, stop in spans:
         done: list[_Executed] = []
@@ -230,7 +230,7 @@ def validate_numeric(task: Task, steps: tuple[Step, ...], trace: bool,
             ex = done[-1]
             return fail(undefined(ex.index - 1, ex.step, u, "an effect has no value"))
         if trace:
-            states.append((bits, values))
+            states.append((axioms.close(bits) if settled else bits, values))
     goal = task.problem.goal
     try:
         reached = holds(goal, {}, bits, values)
@@ -277,16 +277,17 @@ def _trace(task: Task, states: list[tuple[int, N.Values]]) -> tuple[tuple[str, .
 def replay(task: Task, steps: Sequence[Step]) -> tuple[int, N.Values]:
     """The state (atoms' bitset and fluent values) after ``steps``, which must
     execute (as :func:`validate_numeric` found): one step a happening."""
-    holds = N.Holds(task.facts.find, task.objects_of_type)
-    values: N.Values = {k: float(v) for k, v in task.problem.numeric_init.items()}
     axioms = task.axioms
+    settled = axioms is not None and not axioms.numeric
+    holds = N.Holds(task.facts.find, task.objects_of_type, axioms if settled else None)
+    values: N.Values = {k: float(v) for k, v in task.problem.numeric_init.items()}
 
     def close(b: int) -> int:
-        if axioms is None:
+        if axioms is None or settled:
             return b
-        return axioms.close_numeric(b, values, holds) if axioms.numeric else axioms.close(b)
+        return axioms.close_numeric(b, values, holds)
 
-    bits = close(task.init)
+    bits = close(task.base_init)
     for step in steps:
         schema = task.schemas[step.name]
         sub = {p.name: a for p, a in zip(schema.params, step.args)}
