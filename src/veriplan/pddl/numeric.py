@@ -208,13 +208,13 @@ class Holds:
                  values: Mapping[FuncTerm, float]) -> bool:
         cls = f.__class__
         if cls is Atom:
-            b = self.bit(Atom(f.pred, tuple([sub.get(a, a) for a in f.args])))
-            if b is None:
-                return False
+            atom = Atom(f.pred, tuple([sub.get(a, a) for a in f.args]))
             d = self.derived
-            if d is not None and f.pred in d.by_pred:
+            if d is not None and f.pred in d.by_pred:  # (interned: it may hold unseen)
+                b = d.facts.bit(atom)
                 return bool(d.settle(bits, 1 << b) >> b & 1)
-            return bool(bits >> b & 1)
+            b = self.bit(atom)
+            return b is not None and bool(bits >> b & 1)
         if cls is And:
             return all(self(p, sub, bits, values) for p in f.parts)
         if cls is Compare:

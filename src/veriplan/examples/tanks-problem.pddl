@@ -1,0 +1,8 @@
+(define (problem three-towns)
+  (:domain tanks)
+  (:objects t - truck x y z - place)
+  (:init (at t x) (road x y) (road y z)
+         (= (fuel t) 4.5) (= (capacity t) 10) (= (used) 0)
+         (= (distance x y) 4) (= (distance y z) 6.25))
+  (:goal (and (at t z) (reachable t z)))
+  (:metric minimize (+ (used) (* 2 (fuel t)))))
