@@ -12,10 +12,11 @@ it: every value is computed first, then all updates are made
 from __future__ import annotations
 
 import math
+import operator as _op
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
-from veriplan.core.atom import Atom
+from veriplan.core.atom import Atom, Literal
 from veriplan.pddl.ast import (
     TOTAL_TIME,
     And,
@@ -260,3 +261,166 @@ def fire(holds: Holds, effs, sub: Mapping[str, str], bits: int,
         else:
             lits.append((Atom(e.atom.pred, tuple([sub.get(a, a) for a in e.atom.args])),
                          e.positive))
+
+
+# ----- ground steps, compiled --------------------------------------------------------------
+# The validator's fast path: a step's precondition and effects, with its arguments
+# put in, compiled once per (action, arguments) into closures over the state's bits
+# and values. A closure raises KeyError for a fluent without a value and
+# ZeroDivisionError for a division by zero; the caller then takes the general path
+# (:class:`Holds`, :func:`fire`), which says which fluent and where.
+
+
+_CMP = {CompareOp.LT: _op.lt, CompareOp.LE: _op.le, CompareOp.EQ: _op.eq,
+        CompareOp.GE: _op.ge, CompareOp.GT: _op.gt}
+
+
+def compile_expr(e: NumExpr, sub: Mapping[str, str]):
+    """``e`` under ``sub`` as a function of the values (None for ``(total-time)``,
+    which only a metric reads)."""
+    cls = e.__class__
+    if cls is int or cls is float:
+        c = float(e)  # type: ignore[arg-type]
+        return lambda v: c
+    if cls is FuncTerm:
+        if e == TOTAL_TIME:
+            return None
+        key = ground_term(e, sub)  # type: ignore[arg-type]
+        return lambda v: v[key]
+    parts = [compile_expr(a, sub) for a in e.args]  # type: ignore[union-attr]
+    if any(p is None for p in parts):
+        return None
+    op = e.op  # type: ignore[union-attr]
+    if op is ArithOp.NEG:
+        a = parts[0]
+        return lambda v: -a(v)
+    if len(parts) == 2:
+        a, b = parts
+        if op is ArithOp.ADD:
+            return lambda v: a(v) + b(v)
+        if op is ArithOp.SUB:
+            return lambda v: a(v) - b(v)
+        if op is ArithOp.MUL:
+            return lambda v: a(v) * b(v)
+        return lambda v: a(v) / b(v)
+    if op is ArithOp.ADD:
+        return lambda v: math.fsum(p(v) for p in parts)
+
+    def product(v):
+        out = parts[0](v)
+        for p in parts[1:]:
+            out *= p(v)
+        return out
+    return product
+
+
+class GroundStep:
+    """One step ``(name args)`` of a numeric task, compiled: the precondition's
+    top-level literals as masks (``pos``, ``neg``), its other parts as closures
+    (``tests``), and, when every effect is unconditional, the literal effects as
+    masks and the numeric updates as (op, fluent, value closure)."""
+
+    __slots__ = ("pos", "neg", "tests", "add", "delete", "updates", "simple", "derived")
+
+    def __init__(self, task, schema, args: tuple[str, ...]) -> None:
+        sub = {p.name: a for p, a in zip(schema.params, args)}
+        axioms = task.axioms
+        derived = axioms.by_pred if axioms is not None else {}
+        bit = task.facts.bit
+        self.pos = self.neg = self.derived = 0
+        self.tests: list = []
+        holds = Holds(task.facts.find, task.objects_of_type, axioms)
+        pre = schema.precondition
+        for p in (pre.parts if isinstance(pre, And) else (pre,)):
+            if isinstance(p, Atom) or (isinstance(p, Not) and isinstance(p.arg, Atom)):
+                a = p if isinstance(p, Atom) else p.arg
+                b = bit(Atom(a.pred, tuple([sub.get(x, x) for x in a.args])))
+                if a.pred in derived:
+                    self.derived |= 1 << b
+                if isinstance(p, Atom):
+                    self.pos |= 1 << b
+                else:
+                    self.neg |= 1 << b
+            elif isinstance(p, Compare):
+                left, right = compile_expr(p.left, sub), compile_expr(p.right, sub)
+                if left is None or right is None:
+                    raise ValueError("(total-time) in a precondition")
+                cmp = _CMP[p.op]
+                self.tests.append(lambda bits, v, c=cmp, a=left, b=right: c(a(v), b(v)))
+            else:
+                self.tests.append(lambda bits, v, f=p: holds(f, sub, bits, v))
+        self.add = self.delete = 0
+        self.updates: list = []
+        self.simple = True
+        for e in schema.effects:
+            if isinstance(e, Literal):
+                b = 1 << bit(Atom(e.atom.pred, tuple([sub.get(x, x) for x in e.atom.args])))
+                if e.positive:
+                    self.add |= b
+                else:
+                    self.delete |= b
+            elif isinstance(e, NumericEffect | Increase):
+                target = FuncTerm("total-cost") if isinstance(e, Increase) else ground_term(
+                    e.target, sub)
+                op = UpdateOp.INCREASE if isinstance(e, Increase) else e.op
+                fn = compile_expr(e.value, sub)
+                if fn is None:
+                    self.simple = False
+                self.updates.append((op, target, fn))
+            else:
+                self.simple = False
+
+
+def ground_step(task, name: str, args: tuple[str, ...]) -> GroundStep:
+    """The compiled step (kept on the task, per action and arguments)."""
+    memo = task.__dict__.setdefault("_ground_steps", {})
+    key = (name, args)
+    hit = memo.get(key)
+    if hit is None:
+        if len(memo) > 1 << 16:
+            memo.clear()
+        hit = memo[key] = GroundStep(task, task.schemas[name], args)
+    return hit
+
+
+def run_step(gs: GroundStep, bits: int, values: dict, axioms
+             ) -> tuple[int, dict] | None:
+    """The state after ``gs`` in (``bits``, ``values``), or None when the fast path
+    cannot say (a false precondition, a value missing, an effect with a condition):
+    the general path then judges the step and says why."""
+    view = bits
+    if gs.derived:
+        view = axioms.settle(bits, gs.derived)
+    pos = gs.pos
+    if view & pos != pos or view & gs.neg or not gs.simple:
+        return None
+    try:
+        for t in gs.tests:
+            if not t(view, values):
+                return None
+        amounts = [(op, target, fn(values)) for op, target, fn in gs.updates]
+    except (KeyError, ZeroDivisionError, ArithmeticError):
+        return None
+    if amounts:
+        values = dict(values)
+        for op, target, x in amounts:
+            if op is UpdateOp.ASSIGN:
+                new = x
+            else:
+                old = values.get(target)
+                if old is None:
+                    return None
+                if op is UpdateOp.INCREASE:
+                    new = old + x
+                elif op is UpdateOp.DECREASE:
+                    new = old - x
+                elif op is UpdateOp.SCALE_UP:
+                    new = old * x
+                else:
+                    if x == 0:
+                        return None
+                    new = old / x
+            if new - new != 0:  # inf or nan
+                return None
+            values[target] = new
+    return (bits & ~gs.delete) | gs.add, values

@@ -88,6 +88,8 @@ class Task:
         self._init: State | None = self.base_init if self.axioms is None else None
         self._goal_c: Condition | None = None if self.numeric else self._goal(problem.goal)
         self._ops: dict[tuple[str, tuple[str, ...]], Operator] = {}
+        # the steps of a numeric task found well-formed (veriplan.verify.numeric)
+        self._numeric_ok: set[tuple[str, tuple[str, ...]]] = set()
         self._checked: dict[tuple[str, tuple[str, ...]], Operator] = {}
 
     @property
