@@ -22,6 +22,8 @@ FORBIDDEN = {
     "core": {"bench", "cli", "methods", "domains", "envs", "pddl", "verify", "planio", "llm"},
     "domains": {"bench", "cli"},
     "envs": {"bench", "cli", "methods"},
+    # backends only: a method's controlled stand-in plugs in by name (veriplan.llm.controlled)
+    "llm": {"bench", "cli", "mcp", "inspect", "methods", "domains", "envs"},
     "methods": {"bench", "cli"},
     "verify": {"bench", "cli", "methods"},
     "pddl": {"bench", "cli", "methods", "verify"},

@@ -12,6 +12,12 @@ Built-in and registered names win over entry points of the same name. The
 entry points are read when a name outside the built-ins is asked for and when
 the names are listed, never for a built-in name, so getting a built-in costs no
 scan of the installed packages (a sandbox child looks up one domain).
+
+:data:`PLUGINS` holds the package's own plug-ins that a lower layer must find
+without importing the package that provides them (a method's controlled
+stand-in model is a backend of the LLM layer, which imports no method): group
+-> name -> ``"module:attr"``, declared as an installed package declares its
+entry points, and found before them (no scan).
 """
 
 from __future__ import annotations
@@ -28,6 +34,19 @@ if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
 
 T = TypeVar("T")
+
+# The package's own entry points: group -> name -> "module:attr" (imported on first use).
+PLUGINS: dict[str, dict[str, str]] = {
+    # each method's controlled stand-in model (veriplan.llm.controlled's seam)
+    "veriplan.backends": {
+        # SQ-BCP and its baselines on hidden-precondition tasks
+        "controlled": "veriplan.methods.sqbcp.controlled:ControlledBackend",
+        # AEC and its baselines on the household games and ScienceWorld
+        "controlled-aec": "veriplan.methods.aec.controlled:ControlledAECBackend",
+        # the closed loop, DRIP, direct generation and back-prompting (one shared model)
+        "controlled-plan": "veriplan.methods.controlled_plan:ControlledPlanBackend",
+    },
+}
 
 
 def entry_points(*, group: str) -> list[EntryPoint]:
@@ -87,9 +106,15 @@ class Registry(Generic[T]):
             out.setdefault(ep.name, ep)
         return out
 
+    def _own(self) -> dict[str, str]:
+        """The package's own plug-ins of this registry's group (:data:`PLUGINS`)."""
+        return PLUGINS.get(self.group, {}) if self.group else {}
+
     def _table(self) -> dict[str, Any]:
         with self._lock:
             table = dict(self._entries)
+        for name, path in self._own().items():
+            table.setdefault(name, path)
         for name, ep in self._plugins().items():
             table.setdefault(name, ep)
         return table
@@ -99,6 +124,9 @@ class Registry(Generic[T]):
         with self._lock:
             if name in self._entries:
                 return self._entries[name]
+        own = self._own()
+        if name in own:
+            return own[name]
         return self._plugins()[name]
 
     def entries(self) -> dict[str, Any]:
@@ -167,4 +195,4 @@ class Registry(Generic[T]):
         return value
 
 
-__all__ = ["Registry", "resolve"]
+__all__ = ["PLUGINS", "Registry", "resolve"]

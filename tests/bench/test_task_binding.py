@@ -17,10 +17,10 @@ from veriplan.bench.execute import execute
 from veriplan.bench.units import Unit, canonical
 from veriplan.errors import BackendError
 from veriplan.llm import LLM
-from veriplan.llm.backends.controlled import AmbiguousTaskError, ControlledBackend
 from veriplan.llm.binding import TaskBinding, TaskRef
 from veriplan.llm.types import LLMRequest, LLMResponse, Message
 from veriplan.methods import get_method
+from veriplan.methods.sqbcp.controlled import AmbiguousTaskError, ControlledBackend
 
 P0 = "sqbcp:p_hidden=0.0,acc=0.5,seed=0"
 PINNED = {("sqbcp_howto", "howto-h007-v0"), ("sqbcp_howto", "howto-h007-v1"),

@@ -14,7 +14,13 @@ import pytest
 from veriplan.domains.blocksworld import SPACES
 from veriplan.errors import BackendError, ConfigError
 from veriplan.llm import LLM
-from veriplan.llm.backends.controlled_plan import (
+from veriplan.llm.types import LLMRequest, Message
+from veriplan.methods import direct
+from veriplan.methods.closed_loop import method as closed_loop
+from veriplan.methods.closed_loop import sc as SC
+from veriplan.methods.closed_loop.config import Config as LoopConfig
+from veriplan.methods.closed_loop.rc import BINARY
+from veriplan.methods.controlled_plan import (
     ControlledPlanBackend,
     ErrorKind,
     Settings,
@@ -23,12 +29,6 @@ from veriplan.llm.backends.controlled_plan import (
     read_steps,
     reference_plan,
 )
-from veriplan.llm.types import LLMRequest, Message
-from veriplan.methods import direct
-from veriplan.methods.closed_loop import method as closed_loop
-from veriplan.methods.closed_loop import sc as SC
-from veriplan.methods.closed_loop.config import Config as LoopConfig
-from veriplan.methods.closed_loop.rc import BINARY
 from veriplan.methods.drip import method as drip
 from veriplan.methods.drip.config import Config as DripConfig
 from veriplan.pddl.parser import parse_domain, parse_problem

@@ -51,7 +51,7 @@ from veriplan.bench.stats import bootstrap_mean_interval, wilson_interval
 def setting(model: str) -> dict[str, float | str]:
     """A controlled-aec model string's settings (p, g, acc, conf, seed), with
     the backend's defaults for those it does not name."""
-    from veriplan.llm.backends.controlled_aec_model import Settings
+    from veriplan.methods.aec.controlled_model import Settings
 
     s = Settings.parse(model.removeprefix("controlled-aec:"))
     return {"p": s.p, "g": s.g, "acc": s.acc, "conf": s.conf, "seed": s.seed}

@@ -1,5 +1,7 @@
 """Backends by name: ``name -> "module:Class"``, imported only when used, and
-extensible by the ``veriplan.backends`` entry-point group."""
+extensible by the ``veriplan.backends`` entry-point group (the package's own
+plug-ins there, :data:`veriplan.registry.PLUGINS`, are the methods' controlled
+stand-in models: :mod:`veriplan.llm.controlled`)."""
 
 from __future__ import annotations
 
@@ -19,10 +21,9 @@ BACKENDS: Registry[type] = Registry("backend", {
     "anthropic": "veriplan.llm.backends.anthropic_backend:AnthropicBackend",
     "replay": "veriplan.llm.backends.replay:ReplayBackend",
     "scripted": "veriplan.llm.backends.scripted:ScriptedBackend",
-    "controlled": "veriplan.llm.backends.controlled:ControlledBackend",
-    "controlled-aec": "veriplan.llm.backends.controlled_aec:ControlledAECBackend",
-    "controlled-plan": "veriplan.llm.backends.controlled_plan:ControlledPlanBackend",
 }, group="veriplan.backends", error=UnknownBackendError)
+# The controlled test models (controlled, controlled-aec, controlled-plan) live with their
+# methods and plug in through the group: veriplan.registry.PLUGINS, veriplan.llm.controlled.
 DEFAULT_BACKEND = "llamacpp"
 
 

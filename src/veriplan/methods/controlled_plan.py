@@ -97,7 +97,7 @@ from veriplan.core.atom import Atom
 from veriplan.core.facts import State
 from veriplan.core.plan import Step
 from veriplan.errors import BackendError, ConfigError, VeriplanError
-from veriplan.llm.backends.controlled import ScriptedTruthBackend
+from veriplan.llm.controlled import ControlledModel
 from veriplan.llm.types import LLMRequest
 from veriplan.pddl.task import Task
 
@@ -455,7 +455,7 @@ _TASKS: OrderedDict[str, PlanTask] = OrderedDict()
 _LOCK = threading.Lock()
 
 
-class ControlledPlanBackend(ScriptedTruthBackend):
+class ControlledPlanBackend(ControlledModel):
     """``--backend controlled-plan --model plan:p=P,seed=S[,kinds=...]``."""
 
     name = "controlled-plan"

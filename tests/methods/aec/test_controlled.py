@@ -13,7 +13,8 @@ import pytest
 from veriplan.envs.household.generator import Game
 from veriplan.errors import ConfigError
 from veriplan.llm import LLM
-from veriplan.llm.backends.controlled_aec import (
+from veriplan.llm.types import LLMRequest, Message
+from veriplan.methods.aec.controlled import (
     ControlledAECBackend,
     GameTruth,
     Model,
@@ -21,8 +22,7 @@ from veriplan.llm.backends.controlled_aec import (
     locate,
     read_question,
 )
-from veriplan.llm.backends.controlled_aec_model import Settings
-from veriplan.llm.types import LLMRequest, Message
+from veriplan.methods.aec.controlled_model import Settings
 from veriplan.methods.aec.envmodels import household_describe
 from veriplan.methods.aec.predictor import EnsemblePredictor
 from veriplan.methods.aec.repair import RuleBook

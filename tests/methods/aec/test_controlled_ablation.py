@@ -16,8 +16,8 @@ from tests.methods.aec import kitchen
 from tests.methods.aec.helpers import task
 from veriplan.envs.household.generator import Game
 from veriplan.llm import LLM
-from veriplan.llm.backends.controlled_aec import ControlledAECBackend
 from veriplan.methods.aec.config import Config
+from veriplan.methods.aec.controlled import ControlledAECBackend
 from veriplan.methods.aec.method import solve
 
 

@@ -12,10 +12,10 @@ import pytest
 from veriplan.envs.household.generator import Game
 from veriplan.errors import BackendError
 from veriplan.llm import LLM
-from veriplan.llm.backends.controlled_aec import ControlledAECBackend
-from veriplan.llm.backends.controlled_aec_scienceworld import Worlds
 from veriplan.llm.binding import TaskRef
 from veriplan.llm.types import LLMRequest, Message
+from veriplan.methods.aec.controlled import ControlledAECBackend
+from veriplan.methods.aec.controlled_scienceworld import Worlds
 
 RECEPTACLES = ["cabinet_1", "cabinet_2", "fridge_1", "microwave_1", "diningtable_1"]
 

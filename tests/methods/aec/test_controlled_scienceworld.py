@@ -16,10 +16,10 @@ import threading
 import pytest
 
 from veriplan.errors import BackendError, ConfigError
-from veriplan.llm.backends import controlled_aec_scienceworld as sw
-from veriplan.llm.backends.controlled_aec import ControlledAECBackend
-from veriplan.llm.backends.controlled_aec_model import Settings
 from veriplan.llm.types import LLMRequest, Message
+from veriplan.methods.aec import controlled_scienceworld as sw
+from veriplan.methods.aec.controlled import ControlledAECBackend
+from veriplan.methods.aec.controlled_model import Settings
 from veriplan.methods.aec.envmodels import scienceworld_describe
 
 GOLD = ["open door to hallway", "go to hallway", "open door to kitchen", "go to kitchen",

@@ -64,8 +64,8 @@ def test_the_sweep_file_names_registered_methods_and_valid_settings():
     import tomllib
     from pathlib import Path
 
-    from veriplan.llm.backends.controlled_aec_model import Settings
     from veriplan.methods import get_method
+    from veriplan.methods.aec.controlled_model import Settings
 
     sweep = tomllib.loads((Path(__file__).parents[3] / "benchmarks" / "sweeps"
                            / "aec_controlled.toml").read_text())

@@ -102,8 +102,8 @@ def test_the_curve_and_the_refinement_table_in_the_controlled_section(tmp_path):
 
 def test_the_iteration_sweep_file_runs_overconfident_predictors_and_three_passes():
     from veriplan.bench.units import load_matrix
-    from veriplan.llm.backends.controlled_aec_model import Settings
     from veriplan.methods import get_method
+    from veriplan.methods.aec.controlled_model import Settings
 
     plan = load_matrix(SWEEP)
     assert plan.datasets == ["scienceworld_unseen_short"]

@@ -11,9 +11,9 @@ import pytest
 from tests.methods.sqbcp.test_sqbcp import task
 from veriplan.bench.datasets import load_dataset
 from veriplan.llm import LLM, ScriptedBackend
-from veriplan.llm.backends.controlled import ControlledBackend
 from veriplan.llm.binding import TaskRef
 from veriplan.methods.baselines.hidden import Config, react, self_ask
+from veriplan.methods.sqbcp.controlled import ControlledBackend
 
 P0 = "sqbcp:p_hidden=0.0,acc=0.5,seed=0"  # the study's p = 0 model
 MIX, FRY = "Mix flour and eggs into a batter", "Fry the batter in margarine"

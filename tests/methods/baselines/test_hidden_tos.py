@@ -14,7 +14,6 @@ import pytest
 
 from veriplan.bench.datasets import load_dataset
 from veriplan.llm import LLM
-from veriplan.llm.backends.controlled import ControlledBackend
 from veriplan.llm.backends.scripted import ScriptedBackend
 from veriplan.llm.types import LLMRequest, Message
 from veriplan.methods import get_method
@@ -27,6 +26,7 @@ from veriplan.methods.baselines.hidden_tos import (
     tos,
 )
 from veriplan.methods.failures import HiddenTaskFailure
+from veriplan.methods.sqbcp.controlled import ControlledBackend
 
 
 @pytest.fixture(scope="module")

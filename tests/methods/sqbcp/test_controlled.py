@@ -12,9 +12,9 @@ import pytest
 from veriplan.bench.datasets import load_dataset
 from veriplan.errors import ConfigError
 from veriplan.llm import LLM
-from veriplan.llm.backends.controlled import ControlledBackend, Planner, Settings
 from veriplan.llm.registry import create_backend, model_name
 from veriplan.llm.types import LLMRequest, Message
+from veriplan.methods.sqbcp.controlled import ControlledBackend, Planner, Settings
 
 
 @pytest.fixture(scope="module")

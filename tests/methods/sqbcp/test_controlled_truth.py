@@ -13,11 +13,11 @@ import pytest
 from veriplan.bench.datasets import load_dataset
 from veriplan.errors import BackendError
 from veriplan.llm import LLM
-from veriplan.llm.backends import controlled
-from veriplan.llm.backends.controlled import ControlledBackend
 from veriplan.llm.types import LLMRequest
 from veriplan.methods.baselines import hidden as baselines
+from veriplan.methods.sqbcp import controlled
 from veriplan.methods.sqbcp.config import Config
+from veriplan.methods.sqbcp.controlled import ControlledBackend
 from veriplan.methods.sqbcp.method import solve
 
 # the forms ControlledBackend.answer replies to without the task's truth

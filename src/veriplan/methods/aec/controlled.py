@@ -5,7 +5,7 @@ can run.
 ``--backend controlled-aec --model aec:p=0.2,g=0.2,acc=0.8,conf=calibrated,seed=0``
 answers AEC's planning, prediction, Direct and ReAct prompts (a prompt about a
 ScienceWorld task an engine of this process loaded is answered by the model of
-:mod:`controlled_aec_scienceworld`, with the same settings):
+:mod:`.controlled_scienceworld`, with the same settings):
 
 - **planner** (AEC, its ablations, WKM, Query-Only, the WALL-E stand-in: up to
   K plans per round; Direct: one plan; ReAct: one command per turn): each
@@ -60,7 +60,7 @@ prompt, ties broken by the receptacle names the prompt mentions (a planning
 prompt lists the room's commands), else the game last picked for that
 sentence (a prediction prompt names few objects; run one worker per backend).
 A ScienceWorld prompt goes to the world its engine loaded
-(:mod:`controlled_aec_scienceworld`'s channel), bound or not. The truth
+(:mod:`.controlled_scienceworld`'s channel), bound or not. The truth
 a prediction is drawn against is the game's initial state: a predicate the
 agent's own actions changed since is not re-read. Nothing else reaches the
 method under test: its answers are the plans and votes a model with these
@@ -79,11 +79,11 @@ from contextlib import AbstractContextManager
 from typing import Any
 
 from veriplan.errors import BackendError
-from veriplan.llm.backends import controlled_aec_scienceworld as sw
-from veriplan.llm.backends.controlled import ScriptedTruthBackend
-from veriplan.llm.backends.controlled_aec_model import Settings, dispatch, draw, vote_text
 from veriplan.llm.binding import TaskBinding, TaskRef
+from veriplan.llm.controlled import ControlledModel
 from veriplan.llm.types import LLMRequest
+from veriplan.methods.aec import controlled_scienceworld as sw
+from veriplan.methods.aec.controlled_model import Settings, dispatch, draw, vote_text
 
 
 def _name(pddl: str) -> str:
@@ -409,7 +409,7 @@ def locate(plan: list[str], done: list[str]) -> int | None:
     return None
 
 
-class ControlledAECBackend(ScriptedTruthBackend):
+class ControlledAECBackend(ControlledModel):
     """``--backend controlled-aec --model aec:p=P,acc=A,conf=C,seed=S``.
 
     :class:`~veriplan.llm.binding.TaskBound`: the benchmark harness binds each
@@ -439,7 +439,7 @@ class ControlledAECBackend(ScriptedTruthBackend):
 
     def answer(self, prompt: str, request: LLMRequest) -> str:
         world = self.worlds.find(prompt)
-        if world is not None:  # a ScienceWorld task (controlled_aec_scienceworld)
+        if world is not None:  # a ScienceWorld task (controlled_scienceworld)
             return sw.answer(world, self.settings, prompt, request)
         ref = self._task.current
         game = self.truth.bound(ref, prompt) if ref is not None else self.truth.find(prompt)

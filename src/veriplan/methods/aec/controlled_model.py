@@ -1,5 +1,5 @@
 """What the controlled AEC models of both families (the household games',
-:mod:`controlled_aec`, and ScienceWorld's, :mod:`controlled_aec_scienceworld`)
+:mod:`.controlled`, and ScienceWorld's, :mod:`.controlled_scienceworld`)
 share: their settings (``aec:p=P,g=G,acc=A,conf=C,seed=S``), the seeded draws
 that make the same model err on the same plans and predicates whichever
 method calls it, an ensemble member's vote, and how one request is answered

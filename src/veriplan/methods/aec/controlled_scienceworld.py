@@ -1,8 +1,8 @@
 """The controlled AEC model on ScienceWorld: the planner, predictor and truth
 channel that ``--backend controlled-aec`` uses when its prompt is about a
-ScienceWorld task (the household part is :mod:`controlled_aec`; the settings
+ScienceWorld task (the household part is :mod:`.controlled`; the settings
 ``aec:p=P,g=G,acc=A,conf=calibrated|over,seed=S``, the draws and the votes are
-the same, :mod:`controlled_aec_model`).
+the same, :mod:`.controlled_model`).
 
 The truth channel (:class:`Worlds`). A ScienceWorld variation's world is not
 fixed by its id: the engine draws part of it (which animal is outside, and
@@ -93,8 +93,8 @@ from dataclasses import dataclass, field
 from veriplan.envs.actions import ScienceWorldActions
 from veriplan.envs.base import Fact
 from veriplan.errors import BackendError
-from veriplan.llm.backends.controlled_aec_model import Settings, dispatch, draw, vote_text
 from veriplan.llm.types import LLMRequest
+from veriplan.methods.aec.controlled_model import Settings, dispatch, draw, vote_text
 
 _ACTIONS = ScienceWorldActions()
 _ROOM = re.compile(r"This (?:room|outside location) is called the ([\w ]+?)\.")

@@ -80,18 +80,22 @@ answer names a hidden fact's truth, an id, or the oracle's wording.
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 import threading
-import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from veriplan.errors import BackendError, ConfigError
+from veriplan.core.problems import Dataset
+from veriplan.errors import BackendError, ConfigError, DataError
 from veriplan.llm.binding import TaskBinding, TaskRef
-from veriplan.llm.types import LLMRequest, LLMResponse
+from veriplan.llm.controlled import ControlledModel
+from veriplan.llm.types import LLMRequest
 
 if TYPE_CHECKING:
     from veriplan.domains.hidden.task import HiddenTask
@@ -137,6 +141,35 @@ def draw(settings: Settings, *parts: object) -> float:
     return random.Random(":".join(map(str, (settings.seed, *parts)))).random()
 
 
+@lru_cache(maxsize=8)
+def _hidden(name: str, root: str) -> Dataset:
+    from veriplan.domains.hidden import datasets as hidden
+
+    factory: Callable[[Path], Dataset] = getattr(hidden, name)
+    return factory(Path(root))
+
+
+def load_hidden(name: str, data_dir: str | None = None) -> Dataset:
+    """One of the hidden-precondition families (:data:`DATASETS`), read as the
+    benchmark harness reads it: hidden-fact PDDL from the data directory
+    (``data_dir``, else ``VERIPLAN_DATA``), recipes and how-to projects from
+    the package's own files (cached per family and directory)."""
+    if name not in DATASETS:
+        raise BackendError(f"controlled backend: dataset {name!r} is not a hidden-precondition "
+                           f"family (the controlled sqbcp model plans only on "
+                           f"{', '.join(DATASETS)})")
+    if not name.endswith("pddl_hidden"):
+        return _hidden(name, "")
+    root = data_dir or os.environ.get("VERIPLAN_DATA")
+    if not root:
+        raise DataError("no data directory: pass --data-dir or set VERIPLAN_DATA "
+                        "(the folder holding planbench/ and autotos/)")
+    path = Path(root).expanduser()
+    if not path.is_dir():
+        raise DataError(f"data directory {path} does not exist")
+    return _hidden(name, str(path))
+
+
 class AmbiguousTaskError(BackendError):
     """The prompt fits several hidden tasks whose truths differ (same goal
     line, nothing stated that only one of them explains): the controlled model
@@ -167,9 +200,7 @@ class Truth:
             self._by_goal.setdefault(t.goal.strip(), []).append(t)
 
     def _load(self, name: str) -> None:
-        from veriplan.bench.datasets import load_dataset
-
-        ds = load_dataset(name, self._data_dir)
+        ds = load_hidden(name, self._data_dir)
         self._index(i.problem() for i in list(ds.instances)[:self._limit])
 
     def bound(self, ref: TaskRef, prompt: str) -> HiddenTask:
@@ -194,9 +225,11 @@ class Truth:
                 raise BackendError(f"controlled backend: bound to {ref}, which is not "
                                    "among the tasks it was given (tasks=)")
             return found[0]
-        from veriplan.bench.datasets import load_dataset
-
-        ds = load_dataset(ref.dataset, self._data_dir)
+        if ref.dataset not in DATASETS:
+            raise BackendError(f"controlled backend: bound to {ref}, which is not a "
+                               "hidden-precondition task (the controlled sqbcp model plans "
+                               f"only on {', '.join(DATASETS)})")
+        ds = load_hidden(ref.dataset, self._data_dir)
         inst = next((i for i in ds.instances if i.id == ref.instance), None)
         if inst is None:
             raise BackendError(f"controlled backend: bound to {ref}, but dataset "
@@ -770,34 +803,7 @@ def _planned(prompt: str) -> list[str]:
     return m.group(1).splitlines() if m else []
 
 
-class ScriptedTruthBackend:
-    """What every controlled backend shares: it keeps the requests it was sent
-    and answers each from :meth:`answer` (the subclass's model of the task),
-    counting words as tokens. ``default_model`` names the family."""
-
-    name = "controlled"
-    family = "sqbcp"
-    default_model: str
-    requests: list[LLMRequest]
-
-    @classmethod
-    def model_name_for(cls, options: Mapping[str, object]) -> str:
-        return str(options.get("model") or cls.family)
-
-    def complete(self, request: LLMRequest) -> LLMResponse:
-        start = time.perf_counter()
-        self.requests.append(request)
-        prompt = request.messages[-1].content
-        text = self.answer(prompt, request)
-        words = sum(len(m.content.split()) for m in request.messages)
-        return LLMResponse(text, "stop", words, len(text.split()), time.perf_counter() - start,
-                           self.name, request.model or self.default_model)
-
-    def answer(self, prompt: str, request: LLMRequest) -> str:
-        raise NotImplementedError
-
-
-class ControlledBackend(ScriptedTruthBackend):
+class ControlledBackend(ControlledModel):
     """``--backend controlled --model sqbcp:p_hidden=P,acc=A,seed=S``.
 
     :class:`~veriplan.llm.binding.TaskBound`: the benchmark harness binds each
