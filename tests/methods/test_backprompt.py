@@ -55,3 +55,22 @@ def test_events_are_emitted_in_order():
     events = []
     solve(TASK, LLM(ScriptedBackend([GOOD])), observer=lambda e: events.append(e.kind))
     assert events == ["prompt", "response", "verdict"]
+
+
+def test_backprompting_on_a_numeric_benchmark(data_dir):
+    """IPC 2002 zenotravel (numeric), instance 2: the verifier's feedback names the
+    fuel comparison and its values; the second answer (ENHSP's plan) is verified."""
+    from pathlib import Path
+
+    from veriplan.llm import LLM, ScriptedBackend
+    from veriplan.methods.backprompt import solve
+    from veriplan.pddl.task import load_task
+
+    variant = data_dir / "ipc-dev" / "ipc-2002" / "zenotravel-numeric-automatic"
+    task = load_task(variant / "domain.pddl", variant / "instances" / "instance-2.pddl")
+    plans = Path(__file__).resolve().parents[1] / "data" / "ipc_plans" / "ipc-2002"
+    good = (plans / "zenotravel-numeric-automatic" / "instance-2.plan").read_text()
+    bad = "\n".join(line for line in good.splitlines() if "refuel" not in line)
+    result = solve(task, LLM(ScriptedBackend([bad, good])))
+    assert result.verified and result.attempts == 2
+    assert "(fuel plane1) = 1773" in result.transcript[0].verdict
