@@ -105,6 +105,8 @@ def test_search_on_a_numeric_task_is_a_clear_error():
     (("(>= (k ?x) 0)", "(>= (done ?x) 0)"), "done is a predicate, not a function"),
     (("(>= (k ?x) 0)", "(>= (speed ?x) 0)"), "unknown function speed"),
     (("(>= (k ?x) 0)", "(>= ?x 0)"), "variable ?x is an object, not a number"),
+    (("(>= (k ?x) 0)", "(= (k ?x) a)"), "expected a number or a numeric expression, found 'a'"),
+    (("(>= (k ?x) 0)", "(>= (k ?x) (- 1 2 3))"), "'-' takes two expressions, 3 given"),
     (("(increase (c) 1)", "(increase (c) 1e999)"), "finite number"),
     (("(increase (c) 1)", "(increase (done ?x) 1)"), "done is a predicate"),
     (("(increase (c) 1)", "(k ?x)"), "k is a function, not a predicate"),
