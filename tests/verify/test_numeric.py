@@ -169,3 +169,26 @@ def test_derived_predicates_are_no_effects_and_say_why_they_are_false():
     from veriplan.search.bfs import bfs
 
     assert bfs(t).solved  # search closes derived atoms after every step
+
+
+def test_the_mcp_tools_on_a_numeric_task():
+    from pathlib import Path
+
+    from veriplan.mcp import tools as T
+    from veriplan.mcp.config import Roots, ServerConfig, ToolInputError
+
+    examples = Path(__file__).resolve().parents[2] / "src" / "veriplan" / "examples"
+    cfg = ServerConfig(roots=Roots.of([examples]))
+    kw = {"domain_path": "tanks-domain.pddl", "problem_path": "tanks-problem.pddl"}
+    doc = T.validate_plan(cfg, T.Deadline(30), plan="(drive t x y)\n(drive t y z)", **kw)
+    assert not doc.valid and doc.failed_step is not None and doc.failed_step.index == 2
+    assert "(fuel t) = 0.5" in doc.findings[0].detail and doc.metric is None
+    doc = T.validate_plan(cfg, T.Deadline(30), plan_path="tanks-plan.txt", **kw)
+    assert doc.valid and doc.metric == 17.75
+    sim = T.simulate(cfg, T.Deadline(30), plan_path="tanks-plan.txt", **kw)
+    assert "(= (fuel t) 3.75)" in sim.states[-1].atoms and "(reachable t z)" in sim.states[-1].atoms
+    batch = T.validate_batch(cfg, T.Deadline(30), [{"plan_path": "tanks-plan.txt"}], **kw)
+    assert batch.records[0].metric == 17.75
+    with pytest.raises(ToolInputError, match="numeric fluents"):
+        T.applicable_actions(cfg, T.Deadline(30), **kw)
+    assert T.check_task(cfg, T.Deadline(30), **kw).supported
