@@ -386,6 +386,17 @@ KNOWN_VAL_ERRORS = {
         "VAL dies (SIGSEGV, no report) on a step with fewer arguments than its action "
         "has parameters, such as (stack b), and in some typed domains (Sokoban, the "
         "household games) on one with more; veriplan fails that step (wrong arity)."),
+    "strict-comparison": (
+        "VAL reads a strict numeric comparison as the non-strict one: (> (a) (b)) holds "
+        "to it when a = b, and so does (< (a) (b)). PDDL 2.1's < and > are strict; "
+        "veriplan fails the step, with the values that made the comparison false."),
+    "undefined-increase": (
+        "VAL increases or decreases a fluent the problem never gives a value as if it "
+        "were 0. The update of a fluent without a value has no value (PDDL 2.1); "
+        "veriplan fails the step, naming the fluent."),
+    "division-by-zero": (
+        "VAL divides by zero to inf and goes on (a plan can be valid to it with the "
+        "value inf). A division by zero has no value; veriplan fails the step."),
 }
 """Disagreements settled as VAL's error: id -> why VAL is wrong (see
 :func:`known_val_error`; the shrunk cases are in tests/verify/val_cases/)."""
@@ -406,6 +417,14 @@ def known_val_error(ours: ValidationResult, val: ValVerdict) -> str | None:
     if val.outcome is ValOutcome.CRASH and any(
             e.kind is StepErrorKind.WRONG_ARITY for e in ours.step_errors):
         return "wrong-arity-crash"
+    if executed and ours.error is StepErrorKind.PRECONDITION and any(
+            u.pddl().startswith(("(> ", "(< ")) for u in ours.unsatisfied):
+        return "strict-comparison"  # (a false strict comparison VAL took as true)
+    if executed and ours.error is StepErrorKind.UNDEFINED:
+        if "division by zero" in ours.detail or "divides by zero" in ours.detail:
+            return "division-by-zero"
+        if "no value to increase" in ours.detail or "no value to decrease" in ours.detail:
+            return "undefined-increase"
     return None
 
 
