@@ -9,7 +9,7 @@ import os
 import pytest
 
 from veriplan.pddl.task import clear_domain_cache
-from veriplan.verify import batch
+from veriplan.verify import batch, task_cache
 from veriplan.verify.val import ValTool, ValUnavailable, find_val
 
 
@@ -38,11 +38,11 @@ def parsed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The problem files a batch parses, in order (the batch's problem parser is
     counted)."""
     calls: list[str] = []
-    real = batch.parse_problem
+    real = task_cache.parse_problem
 
     def counting(text, domain, *, file, strict):
         calls.append(file)
         return real(text, domain, file=file, strict=strict)
 
-    monkeypatch.setattr(batch, "parse_problem", counting)
+    monkeypatch.setattr(task_cache, "parse_problem", counting)
     return calls

@@ -1,0 +1,169 @@
+"""The one-pass judge of clean plans: :func:`quick_record` reads and judges a plan
+text whose every line is blank or one ``(action arg ...)`` in one pass, without
+building the steps, the parsed plan or the result, and writes its record directly;
+the same record as :func:`~veriplan.verify.validator.validate_plan` gives through
+:func:`~veriplan.verify.records.judged_record`. Any other plan, and any task with
+numbers or derived predicates, it leaves to the general path (it says None)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from veriplan.core.plan import Step
+from veriplan.errors import PDDLSemanticError
+from veriplan.pddl.names import CLEAN_LINE
+from veriplan.verify.consistency import check_step, plainly_well_formed
+from veriplan.verify.records import encode_str, id_json, json_value, judged_record, record_text
+from veriplan.verify.validator import false_parts, plan_metric, precondition_error
+
+if TYPE_CHECKING:
+    from typing import Any
+
+    from veriplan.pddl.task import Task
+
+# The plan readers (veriplan.planio) are imported by the first plan that needs them:
+# a batch of clean plans does without them (and their start-up).
+
+#: The longest plan text the one-pass judge takes (a longer one takes the general
+#: path, whose reader is lean on memory for long texts).
+QUICK_MAX = 1 << 16
+
+_BY_TEXT = 4096  # the most step texts a task's memo keeps (then it starts afresh)
+_BY_TEXT_SHARED = 1 << 16  # and a domain's
+
+
+def quick_record(task: Task, line: int, ident: Any, plan_text: str
+                 ) -> tuple[bool, str] | None:
+    """The verdict and record (JSON text, input line ``line``, id ``ident``) of
+    ``plan_text`` on ``task`` when the plan is clean PDDL (every line blank or one
+    ``(action arg ...)``) and the task has no numbers and no derived predicates;
+    None otherwise (the general path judges it: the same record). The caller keeps
+    plans over :data:`QUICK_MAX` characters from it."""
+    if task.numeric or task.axioms is not None:
+        return None  # numbers, derived predicates: the general path's
+    # (str.islower tests every character's case through Unicode's tables: for an
+    # ASCII text, lower-casing it outright costs less and gives the same text)
+    low = (plan_text.lower() if plan_text.isascii() or not plan_text.islower()
+           else plan_text)
+    if "plan" in low:
+        from veriplan.planio.pddl_plan import clean_text
+
+        if clean_text(plan_text) is None:
+            return None  # a plan marker, or "__" (see clean_text)
+    lines = low.split("\n")
+    if lines[-1][-1:] == "\r":
+        return None  # not clean: a "\r" ends no line
+    memo = task._by_text  # this task's steps
+    if memo is None or len(memo) > _BY_TEXT:
+        memo = task._by_text = {}
+    # The STRIPS steps of an untyped domain, for every task of it: such a step is
+    # read and well-formed in a task whose objects hold its arguments.
+    shared = None if task.domain.types else task._shared.by_text
+    objects = task.objects
+    # Every step first, as the reader reads them all before the validator runs:
+    # a line that is not clean, or a step the reader would not read as it
+    # stands, leaves the plan to the general path (which reads it some other
+    # way, or reports the line unread). The memos hold clean lines only.
+    ops = []
+    for text in lines:
+        if shared is not None:
+            op = shared.get(text)
+            if op is not None:
+                for a in op.args:
+                    if a not in objects:
+                        return None
+                ops.append(op)
+                continue
+        op = memo.get(text)
+        if op is None:
+            if not text:
+                continue
+            m = CLEAN_LINE.fullmatch(text)
+            if m is None:
+                return None
+            step = m.group(1)
+            if step is None:  # a blank line
+                continue
+            op = _quick_op(task, step[1:-1], len(ops) + 1)
+            if op is None:
+                return None
+            if shared is not None and op.name in task._templates:
+                if len(shared) > _BY_TEXT_SHARED:
+                    shared.clear()
+                shared[text] = op
+            else:
+                memo[text] = op
+        ops.append(op)
+    n = len(ops)
+    state = task.init
+    for i, op in enumerate(ops, 1):
+        if op.pre_rest or op.cond_effects:
+            if not op.applicable(state):
+                return _failed(line, ident, task, op, i, n, state)
+            state = op.apply(state)
+        else:
+            pos = op.pre_pos
+            if state & pos != pos or state & op.pre_neg:
+                return _failed(line, ident, task, op, i, n, state)
+            state = (state & ~op.delete) | op.add
+    if task.goal.holds(state):
+        metric = "null"
+        if task.problem.metric is not None:
+            m = plan_metric(task, sum(op.cost for op in ops), n)
+            metric = json_value(m.value if m is not None else None)
+        return True, record_text(line, id_json(ident), "true", n, "null", "null",
+                                 "null", "null", "", "", "", metric)
+    unmet = false_parts(task.goal, state, task.facts)
+    return not unmet, judged_record(line, ident, not unmet, n, None, None, None, None, (),
+                                    unmet)
+
+
+def _failed(line: int, ident: Any, task: Task, op: Any, i: int, n: int,
+            state: int) -> tuple[bool, str]:
+    """The record of a plan whose step ``i`` (operator ``op``) cannot be executed
+    in ``state``. A conjunctive precondition's failure is told the same way for
+    the same false literals: kept per domain, by the literals."""
+    key = None
+    if not op.pre_rest:
+        key = (op.name, op.args, op.pre_pos & ~state, op.pre_neg & state)
+        told = task._shared.failures.get(key)
+        if told is not None:
+            return False, record_text(line, id_json(ident), "false", n, str(i), *told)
+    err = precondition_error(task, Step(op.name, op.args), i, op, state)
+    enc = encode_str
+    told = (enc(str(err.step)), enc(str(err.kind)),
+            enc(err.detail) if err.detail else "null",
+            ", ".join([enc(u.pddl()) for u in err.unsatisfied]), "", "")
+    if key is not None:
+        failures = task._shared.failures
+        if len(failures) > _BY_TEXT_SHARED:
+            failures.clear()
+        failures[key] = told
+    return False, record_text(line, id_json(ident), "false", n, str(i), *told)
+
+
+def _quick_op(task: Task, group: str, index: int) -> Any:
+    """The operator of the clean step ``(group)`` of a plan, if the PDDL reader reads
+    it as the step (a known action with its number of arguments, known objects: see
+    :func:`veriplan.planio.pddl_plan.read_clean`) and the validator finds it
+    well-formed; else None."""
+    words = group.split()
+    name = words[0]
+    schema = task.schemas.get(name)
+    if schema is None or len(schema.params) != len(words) - 1:
+        return None
+    args = tuple(words[1:])
+    objects = task.objects
+    for a in args:
+        if a not in objects:
+            return None
+    op = task.checked_operator(name, args)
+    if op is not None:
+        return op
+    step = Step(name, args)
+    if not plainly_well_formed(task, step) and check_step(task, step, index) is not None:
+        return None
+    try:
+        return task.mark_checked(name, args)
+    except PDDLSemanticError:  # the general path says why
+        return None
