@@ -87,6 +87,19 @@ def as_conj(c: Condition) -> Conj:
     return c if isinstance(c, Conj) else Conj(parts=(c,))
 
 
+def condition_bits(c: Condition) -> int:
+    """Every atom a ground condition reads, as a bitset (either polarity)."""
+    if isinstance(c, Disj):
+        out = 0
+        for p in c.parts:
+            out |= condition_bits(p)
+        return out
+    out = c.pos | c.neg
+    for d in c.parts:
+        out |= condition_bits(d)
+    return out
+
+
 def bits(mask: int) -> Iterable[int]:
     while mask:
         low = mask & -mask

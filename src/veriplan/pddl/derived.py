@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from veriplan.core.atom import Atom
-from veriplan.core.condition import Condition
+from veriplan.core.condition import Condition, condition_bits
 from veriplan.core.facts import State
 from veriplan.pddl.ast import DerivedRule, Formula, FuncTerm, formula_uses_numbers
 
@@ -73,7 +73,6 @@ class Axioms:
         if hit is not None:
             return hit
         from veriplan.core import condition as C
-        from veriplan.verify.happening import condition_bits
 
         atom = self.facts.atoms[bit]
         task = self.task

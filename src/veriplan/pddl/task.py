@@ -102,6 +102,12 @@ class Task:
             self._init = self.axioms.close(self.base_init)
         return self._init
 
+    @init.setter
+    def init(self, state: State) -> None:
+        """Another initial state (of basic atoms; derived ones are computed)."""
+        self.base_init = state
+        self._init = state if self.axioms is None else None
+
     @property
     def goal(self) -> Condition:
         """The ground goal over bitset states (a classical task's only)."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from veriplan.core.condition import Conj, Disj
+from veriplan.core.condition import condition_bits
 from veriplan.core.facts import State
 from veriplan.core.operator import Operator
 
@@ -37,19 +37,6 @@ def groups(times: Sequence[float] | None, n: int, tolerance: float = TOLERANCE
             out.append((start, i))
             start = i
     return out if len(out) < n else None
-
-
-def condition_bits(c: Conj | Disj) -> int:
-    """Every atom a ground condition reads, as a bitset (either polarity)."""
-    if isinstance(c, Disj):
-        out = 0
-        for p in c.parts:
-            out |= condition_bits(p)
-        return out
-    out = c.pos | c.neg
-    for d in c.parts:
-        out |= condition_bits(d)
-    return out
 
 
 def reads(op: Operator) -> int:

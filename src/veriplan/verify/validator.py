@@ -9,7 +9,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from veriplan.core.atom import ConditionPart, FormulaText, Literal
-from veriplan.core.condition import FALSE, Conj, Disj, bits, render
+from veriplan.core.condition import FALSE, Conj, Disj, bits, condition_bits, render
 from veriplan.core.facts import FactIndex, State
 from veriplan.core.operator import Operator
 from veriplan.core.plan import Step
@@ -223,7 +223,7 @@ def _validate_happenings(task: Task, steps: tuple[Step, ...], trace: bool,
             states.append(ax.close(state) if ax is not None else state)
     goal = task.goal
     if ax is not None:
-        state = ax.settle(state, ax.derived_mask(happening.condition_bits(goal)))
+        state = ax.settle(state, ax.derived_mask(condition_bits(goal)))
     unmet = () if goal.holds(state) else tuple(false_parts(goal, state, task.facts))
     return ValidationResult(
         valid=not unmet, plan=steps, unmet_goals=unmet, cost=cost,
