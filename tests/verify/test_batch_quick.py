@@ -116,16 +116,18 @@ def test_the_one_pass_records_are_the_general_ones_in_every_feature(tmp_path, mo
     general, _ = records(lines, False, monkeypatch)
     quick, taken = records(lines, True, monkeypatch)
     assert quick == general
-    # the one-pass path judged most of those it serves (classical tasks: no numeric
-    # fluents, no derived predicates)
+    # the one-pass path judged most of those it serves (clean plans on classical
+    # tasks: no numeric fluents, no derived predicates)
     from veriplan.pddl.task import load_task
 
     served = 0
     for line in lines:
         item = json.loads(line)
         task = load_task(item["domain"], item["problem"])
-        served += not task.numeric and task.axioms is None
-    assert served > len(lines) // 2 and taken > served // 2
+        clean = all(line.strip().startswith("(") for line in item["plan"].splitlines()
+                    if line.strip())
+        served += clean and not task.numeric and task.axioms is None
+    assert served > 200 and taken > served // 2
 
 
 def test_the_one_pass_records_on_blocksworld_answers(monkeypatch):
