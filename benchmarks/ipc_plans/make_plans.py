@@ -22,7 +22,8 @@ plans longer than ``--max-steps`` are not kept. ``MANIFEST.md`` says per variant
 planner did, and ``manifest.json`` lists the same for the other scripts.
 
     python benchmarks/ipc_plans/make_plans.py [--data-dir ../shared/data] [--timeout 60]
-        [--max-steps 400] [--only SUBSTRING] [--jobs 2]
+        [--max-steps 400] [--only SUBSTRING,...] [--jobs 2]
+        [--manifest-only]
 """
 
 from __future__ import annotations
@@ -57,13 +58,56 @@ class Outcome:
 
 # ----- ENHSP -------------------------------------------------------------------------------
 def _first_error(text: str) -> str:
-    for line in text.splitlines():
+    lines = [s for s in text.splitlines() if not s.startswith("INFO ")]
+    for line in lines:
         s = line.strip()
         if re.search(r"error|exception|not found|mismatched|no viable|unsupported|"
-                     r"not supported", s, re.I):
+                     r"not supported|encountered|cannot", s, re.I) and \
+                not re.match(r"(translate|search) exit code", s):
             return s[:200]
-    tail = [s for s in text.splitlines() if s.strip()]
+    tail = [s for s in lines if s.strip()]
     return tail[-1][:200] if tail else "(no output)"
+
+
+def drop_deleted_adds(domain: str) -> tuple[str, int]:
+    """The domain without the ``(not A)`` of an action's effect that also adds ``A``.
+
+    In PDDL (and in VAL) an atom an effect both deletes and adds is true afterwards;
+    ENHSP applies the delete last, which makes rovers' ``communicate_*`` (``(not
+    (available ?r))`` ... ``(available ?r)``) strand the rover: every ipc-2002 rovers
+    problem then times out. Leaving such deletes out changes no plan's meaning.
+    """
+    parts = re.split(r"(?=\(:action\s)", domain)
+    n = 0
+    for k, part in enumerate(parts):
+        i = part.find(":effect")
+        if i < 0:
+            continue
+        eff = part[i:]
+        if re.search(r"\((when|forall)\s", eff):
+            continue  # a conditional add and delete: not the same thing
+        negs = list(re.finditer(r"\(not\s*(\([^()]*\))\s*\)", eff))
+        rest = re.sub(r"\(not\s*\([^()]*\)\s*\)", " ", eff)
+        adds = {" ".join(a.strip("()").split()) for a in re.findall(r"\([^()]*\)", rest)}
+        for m in reversed(negs):
+            if " ".join(m.group(1).strip("()").split()) in adds:
+                eff = eff[:m.start()] + eff[m.end():]
+                n += 1
+        parts[k] = part[:i] + eff
+    return "".join(parts), n
+
+
+def constants_first(domain: str) -> tuple[str, int]:
+    """The domain with its ``(:constants ...)`` before ``(:predicates ...)``: ENHSP's
+    reader takes the sections in the BNF's order only (settlers puts its constants
+    after its functions)."""
+    m = re.search(r"\(:constants\b[^()]*\)", domain)
+    p = domain.find("(:predicates")
+    if not m or p < 0 or m.start() < p:
+        return domain, 0
+    block = m.group(0)
+    domain = domain[:m.start()] + domain[m.end():]
+    return domain[:p] + block + "\n" + domain[p:], 1
 
 
 def enhsp_direct(inst: c.Instance, timeout: float, extra: tuple[str, ...] = ()) -> Outcome:
@@ -74,6 +118,11 @@ def enhsp_direct(inst: c.Instance, timeout: float, extra: tuple[str, ...] = ()) 
         # arguments (zenotravel's (at ?x - (either person aircraft) ?c - city)), where
         # ``object`` admits the same plans, the actions' parameters being typed.
         dom, n_either = re.subn(r"\(either\s[^()]*\)", "object", dom)
+        dom, n_dels = drop_deleted_adds(dom)
+        dom, n_moved = constants_first(dom)
+        # ENHSP's grammar takes ``over`` (of ``over all``) as a keyword: umtranslog's
+        # predicate (over ?p) is renamed in its copy (no predicate is in a plan)
+        dom, n_over = re.subn(r"\(over(\s)", r"(over_\1", dom)
         (t / "domain.pddl").write_text(dom)
         (t / "problem.pddl").write_text(inst.problem.read_text(errors="replace").lower())
         plan = t / "plan.txt"
@@ -90,6 +139,12 @@ def enhsp_direct(inst: c.Instance, timeout: float, extra: tuple[str, ...] = ()) 
             out.detail = f"ENHSP metric (search) {m.group(1)}" if m else ""
             if n_either:
                 out.detail += "; (either ...) read as object in ENHSP's copy"
+            if n_dels:
+                out.detail += f"; {n_dels} deletes of atoms the same effect adds left out"
+            if n_moved:
+                out.detail += "; (:constants ...) moved before (:predicates ...)"
+            if n_over:
+                out.detail += "; predicate over renamed over_"
         elif ("Problem unsolvable" in r.output or "Unsolvable Problem" in r.output) and not \
                 re.search(r"Exception|Syntax Error", r.output):
             out.status, out.detail = "unsolvable", "ENHSP: 'Problem unsolvable'"
@@ -172,17 +227,33 @@ FD_CODES = {10: "translator: unsolvable", 11: "search: unsolvable",
 def fast_downward(inst: c.Instance, timeout: float) -> Outcome:
     with tempfile.TemporaryDirectory() as tmp:
         t = Path(tmp)
+        dom = inst.domain.read_text(errors="replace")
+        # FD refuses a type named ``number`` (promela's ADL domains declare one); in a
+        # domain without functions it is renamed in FD's copy (no type is in a plan)
+        renamed = ":functions" not in dom.lower() and re.search(r"\bnumber\b", dom, re.I)
+        if renamed:
+            dom = re.sub(r"\bnumber\b", "number-type", dom, flags=re.I)
+            prob = re.sub(r"\bnumber\b", "number-type",
+                          inst.problem.read_text(errors="replace"), flags=re.I)
+            (t / "domain.pddl").write_text(dom)
+            (t / "problem.pddl").write_text(prob)
+        files = ["domain.pddl", "problem.pddl"] if renamed else [str(inst.domain),
+                                                                 str(inst.problem)]
         cmd = [sys.executable, str(c.fast_downward()), "--overall-time-limit",
-               f"{int(timeout)}s", "--alias", FD_ALIAS, "--plan-file", "plan.txt",
-               str(inst.domain), str(inst.problem)]
+               f"{int(timeout)}s", "--alias", FD_ALIAS, "--plan-file", "plan.txt", *files]
         r = c.run(cmd, timeout=timeout + 5, cwd=t)
         out = Outcome("error", f"fast-downward {FD_ALIAS}", seconds=r.wall)
         plan = t / "plan.txt"
-        if r.returncode is None or r.returncode in (21, 23):
+        if r.returncode is None:
+            out.status = "timeout"
+            out.detail = f"killed at {timeout + 5:g} s (FD's own limit {timeout:g} s)"
+        elif r.returncode in (21, 23):
             out.status, out.detail = "timeout", f"stopped at {timeout:g} s"
         elif r.returncode == 0 and plan.exists():
             out.status = "solved"
             out.steps = [c.normal_step(s) for s in c.read_plan(plan)]
+            if renamed:
+                out.detail = "type number renamed number-type in FD's copy"
         elif r.returncode in (10, 11):
             out.status, out.detail = "unsolvable", FD_CODES[r.returncode]
         else:
@@ -226,6 +297,36 @@ def command_of(planner: str) -> str:
             + " ".join(ENHSP_ARGS) + "   (domain.pddl, problem.pddl: the files lower-cased)")
 
 
+PLANNER_NOTES = """\
+What the planners did with the files, and what the script does about it (each rewrite is
+of the planner's copy only; every plan is judged by VAL on the original files):
+
+- ENHSP's reader is case-sensitive (`Depot not found` for `depot0 - Depot`): it gets the
+  files lower-cased. It has no `(either ...)` (zenotravel types `at`'s first argument so):
+  read as `object` in its copy, which admits the same plans since every action parameter
+  is typed. It takes the sections in the BNF's order only (settlers' `:constants` after
+  `:functions`: moved) and `over` as a keyword (umtranslog's predicate `(over ?p)`:
+  renamed `over_`).
+- ENHSP applies an effect's delete after its add: rovers' `communicate_*` delete and add
+  `(available ?r)` and `(channel_free ?l)`, which strands the rover in ENHSP's reading and
+  made every rovers problem time out. Such deletes are left out of its copy
+  (`drop_deleted_adds`; not in actions with conditional or universal effects).
+- ENHSP's AIBR preprocessing calls solvable problems unsolvable (driverlog-numeric-hard:
+  `Problem Detected as Unsolvable by AIBR during preprocessing`; promela's fluents
+  variants: `Problem unsolvable` even with blind search): re-run with `-dap` (no AIBR),
+  which solves them.
+- ENHSP's reader has no `(:derived ...)` with typed parameters, Fast Downward no numeric
+  fluents (`Error in requirements.`), unified-planning's reader neither `(either ...)`,
+  `(total-time)` in a metric, `:constants` after `:functions`, nor promela's `:derived`:
+  the two fluents+derived-predicates variants get no plan.
+- Fast Downward refuses a type named `number` (promela's ADL domains declare one):
+  renamed `number-type` in its copy.
+- The hand-coded 2002 variants are the large problems: ENHSP runs out of its 60 s.
+- satellite-numeric-hard's goals are empty (`(:goal (and))`, maximise `data-stored`):
+  ENHSP's plan for some instances is the empty plan, kept (no mutants).
+"""
+
+
 def manifest_md(records: list[dict], excluded: list[tuple[str, str]], args) -> str:
     lines = [
         "# Plans by real planners for ipc-dev's numeric and derived-predicate variants",
@@ -233,43 +334,54 @@ def manifest_md(records: list[dict], excluded: list[tuple[str, str]], args) -> s
         "Made by `python benchmarks/ipc_plans/make_plans.py` "
         f"(`--timeout {args.timeout:g} --max-steps {args.max_steps}`), planners from PyPI: "
         "`up-enhsp` 0.1.1 (ENHSP's jar, Java 17), `up-fast-downward` 1.0.0, "
-        "`unified-planning` (the fallback reader). Each plan: one `(action arg ...)` a line, "
-        "lower case (PDDL names are case-insensitive; VAL reads them so), in the names of the "
-        "original files. The variants: every ipc-dev variant with numeric fluents or derived "
-        "predicates and no durative actions, PDDL 3 or timed initial literals (read from each "
-        "domain's `:requirements` and sections: `ipc_common.features`).",
+        "`unified-planning` 1.3 (the fallback reader). Each plan: one `(action arg ...)` a "
+        "line, lower case (PDDL names are case-insensitive; VAL reads them so), in the names "
+        "of the original files. The variants: every ipc-dev variant with numeric fluents or "
+        "derived predicates and no durative actions, PDDL 3 or timed initial literals (read "
+        "from each domain's `:requirements` and sections: `ipc_common.features`). ipc-2002's "
+        "satellite-complex-* and ipc-2004's satellite-complex-strips have durative actions: "
+        "not taken.",
         "",
-        "Commands (DOMAIN, PROBLEM: the ipc-dev files):",
+        "Commands (DOMAIN, PROBLEM: the ipc-dev files; each run stopped at "
+        f"{args.timeout:g} s):",
         "",
-        f"- ENHSP: `{command_of('enhsp')}`",
+        f"- ENHSP: `{command_of('enhsp')}`; where it says unsolvable, the same with `-dap`",
         f"- ENHSP via unified-planning (where ENHSP's own reader refuses the files or calls "
         f"them unsolvable): `{command_of('unified-planning')}`",
         f"- Fast Downward: `{command_of('fast-downward')}`",
         "",
-        "Mutants (`mutate.py`) are under each variant's `mutants/`; a numeric perturbation is "
-        "not applicable: these sequential plans carry no numbers.",
+        PLANNER_NOTES,
+        "Mutants (`mutate.py`) are under each variant's `mutants/`, listed in `mutants.jsonl`; "
+        "a numeric perturbation is not applicable: these sequential plans carry no numbers. "
+        "VAL's verdicts on all of them: `val_verdicts.jsonl` (`val_verdicts.py`); what VAL "
+        "does with tied steps, `(total-time)` and strict comparisons: `VAL_NOTES.md`.",
         "",
-        "| variant | kind | planner | plans | per instance |",
-        "| --- | --- | --- | --- | --- |",
+        "| variant | kind | planner | plans kept | steps (instance 1-5) | not solved: why |",
+        "| --- | --- | --- | --- | --- | --- |",
     ]
     by_var: dict[str, list[dict]] = {}
     for r in records:
         by_var.setdefault(r["variant"], []).append(r)
+    total = kept_all = 0
     for key, rs in by_var.items():
         planners = sorted({r["planner"] for r in rs if r["status"] == "solved"}) or \
             sorted({r["planner"] for r in rs})
         kept = sum(1 for r in rs if r.get("plan"))
-        per = []
+        total += len(rs)
+        kept_all += kept
+        steps = ", ".join(str(r["length"]) if r["plan"] else "-" for r in rs)
+        why: dict[str, list[int]] = {}
         for r in rs:
-            s = f"{r['instance']}: {r['status']}"
-            if r["status"] == "solved":
-                s += f" ({r['length']} steps, {r['seconds']:.1f} s)"
-            else:
-                s += f" ({'; '.join(a['planner'] + ': ' + a['status'] + ' ' + a['detail'] for a in r['attempts'])})"  # noqa: E501
-            per.append(s.replace("|", "/"))
-        lines.append(f"| {key} | {rs[0]['kind']} | {', '.join(planners)} | {kept}/{len(rs)} | "
-                     + "<br>".join(per) + " |")
-    lines += ["", "Not taken (durative actions, PDDL 3 or timed initial literals, though "
+            if r["plan"]:
+                continue
+            text = "; ".join(f"{a['planner']}: {a['status']} {a['detail']}".strip()
+                             for a in r["attempts"])
+            why.setdefault(text, []).append(r["instance"])
+        whys = "<br>".join(f"#{','.join(map(str, ns))}: {t}" for t, ns in why.items())
+        lines.append(f"| {key} | {rs[0]['kind']} | {', '.join(planners)} | {kept}/{len(rs)} "
+                     f"| {steps} | {whys.replace('|', '/')} |")
+    lines += ["", f"{kept_all} plans kept of {total} instances in {len(by_var)} variants.",
+              "", "Not taken (durative actions, PDDL 3 or timed initial literals, though "
               "numeric or derived):", ""]
     lines += [f"- {k}: {why}" for k, why in excluded]
     return "\n".join(lines) + "\n"
@@ -280,9 +392,16 @@ def main() -> int:
     ap.add_argument("--data-dir", type=Path, default=c.DEFAULT_DATA)
     ap.add_argument("--timeout", type=float, default=60.0)
     ap.add_argument("--max-steps", type=int, default=400)
-    ap.add_argument("--only", default="", help="variants whose name has this")
+    ap.add_argument("--only", default="",
+                    help="variants whose name has one of these (comma-separated)")
     ap.add_argument("--jobs", type=int, default=2, help="planner runs at once")
+    ap.add_argument("--manifest-only", action="store_true",
+                    help="rewrite MANIFEST.md from manifest.json, running no planner")
     args = ap.parse_args()
+    if args.manifest_only:
+        m = c.load_manifest()
+        (c.OUT / "MANIFEST.md").write_text(manifest_md(m["plans"], m["excluded"], args))
+        return 0
     variants = c.corpus_variants(args.data_dir)
     excluded = [(v.key, ", ".join(sorted(v.features & {"durative", "pddl3", "til"})))
                 for v in c.all_variants(args.data_dir)
@@ -291,7 +410,8 @@ def main() -> int:
     old = {}
     if (c.OUT / "manifest.json").exists():
         old = {(r["variant"], r["instance"]): r for r in c.load_manifest()["plans"]}
-    todo = [(v, inst) for v in variants if not args.only or args.only in v.key
+    only = [o for o in args.only.split(",") if o]
+    todo = [(v, inst) for v in variants if not only or any(o in v.key for o in only)
             for inst in v.instances]
 
     def one(job: tuple[c.Variant, c.Instance]) -> dict:
@@ -323,7 +443,7 @@ def main() -> int:
     records = [r for r in records if r]
     c.OUT.mkdir(parents=True, exist_ok=True)
     (c.OUT / "manifest.json").write_text(json.dumps(
-        {"plans": records, "excluded": excluded}, indent=1) + "\n")
+        {"plans": records, "excluded": excluded}, separators=(",", ":")) + "\n")
     (c.OUT / "MANIFEST.md").write_text(manifest_md(records, excluded, args))
     solved = sum(1 for r in records if r["plan"])
     print(f"{solved} plans kept of {len(records)} instances in {len(variants)} variants")

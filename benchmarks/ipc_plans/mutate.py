@@ -161,7 +161,7 @@ def main() -> int:
             target = mdir / f"{plan.stem}.m{j:02d}.plan"
             c.write_plan(target, ms)
             index.append({"plan": c.repo_rel(target), "original": rec["plan"],
-                          "variant": rec["variant"], "mutation": kind, "what": what})
+                          "mutation": kind, "what": what})
     (c.OUT / "mutants.jsonl").write_text("".join(json.dumps(r) + "\n" for r in index))
     n_plans = len({r["original"] for r in index})
     print(f"{len(index)} mutants of {n_plans} plans -> {c.repo_rel(c.OUT / 'mutants.jsonl')}")

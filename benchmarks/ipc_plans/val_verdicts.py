@@ -5,9 +5,12 @@ mutants (VAL judges several plan files in one call); the plans a call left witho
 report (VAL stops a batch at some errors) are judged again one by one. Writes
 ``tests/data/ipc_plans/val_verdicts.jsonl``, one line a plan:
 
+A key with no value (null) is left out of a line.
+
 - ``domain``, ``problem``: the ipc-dev files, relative to the data folder
   (``ipc-2002/<variant>/...``); ``plan``, ``original``: relative to the repository;
-  ``mutation``, ``what``: how the mutant was made (null for an original);
+  ``mutation``: how the mutant was made (null for an original; ``mutants.jsonl`` says
+  what exactly);
 - ``verdict``: ``valid``, ``invalid`` (VAL lists the plan under "Failed plans": a
   precondition, the goal, another execution failure, or a step VAL cannot read, e.g.
   an argument of the wrong type) or ``error`` (VAL judged nothing: domain/problem
@@ -15,8 +18,10 @@ report (VAL stops a batch at some errors) are judged again one by one. Writes
 - ``outcome``: the finer class (valid, precondition, goal, execution, bad-plan,
   bad-operator, domain-error, crash, no-report); ``final_value``: VAL's "Final value"
   (a number) where printed; ``reason``: VAL's first failure line (with the step it
-  names); ``advice``: the first line of its repair advice; ``failed_time``: the
-  happening VAL names (step N of a sequential plan is time N).
+  names); ``advice``: its repair advice, what would make the step or goal true (e.g.
+  ``(Set (holding c) to true)``); ``failed_time``: the
+  happening VAL names (step N of a sequential plan is time N); ``val_input``, where
+  present: VAL judged a copy of the files, and how it differs (``retry_renamed``).
 
     python benchmarks/ipc_plans/val_verdicts.py [--data-dir ../shared/data]
 """
@@ -27,6 +32,7 @@ import argparse
 import json
 import re
 import sys
+import tempfile
 from pathlib import Path
 
 import ipc_common as c
@@ -83,10 +89,11 @@ def parse_section(lines: list[str]) -> dict:
         k = lines.index(next(s for s in lines if s.startswith("Plan Repair Advice:")))
         rest = [s.strip() for s in lines[k + 1:] if s.strip()]
         if rest:
-            out["advice"] = rest[0][:300]
             t = re.search(r"at time ([0-9.]+)", rest[0])
             if t:
                 out["failed_time"] = float(t.group(1))
+            # the first line names the step or the goal again; the next says what to fix
+            out["advice"] = " ".join(rest[1:3] if len(rest) > 1 else rest[:1])[:200]
     return out
 
 
@@ -139,6 +146,26 @@ def judge(dom: Path, prob: Path, plans: list[str]) -> dict[str, dict]:
     return got
 
 
+def retry_renamed(dom: Path, prob: Path, got: dict[str, dict]) -> dict[str, dict]:
+    """VAL refuses a domain that declares a type ``number`` ("Problem in domain
+    definition!"; promela's ADL domains do): its plans are judged again on copies with
+    the type renamed ``number-type`` (no type is named in a plan), marked ``val_input``."""
+    text = dom.read_text(errors="replace")
+    if not all(g["outcome"] == "domain-error" for g in got.values()) or \
+            not re.search(r"\bnumber\b", c.strip_comments(text), re.I) or \
+            ":functions" in text.lower():
+        return got
+    with tempfile.TemporaryDirectory() as tmp:
+        d, p = Path(tmp) / "domain.pddl", Path(tmp) / "problem.pddl"
+        d.write_text(re.sub(r"\bnumber\b", "number-type", text, flags=re.I))
+        p.write_text(re.sub(r"\bnumber\b", "number-type", prob.read_text(errors="replace"),
+                            flags=re.I))
+        again = judge(d, p, list(got))
+    note = ("type number renamed number-type (VAL refuses the original domain: "
+            "Problem in domain definition!)")
+    return {k: v | {"val_input": note} for k, v in again.items()}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
     ap.add_argument("--data-dir", type=Path, default=c.DEFAULT_DATA)
@@ -154,10 +181,11 @@ def main() -> int:
     for rec in c.load_manifest()["plans"]:
         if not rec["plan"]:
             continue
-        entries = [{"plan": rec["plan"], "original": None, "mutation": None, "what": None}]
-        entries += [{"plan": m["plan"], "original": rec["plan"], "mutation": m["mutation"],
-                     "what": m["what"]} for m in mutants.get(rec["plan"], [])]
+        entries = [{"plan": rec["plan"], "original": None, "mutation": None}]
+        entries += [{"plan": m["plan"], "original": rec["plan"], "mutation": m["mutation"]}
+                    for m in mutants.get(rec["plan"], [])]
         got = judge(ipc / rec["domain"], ipc / rec["problem"], [e["plan"] for e in entries])
+        got = retry_renamed(ipc / rec["domain"], ipc / rec["problem"], got)
         for e in entries:
             rows.append({"variant": rec["variant"], "domain": rec["domain"],
                          "problem": rec["problem"], **e, **got[e["plan"]]})
@@ -166,7 +194,9 @@ def main() -> int:
               f"{got[rec['plan']]['verdict']} (value {got[rec['plan']]['final_value']})",
               flush=True)
     out = c.OUT / "val_verdicts.jsonl"
-    out.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    # keys with no value are left out (null), to keep the file small
+    out.write_text("".join(json.dumps({k: v for k, v in r.items() if v is not None}) + "\n"
+                           for r in rows))
     counts: dict[str, int] = {}
     for r in rows:
         counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1

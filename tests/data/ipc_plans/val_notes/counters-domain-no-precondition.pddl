@@ -1,0 +1,8 @@
+(define (domain counters)
+  (:requirements :typing :fluents)
+  (:predicates (done))
+  (:functions (f) (g))
+  (:action inc-f :parameters () :effect (and (increase (f) 1)))
+  (:action inc-g :parameters () :precondition (and) :effect (and (increase (g) 1)))
+  (:action set-f :parameters () :precondition (and) :effect (and (assign (f) 3)))
+  (:action read-f :parameters () :precondition (>= (f) 0) :effect (and (done))))

@@ -1,0 +1,6 @@
+(define (domain strict)
+  (:requirements :numeric-fluents)
+  (:predicates (done))
+  (:functions (f) (g))
+  (:action gt :parameters () :precondition (> (f) (g)) :effect (done))
+  (:action lt :parameters () :precondition (< (f) (g)) :effect (done)))

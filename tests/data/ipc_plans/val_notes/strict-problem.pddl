@@ -1,0 +1,1 @@
+(define (problem s) (:domain strict) (:init (= (f) 5) (= (g) 5)) (:goal (done)))
