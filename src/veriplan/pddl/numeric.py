@@ -352,8 +352,16 @@ class GroundStep:
         self.add = self.delete = 0
         self.updates: list = []
         self.simple = True
-        for e in schema.effects:
-            if isinstance(e, Literal):
+        self._effects(schema.effects, sub, bit, holds)
+
+    def _effects(self, effects, sub, bit, holds) -> None:
+        """The effects as masks and updates; a ``forall`` expanded over the objects
+        (they are the task's: fixed); a ``when`` leaves the step to the general path."""
+        for e in effects:
+            if isinstance(e, ForallEffect):
+                for b in holds.bindings(e.params):
+                    self._effects(e.effects, {**sub, **b}, bit, holds)
+            elif isinstance(e, Literal):
                 b = 1 << bit(Atom(e.atom.pred, tuple([sub.get(x, x) for x in e.atom.args])))
                 if e.positive:
                     self.add |= b

@@ -31,7 +31,7 @@ from veriplan.pddl.ast import (
 )
 from veriplan.pddl.derived import support_text
 from veriplan.pddl.task import Task
-from veriplan.verify.consistency import StepError, StepErrorKind, check_plan, check_step
+from veriplan.verify.consistency import StepError, StepErrorKind, check_step
 from veriplan.verify.result import (
     ValidationResult,
     join_parts,
@@ -147,10 +147,13 @@ def validate_numeric(task: Task, steps: tuple[Step, ...], trace: bool,
         return axioms.close_numeric(b, values, holds)
 
     def fail(err: StepError) -> ValidationResult:
+        ok = task._numeric_ok
+        errors = tuple(e for i, s in enumerate(steps, 1) if (s.name, s.args) not in ok
+                       and (e := check_step(task, s, i)) is not None)
         return ValidationResult(
             valid=False, plan=steps, failed_step=err.index, action=str(err.step),
             error=err.kind, detail=err.detail, unsatisfied=err.unsatisfied,
-            step_errors=check_plan(task, steps), cost=values.get(FuncTerm("total-cost"), 0.0),
+            step_errors=errors, cost=values.get(FuncTerm("total-cost"), 0.0),
             steps_executed=err.index - 1, trace=_trace(task, states) if trace else None)
 
     def undefined(i: int, step: Step, u: N.Undefined, where: str) -> StepError:
