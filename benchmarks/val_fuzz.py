@@ -25,9 +25,9 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 import common
+from veriplan.bench.fuzz_problems import bundled_problems
 from veriplan.pddl.writer import problem_to_pddl
 from veriplan.verify.fuzz import (
-    bundled_problems,
     fuzz,
     goal_variant,
     shrink,

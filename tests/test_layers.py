@@ -25,7 +25,7 @@ FORBIDDEN = {
     # backends only: a method's controlled stand-in plugs in by name (veriplan.llm.controlled)
     "llm": {"bench", "cli", "mcp", "inspect", "methods", "domains", "envs"},
     "methods": {"bench", "cli"},
-    "verify": {"bench", "cli", "methods"},
+    "verify": {"bench", "cli", "methods", "envs", "domains", "llm"},
     "pddl": {"bench", "cli", "methods", "verify"},
 }
 

@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from tests.conftest import REPO, data_root
+from veriplan.bench.fuzz_problems import bundled_problems
 from veriplan.pddl.parser import parse_domain, parse_problem, read_domain
 from veriplan.pddl.task import Task
 from veriplan.verify import StepErrorKind, validate_plan
@@ -23,7 +24,6 @@ from veriplan.verify.fuzz import (
     Disagreement,
     FuzzCase,
     FuzzProblem,
-    bundled_problems,
     fuzz,
     mutate,
     random_walk,
