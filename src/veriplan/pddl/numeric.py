@@ -391,11 +391,12 @@ def ground_step(task, name: str, args: tuple[str, ...]) -> GroundStep:
     return hit
 
 
-def run_step(gs: GroundStep, bits: int, values: dict, axioms
+def run_step(gs: GroundStep, bits: int, values: dict, axioms, inplace: bool = False
              ) -> tuple[int, dict] | None:
     """The state after ``gs`` in (``bits``, ``values``), or None when the fast path
     cannot say (a false precondition, a value missing, an effect with a condition):
-    the general path then judges the step and says why."""
+    the general path then judges the step and says why. ``inplace``: the new values
+    are written into ``values`` (only when it says: on None they are as given)."""
     view = bits
     if gs.derived:
         view = axioms.settle(bits, gs.derived)
@@ -410,14 +411,16 @@ def run_step(gs: GroundStep, bits: int, values: dict, axioms
     except (KeyError, ZeroDivisionError, ArithmeticError):
         return None
     if amounts:
-        values = dict(values)
+        news: dict = {}  # (all checked before any is written: None leaves values as given)
         for op, target, x in amounts:
             if op is UpdateOp.ASSIGN:
                 new = x
             else:
-                old = values.get(target)
+                old = news.get(target)
                 if old is None:
-                    return None
+                    old = values.get(target)
+                    if old is None:
+                        return None
                 if op is UpdateOp.INCREASE:
                     new = old + x
                 elif op is UpdateOp.DECREASE:
@@ -430,5 +433,8 @@ def run_step(gs: GroundStep, bits: int, values: dict, axioms
                     new = old / x
             if new - new != 0:  # inf or nan
                 return None
-            values[target] = new
+            news[target] = new
+        if not inplace:
+            values = dict(values)
+        values.update(news)
     return (bits & ~gs.delete) | gs.add, values

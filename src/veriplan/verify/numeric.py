@@ -168,13 +168,14 @@ def validate_numeric(task: Task, steps: tuple[Step, ...], trace: bool,
     if trace:
         states.append((axioms.close(bits) if settled else bits, values))
     fast = not trace and (axioms is None or settled)
+    ok_steps = task._numeric_ok
     spans = spans or [(i, i + 1) for i in range(len(steps))]
     for start, stop in spans:
         if fast and stop - start == 1:  # the compiled step, when it can say
             step = steps[start]
-            if step.name in task.schemas and (step.name, step.args) in task._numeric_ok:
+            if (step.name, step.args) in ok_steps:
                 after = N.run_step(N.ground_step(task, step.name, step.args), bits, values,
-                                   axioms)
+                                   axioms, True)
                 if after is not None:
                     bits, values = after
                     continue
@@ -185,7 +186,6 @@ def validate_numeric(task: Task, steps: tuple[Step, ...], trace: bool,
                 err = check_step(task, step, i + 1)
                 if err is not None:
                     return fail(err)
-                ok_steps = task._numeric_ok
                 if len(ok_steps) > 1 << 16:
                     ok_steps.clear()
                 ok_steps.add((step.name, step.args))
