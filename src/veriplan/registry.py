@@ -75,7 +75,8 @@ def resolve(target: str) -> Any:
 
 
 class Registry(Generic[T]):
-    """``names()``, ``get(name)``, ``register(name, entry)``, ``unregister``, ``in``.
+    """``names()`` (sorted), ``declared()``, ``get(name)``, ``register(name, entry)``,
+    ``unregister``, ``in``.
 
     ``load`` turns a resolved entry into what :meth:`get` returns (for example a
     module into a method spec); it runs once per name. ``error`` is the
@@ -137,6 +138,13 @@ class Registry(Generic[T]):
 
     def names(self) -> list[str]:
         return sorted(self._table())
+
+    def declared(self) -> list[str]:
+        """The names in the order they were declared: the built-ins as written,
+        then those registered at run time, the package's own plug-ins and the
+        entry points (where an order is part of what a registry means: the
+        sections of a report)."""
+        return list(self._table())
 
     def __contains__(self, name: object) -> bool:
         if not isinstance(name, str):

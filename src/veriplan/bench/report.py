@@ -11,7 +11,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from veriplan.bench.plotting import pyplot, save_figure
 from veriplan.bench.stats import (
@@ -23,7 +23,10 @@ from veriplan.bench.stats import (
 )
 from veriplan.bench.store import RunStore, UnitRecord
 from veriplan.core.verdict import Scope
-from veriplan.errors import DataError
+from veriplan.errors import ConfigError, DataError
+
+if TYPE_CHECKING:
+    from veriplan.methods import ReportFn
 
 
 @dataclass(frozen=True)
@@ -552,19 +555,17 @@ def _html(md: str, out: Path, plots: list[str]) -> str:
             f"</title><style>{style}</style></head><body>{''.join(body)}</body></html>\n")
 
 
-def autotos_section(records: list[UnitRecord]) -> tuple[str, dict | None]:
-    """The AutoToS paper's Table 1 and Figures 2-4 over the store's finished
-    ``autotos`` units (read from each result's ``metrics``): Markdown to append
-    to the report and the numbers for report.json; ("", None) without such units."""
-    from veriplan.methods.autotos.figures import RunSummary, aggregate
-    from veriplan.methods.autotos.figures import markdown as autotos_markdown
+def method_sections() -> list[ReportFn]:
+    """The report sections of the registered methods, in the order the methods
+    are declared, each once (methods may share one)."""
+    from veriplan.methods import method_specs
 
-    runs = [RunSummary.from_metrics(f"{r.backend}:{r.model}", metrics)
-            for r in records if r.method == "autotos" and r.status == "done"
-            and (metrics := r.result_dict().get("metrics"))]
-    if not runs:
-        return "", None
-    return "\n" + autotos_markdown(runs), aggregate(runs)
+    out: list[ReportFn] = []
+    for spec in method_specs():
+        fn = spec.report_section()
+        if fn is not None and fn not in out:
+            out.append(fn)
+    return out
 
 
 def in_unit_order(records: Iterable[UnitRecord]) -> list[UnitRecord]:
@@ -591,36 +592,24 @@ def write_report(directory: str | Path, *,
     if left_out:
         md += (f"\n## Left out ({len(left_out)} units whose verdict cannot be read)\n\n"
                + "\n".join(f"- {why}" for why in left_out) + "\n")
-    autotos_md, autotos = autotos_section(records)
-    md += autotos_md
-    from veriplan.bench import report_hidden
-
-    hidden_md, hidden, hidden_plots = report_hidden.section(records, out)
-    md += hidden_md
-    from veriplan.bench import report_aec
-
-    aec_md, aec, aec_plots = report_aec.section(records, out)
-    md += aec_md
-    from veriplan.bench import report_controlled_plan
-
-    plan_md, controlled_plan, plan_plots = report_controlled_plan.section(records, out)
-    md += plan_md
-    hidden_plots = hidden_plots + aec_plots + plan_plots
+    sections = [fn(records, out) for fn in method_sections()]
+    md += "".join(s.markdown for s in sections)
     from veriplan.bench import published
 
     published_md, published_json = published.section(records)
     md += published_md
-    plots = plots + hidden_plots
+    plots = plots + [p for s in sections for p in s.plots]
+    data = {"groups": [asdict(s) for s in summaries], "analyses": analyses,
+            "comparison": comparisons[0] if comparisons else None,
+            "comparisons": comparisons, "published": published_json, "left_out": left_out}
+    for s in sections:  # each method's own entries (its controlled-model units apart)
+        for key, value in s.data.items():
+            if key in data:
+                raise ConfigError(f"two report sections write report.json's {key!r}")
+            data[key] = value
     paths = {"markdown": out / "report.md", "html": out / "report.html",
              "json": out / "report.json"}
     paths["markdown"].write_text(md)
     paths["html"].write_text(_html(md, out, plots))
-    paths["json"].write_text(json.dumps({
-        "groups": [asdict(s) for s in summaries], "analyses": analyses,
-        "comparison": comparisons[0] if comparisons else None,
-        "comparisons": comparisons, "autotos": autotos, "hidden": [asdict(r) for r in hidden],
-        "published": published_json, "aec": aec, "left_out": left_out,
-        # controlled-model units (issue 33): apart from model results, never pooled
-        "controlled": [asdict(r) for r in report_hidden.controlled_rows(records)],
-        "controlled_plan": controlled_plan}, indent=2))
+    paths["json"].write_text(json.dumps(data, indent=2))
     return paths

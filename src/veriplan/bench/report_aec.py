@@ -67,6 +67,7 @@ from veriplan.bench.report_aec_iterations import (
 )
 from veriplan.bench.stats import wilson_interval
 from veriplan.bench.store import UnitRecord
+from veriplan.methods import ReportSection
 from veriplan.methods.aec.controller import QUERY_AMBIGUOUS, QUERY_UNCERTAIN, SIMULATE
 from veriplan.methods.aec.episode import DECISIONS_KEPT
 from veriplan.methods.aec.tau import NO_WIN, read_source
@@ -607,5 +608,13 @@ def section(records: list[UnitRecord], out: Path
     return "\n".join(lines) + "\n", data, plots
 
 
+def report_section(records: list[UnitRecord], out: Path) -> ReportSection:
+    """AEC's section of the report (its registration names it); its numbers are
+    report.json's ``aec``."""
+    md, data, plots = section(records, out)
+    return ReportSection(md, {"aec": data}, plots)
+
+
 __all__ = ["NOT_COMPARABLE", "RULE", "Costs", "FlowRow", "GateUse", "SplitCell", "Table1Row",
-           "Table2Row", "TauSelection", "flow", "package_version", "section", "table1", "table2"]
+           "Table2Row", "TauSelection", "flow", "package_version", "report_section", "section",
+           "table1", "table2"]

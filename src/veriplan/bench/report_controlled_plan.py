@@ -20,6 +20,7 @@ from pathlib import Path
 from veriplan.bench.plotting import pyplot, save_figure
 from veriplan.bench.stats import mcnemar, wilson_interval
 from veriplan.bench.store import UnitRecord
+from veriplan.methods import ReportSection
 
 BACKEND = "controlled-plan"
 
@@ -173,4 +174,12 @@ def section(records: list[UnitRecord], out: Path) -> tuple[str, dict | None, lis
     return "\n".join(md), {"rows": table, "pairs": tests}, plots
 
 
-__all__ = ["BACKEND", "Unit", "arm_of", "pairs", "rows", "section", "units"]
+def report_section(records: list[UnitRecord], out: Path) -> ReportSection:
+    """The closed loop's section of the report (its registration names it), over
+    its, DRIP's and direct generation's controlled-model units; report.json's
+    ``controlled_plan``."""
+    md, data, plots = section(records, out)
+    return ReportSection(md, {"controlled_plan": data}, plots)
+
+
+__all__ = ["BACKEND", "Unit", "arm_of", "pairs", "report_section", "rows", "section", "units"]

@@ -25,6 +25,7 @@ from veriplan.bench.stats import PairedComparison, mcnemar, wilson_interval
 from veriplan.bench.store import UnitRecord
 from veriplan.domains.hidden.metrics import judgement
 from veriplan.errors import RecordError
+from veriplan.methods import ReportSection
 
 OWN_TASKS = ("sqbcp_recipes", "sqbcp_howto")
 
@@ -340,6 +341,15 @@ def section(records: list[UnitRecord], out: Path) -> tuple[str, list[HiddenRow],
     for p in plots:
         lines += ["", f"![{p}]({p})"]
     return "\n".join(lines) + "\n" + extra, table, plots + extra_plots
+
+
+def report_section(records: list[UnitRecord], out: Path) -> ReportSection:
+    """SQ-BCP's section of the report (its registration names it): the
+    hidden-precondition tables and the controlled-model results, with their
+    rows in report.json (``hidden``, ``controlled``)."""
+    md, table, plots = section(records, out)
+    return ReportSection(md, {"hidden": [asdict(r) for r in table],
+                              "controlled": [asdict(r) for r in controlled_rows(records)]}, plots)
 
 
 def _setting(model: str) -> str:

@@ -6,4 +6,12 @@ from veriplan.methods.aec.config import Config
 from veriplan.methods.aec.domain import EnvModel, register_env_model
 from veriplan.methods.aec.method import PROBLEM, solve
 
-__all__ = ["Config", "EnvModel", "PROBLEM", "register_env_model", "solve"]
+# What AEC brings besides solve (veriplan.methods.MethodSpec): the report section of
+# it and its baselines, its controlled stand-in model, `veriplan aec`, its sweeps.
+REPORT = "veriplan.bench.report_aec:report_section"
+BACKENDS = {"controlled-aec": "veriplan.methods.aec.controlled:ControlledAECBackend"}
+COMMANDS = "veriplan.cli.aec_commands"
+SWEEPS = "benchmarks/sweeps/aec_*.toml"
+
+__all__ = ["BACKENDS", "COMMANDS", "Config", "EnvModel", "PROBLEM", "REPORT", "SWEEPS",
+           "register_env_model", "solve"]

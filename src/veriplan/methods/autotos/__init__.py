@@ -18,6 +18,10 @@ _LAZY = {"Config": "veriplan.methods.autotos.config",
          "AutoToSProblem": "veriplan.methods.autotos.problem",
          "AutoToSResult": "veriplan.methods.autotos.problem"}
 PROBLEM = "autotos"
+# What AutoToS brings besides solve (veriplan.methods.MethodSpec): the paper's tables
+# in the report, and `veriplan autotos`.
+REPORT = "veriplan.methods.autotos.report:section"
+COMMANDS = "veriplan.cli.autotos_commands"
 
 
 def __getattr__(name: str) -> Any:

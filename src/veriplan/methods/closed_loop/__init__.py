@@ -6,4 +6,10 @@ from veriplan.methods.closed_loop.config import Config
 from veriplan.methods.closed_loop.method import solve
 
 PROBLEM = ProblemKind.PDDL
-__all__ = ["Config", "solve"]
+# What the closed loop brings besides solve (veriplan.methods.MethodSpec): the report
+# section of the controlled-model runs of it, DRIP and direct generation, and the
+# controlled model they share, and their sweeps.
+REPORT = "veriplan.bench.report_controlled_plan:report_section"
+BACKENDS = {"controlled-plan": "veriplan.methods.controlled_plan:ControlledPlanBackend"}
+SWEEPS = "benchmarks/sweeps/closedloop_*.toml"
+__all__ = ["BACKENDS", "Config", "REPORT", "SWEEPS", "solve"]
