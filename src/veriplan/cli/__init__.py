@@ -10,18 +10,20 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from veriplan import __version__
 from veriplan.cli import core
 from veriplan.cli.core import EXIT_BUG, EXIT_PIPE, EXIT_USAGE
+from veriplan.cli.runs import method_commands
 from veriplan.errors import PDDLLenientWarning, VeriplanError
 
 if TYPE_CHECKING:
     import argparse
     from types import SimpleNamespace
 
-# The modules that add commands besides core's. They are imported when the whole
-# command line is built, not for ``validate``: their options import much of
-# veriplan, which a run of ``validate --batch`` over thousands of plans should not
+# The modules that add the commands every method shares besides core's (a method's
+# own commands come from its registration: runs.method_commands). They are imported when
+# the whole command line is built, not for ``validate``: their options import much
+# of veriplan, which a run of ``validate --batch`` over thousands of plans should not
 # wait for.
-_COMMAND_MODULES = ("llm_commands", "bench_commands", "autotos_commands", "env_commands",
-                    "ask_commands", "aec_commands", "import_commands", "mcp_commands")
+_COMMAND_MODULES = ("llm_commands", "bench_commands", "env_commands", "import_commands",
+                    "mcp_commands")
 
 
 def _commands() -> dict[str, Any]:
@@ -31,6 +33,8 @@ def _commands() -> dict[str, Any]:
         commands = dict(core.COMMANDS)
         for name in _COMMAND_MODULES:
             commands.update(importlib.import_module(f"veriplan.cli.{name}").COMMANDS)
+        for module in method_commands():
+            commands.update(module.COMMANDS)
         globals()["COMMANDS"] = commands
     return commands
 
@@ -148,9 +152,6 @@ def _parser(only_validate: bool = False) -> argparse.ArgumentParser:
         return ap
 
     from veriplan.cli import (
-        aec_commands,
-        ask_commands,
-        autotos_commands,
         bench_commands,
         env_commands,
         import_commands,
@@ -191,13 +192,12 @@ def _parser(only_validate: bool = False) -> argparse.ArgumentParser:
                    help="print the prompt and the one-shot example's plan as JSON")
     llm_commands.add_parsers(sub, _task_args)
     bench_commands.add_parsers(sub)
-    autotos_commands.add_parsers(sub)
     env_commands.add_parsers(sub)
-    ask_commands.add_parsers(sub)
-    aec_commands.add_parsers(sub)
     inspect_commands.add_parsers(sub, _commands())
     import_commands.add_parsers(sub)
     mcp_commands.add_parsers(sub)
+    for module in method_commands():  # each method's own (AutoToS, SQ-BCP's ask, AEC, ...)
+        module.add_parsers(sub)
     return ap
 
 
@@ -294,15 +294,17 @@ def _validate_usage_error(message: str) -> NoReturn:
     raise AssertionError("unreachable: argparse's error exits")
 
 
-# The options that name a command's sub-command, in the order they nest.
-_SUBCOMMANDS = ("llm_command", "model_command", "autotos_command", "env_command",
-                "aec_command", "import_kind")
+# The option that names a command's sub-command where it is not ``<command>_command``
+# (``llm_command``, ``aec_command``: a method's commands follow that rule).
+_SUBCOMMANDS = {"import": "import_kind"}
 
 
 def command_path(args: argparse.Namespace) -> str:
     """The command run, with its sub-command (``aec run``)."""
     words = [args.command]
-    words += [getattr(args, d) for d in _SUBCOMMANDS if getattr(args, d, None)]
+    dest = _SUBCOMMANDS.get(args.command, f"{args.command.replace('-', '_')}_command")
+    if getattr(args, dest, None):
+        words.append(getattr(args, dest))
     return " ".join(words)
 
 

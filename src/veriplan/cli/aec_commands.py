@@ -13,9 +13,18 @@ from pathlib import Path
 
 from veriplan.cli.core import EXIT_FAIL, EXIT_OK
 from veriplan.cli.jsondoc import emit
-from veriplan.cli.runs import ENV_METHODS
 from veriplan.errors import ConfigError
 from veriplan.llm.binding import TaskRef, bound
+
+# the methods `veriplan aec run --method` offers (episodes in an environment)
+ENV_METHODS = ("aec", "aec-direct", "aec-react", "wkm", "query-only")
+
+
+def runs(method: str) -> list[list[str]]:
+    """The commands of this module that run ``method`` (the hint of ``veriplan solve``)."""
+    if method not in ENV_METHODS:
+        return []
+    return [["aec", "run", "--method", method, "--env", "ENV", "--task", "TASK"]]
 
 
 def add_parsers(sub) -> None:

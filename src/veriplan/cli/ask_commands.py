@@ -8,7 +8,14 @@ import sys
 from veriplan.cli.core import EXIT_FAIL, EXIT_OK
 from veriplan.cli.jsondoc import ErrorKind, emit, emit_error
 from veriplan.cli.llm_commands import add_llm_options, build_llm, method_options
-from veriplan.cli.runs import ASK_METHOD
+
+# the method `veriplan ask` plans with (a request typed by a person, the oracle)
+ASK_METHOD = "sqbcp"
+
+
+def runs(method: str) -> list[list[str]]:
+    """The commands of this module that run ``method`` (the hint of ``veriplan solve``)."""
+    return [["ask", "REQUEST"]] if method == ASK_METHOD else []
 
 
 def add_parsers(sub) -> None:

@@ -11,9 +11,16 @@ from pathlib import Path
 from veriplan.cli.core import EXIT_FAIL, EXIT_OK
 from veriplan.cli.jsondoc import emit
 from veriplan.cli.llm_commands import add_llm_options, build_llm, method_options
-from veriplan.cli.runs import AUTOTOS_METHOD
 from veriplan.core.verdict import Scope
 from veriplan.errors import ConfigError
+
+# the method `veriplan autotos run` runs (search domains)
+AUTOTOS_METHOD = "autotos"
+
+
+def runs(method: str) -> list[list[str]]:
+    """The commands of this module that run ``method`` (the hint of ``veriplan solve``)."""
+    return [["autotos", "run", "--domain", "DOMAIN"]] if method == AUTOTOS_METHOD else []
 
 
 def add_parsers(sub) -> None:

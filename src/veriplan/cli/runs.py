@@ -3,28 +3,36 @@ hints of the commands that cannot (``veriplan solve`` plans for PDDL tasks
 only): a command is an argument list as the command line takes it, with a
 placeholder in capitals where the user names a thing (``--env ENV``).
 ``veriplan bench METHOD --dataset DATASET`` runs every method; the others run
-one problem of their kind."""
+one problem of their kind, and come from the methods' command modules
+(``MethodSpec.commands``), each of which says which of its commands run a
+method (its ``runs(method)``, if it has one)."""
 
 from __future__ import annotations
 
-# the methods `veriplan aec run --method` offers (episodes in an environment)
-ENV_METHODS = ("aec", "aec-direct", "aec-react", "wkm", "query-only")
-# the method `veriplan ask` plans with (a request typed by a person, the oracle)
-ASK_METHOD = "sqbcp"
-# the method `veriplan autotos run` runs (search domains)
-AUTOTOS_METHOD = "autotos"
+from typing import Any
+
+
+def method_commands() -> list[Any]:
+    """The command modules of the registered methods (``MethodSpec.commands``),
+    in the order the methods are declared, each once."""
+    from veriplan.methods import method_specs
+
+    out: list[Any] = []
+    for spec in method_specs():
+        module = spec.command_module()
+        if module is not None and module not in out:
+            out.append(module)
+    return out
 
 
 def run_commands(method: str) -> list[list[str]]:
     """The commands that run ``method`` (without ``veriplan``), one problem at
     a time first, the harness last."""
     out: list[list[str]] = []
-    if method in ENV_METHODS:
-        out.append(["aec", "run", "--method", method, "--env", "ENV", "--task", "TASK"])
-    if method == ASK_METHOD:
-        out.append(["ask", "REQUEST"])
-    if method == AUTOTOS_METHOD:
-        out.append(["autotos", "run", "--domain", "DOMAIN"])
+    for module in method_commands():
+        runs = getattr(module, "runs", None)
+        if runs is not None:
+            out += runs(method)
     out.append(["bench", method, "--dataset", "DATASET"])
     return out
 
@@ -35,4 +43,4 @@ def shown(commands: list[list[str]]) -> str:
     return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} or {quoted[-1]}"
 
 
-__all__ = ["ASK_METHOD", "AUTOTOS_METHOD", "ENV_METHODS", "run_commands", "shown"]
+__all__ = ["method_commands", "run_commands", "shown"]
