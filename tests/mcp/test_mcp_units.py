@@ -109,3 +109,16 @@ def test_calls_past_their_limit_hold_their_slot_and_the_rest_are_refused_busy(
         return await _run(cfg, "after", lambda d: "ran"), "ok"
 
     assert anyio.run(main) == ("ran", "ok")
+
+
+def test_simulate_max_states_zero_and_a_nan_time_limit_are_refused(tmp_path: Path) -> None:
+    root = workspace(tmp_path)
+    cfg = ServerConfig(roots=Roots.of([root]))
+    kw = {"domain_path": "blocks-domain.pddl", "problem_path": "blocks-problem.pddl"}
+    with pytest.raises(ToolInputError, match="max_states must be at least 1"):
+        T.simulate(cfg, T.Deadline(30), plan="(unstack c a)", max_states=0, **kw)
+    assert len(T.simulate(cfg, T.Deadline(30), plan="(unstack c a)", max_states=1,
+                          **kw).states) == 1
+    for bad in (float("nan"), float("inf")):
+        with pytest.raises(ToolInputError, match="time_limit must be a finite number"):
+            T.solve_classical(cfg, T.Deadline(30), time_limit=bad, **kw)

@@ -11,6 +11,7 @@ through :mod:`veriplan.pddl.inputs` (regular files only, within the limit).
 from __future__ import annotations
 
 import hashlib
+import math
 import threading
 import time
 from collections import OrderedDict
@@ -325,7 +326,7 @@ def simulate(cfg: ServerConfig, deadline: Deadline, *, domain: str | None = None
              max_states: int | None = None) -> M.SimulateDoc:
     from veriplan.verify import validate_plan as check
 
-    limit = min(cfg.max_results, max_states or cfg.max_results)
+    limit = min(cfg.max_results, cfg.max_results if max_states is None else max_states)
     if limit < 1:
         raise ToolInputError("max_states must be at least 1")
     task = load_task(cfg, domain, domain_path, problem, problem_path)
@@ -389,6 +390,8 @@ def solve_classical(cfg: ServerConfig, deadline: Deadline, *, domain: str | None
         raise ToolInputError(f"unknown planner {planner!r}: use one of "
                              f"{', '.join(PLANNERS.names())}")
     task = load_task(cfg, domain, domain_path, problem, problem_path)
+    if time_limit is not None and not math.isfinite(time_limit):
+        raise ToolInputError(f"time_limit must be a finite number of seconds, not {time_limit}")
     seconds = deadline.left * 0.9 if time_limit is None else min(time_limit, deadline.left * 0.9)
     if seconds <= 0:
         raise ToolInputError("time_limit must be positive")
