@@ -15,12 +15,33 @@ from veriplan.bench.ray_executor import run_on_ray
 from veriplan.bench.store import RunStore, UnitRecord
 from veriplan.bench.units import BackendSpec, SweepPlan, Unit, canonical
 from veriplan.core.verdict import Scope
-from veriplan.errors import StaleUnitsError, VeriplanError
+from veriplan.errors import ConfigError, StaleUnitsError, VeriplanError
 from veriplan.llm import LLM
-from veriplan.methods import get_method
+from veriplan.methods import METHODS, get_method, method_specs
 
-__all__ = ["Progress", "Work", "error_category", "error_record", "execute", "make_llm",
-           "plan_work", "run_sweep", "version"]
+__all__ = ["Progress", "Work", "error_category", "error_record", "execute", "find_sweep",
+           "make_llm", "method_sweeps", "plan_work", "run_sweep", "version"]
+
+
+def method_sweeps() -> dict[str, Path]:
+    """Every registered method's sweep files (``MethodSpec.sweeps``), as
+    ``METHOD:NAME`` -> the file, in the order the methods are declared."""
+    return {f"{spec.name}:{name}": path for spec in method_specs()
+            for name, path in spec.sweep_files().items()}
+
+
+def find_sweep(given: str | Path) -> Path:
+    """The sweep file ``given`` names: a file, or ``METHOD:NAME``, one of the
+    method's sweeps (a ConfigError naming them otherwise)."""
+    path = Path(given)
+    method, sep, name = str(given).partition(":")
+    if path.exists() or not sep or method not in METHODS:
+        return path
+    sweeps = get_method(method).sweep_files()
+    if name not in sweeps:
+        raise ConfigError(f"method {method} has no sweep {name!r}; its sweeps are "
+                          f"{', '.join(sweeps) or '(none)'}")
+    return sweeps[name]
 
 
 @dataclass

@@ -24,7 +24,8 @@ def add_parsers(sub) -> None:
     b.add_argument("--dataset", action="append", help=f"one of {', '.join(sorted(DATASETS))} "
                                                      "(repeatable)")
     b.add_argument("--matrix", help="a sweep file (TOML): methods x datasets x models x seeds "
-                                    "x configs")
+                                    "x configs; or METHOD:NAME, one of a method's sweeps "
+                                    "(e.g. aec:aec_controlled)")
     b.add_argument("--data-dir", help="folder holding planbench/ (default: VERIPLAN_DATA)")
     b.add_argument("--recipes", metavar="PATH", help="SQ-BCP tasks from your RecipeNLG-format "
                    "CSV (dataset sqbcp_recipes@FILE-STEM, in place of sqbcp_recipes)")
@@ -77,10 +78,11 @@ def add_parsers(sub) -> None:
 
 
 def _plan(args: argparse.Namespace):
+    from veriplan.bench.runner import find_sweep
     from veriplan.bench.units import BackendSpec, SweepPlan, load_matrix
 
     if args.matrix:
-        return load_matrix(args.matrix)
+        return load_matrix(find_sweep(args.matrix))
     datasets = list(args.dataset or [])
     for flag, base, factory in (("recipes", "sqbcp_recipes", "recipes_dataset"),
                                 ("wikihow", "sqbcp_howto", "howto_dataset")):
