@@ -200,8 +200,19 @@ class RateLimitError(BackendError):
         super().__init__(message)
 
 
+class EndpointUnreachableError(BackendError):
+    """Nothing answers at the backend's address: the connection was refused,
+    the host name does not resolve, or the host cannot be reached. Not
+    retried (a server that is not running does not start by waiting);
+    ``url`` is the address tried."""
+
+    def __init__(self, message: str, url: str = "") -> None:
+        self.url = url
+        super().__init__(message)
+
+
 class TransientBackendError(BackendError):
-    """A 5xx, timeout or connection failure: worth retrying."""
+    """A 5xx, a timeout or a connection dropped mid-request: worth retrying."""
 
     retryable = True
 

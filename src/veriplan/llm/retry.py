@@ -1,7 +1,9 @@
 """Retries with exponential backoff and full jitter, honouring Retry-After.
 
-Only errors marked ``retryable`` (rate limits, 5xx, timeouts, connection
-failures) are retried; authentication and bad requests fail at once.
+Only errors marked ``retryable`` (rate limits, 5xx, timeouts, connections
+dropped mid-request) are retried; authentication, bad requests and an address
+where nothing answers (:class:`~veriplan.errors.EndpointUnreachableError`:
+refused, unresolvable, unreachable) fail at once.
 """
 
 from __future__ import annotations

@@ -73,7 +73,8 @@ class AnthropicBackend:
             tool, choice = schema_tool(request)
             kwargs["tools"], kwargs["tool_choice"] = [tool], choice
         start = time.perf_counter()
-        with translated_errors(self._anthropic, "Anthropic", "ANTHROPIC_API_KEY or --api-key"):
+        with translated_errors(self._anthropic, "Anthropic", "ANTHROPIC_API_KEY or --api-key",
+                               url=str(self._client.base_url).rstrip("/")):
             out = self._client.messages.create(**kwargs)
         stop = out.stop_reason or "stop"
         text = "".join(getattr(b, "text", "") for b in out.content)

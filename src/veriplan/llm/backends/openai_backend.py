@@ -112,7 +112,7 @@ class OpenAIBackend:
         messages = [{"role": m.role, "content": m.content} for m in request.messages]
         if mode == "prompt" and messages:
             messages[-1]["content"] += "\n\n" + schema_instruction(request.schema)
-        with translated_errors(self._openai, str(self._client.base_url),
+        with translated_errors(self._openai, str(self._client.base_url).rstrip("/"),
                                "OPENAI_API_KEY or --api-key"):
             try:
                 return self._client.chat.completions.create(
