@@ -2,6 +2,13 @@
 everything; the domains, environments and methods never import the harness
 (``bench``) or the command line (``cli``); and no module of the package
 reaches itself again through the modules it imports (no import circle).
+
+A method's folder holds two modules of the upper floors, found by the
+registry from the ``"module:attr"`` strings of its registration: its report
+section (``methods/<m>/report*.py``) sits on the harness's floor and may
+import ``bench``, its command module (``methods/<m>/commands.py``) on the
+command line's and may import ``cli``; no module below those floors imports
+them.
 Today's code is scanned, every import counted, lazy ones inside functions
 included; only imports under ``if TYPE_CHECKING:`` (never run) are left out."""
 
@@ -28,6 +35,19 @@ FORBIDDEN = {
     "verify": {"bench", "cli", "methods", "envs", "domains", "llm"},
     "pddl": {"bench", "cli", "methods", "verify"},
 }
+# A method's modules of the upper floors (see above): floor -> what it must never import.
+PLUGIN_FLOORS = {"report": {"cli", "mcp", "inspect"}, "commands": {"mcp", "inspect"}}
+
+
+def plugin_floor(module: str) -> str | None:
+    """``report`` for a method's report modules (``veriplan.methods.<m>.report``,
+    ``...report_<part>``), ``commands`` for its command module, else None."""
+    parts = module.split(".")
+    if len(parts) != 4 or parts[:2] != ["veriplan", "methods"]:
+        return None
+    if parts[3] == "commands":
+        return "commands"
+    return "report" if parts[3] == "report" or parts[3].startswith("report_") else None
 
 
 def _type_checking(node: ast.AST) -> bool:
@@ -153,9 +173,11 @@ def _described(graph: dict[str, dict[str, int]], circle: list[str]) -> str:
 def _violations(package: str) -> list[str]:
     bad = []
     for f in sorted((ROOT / package).rglob("*.py")):
+        floor = plugin_floor(_module_of(f, ROOT))
+        forbidden = FORBIDDEN[package] if floor is None else PLUGIN_FLOORS[floor]
         for line, module in _imports(f):
             parts = module.split(".")
-            if parts[0] == "veriplan" and len(parts) > 1 and parts[1] in FORBIDDEN[package]:
+            if parts[0] == "veriplan" and len(parts) > 1 and parts[1] in forbidden:
                 bad.append(f"{f.relative_to(ROOT)}:{line} imports {module}")
     return bad
 
@@ -163,6 +185,33 @@ def _violations(package: str) -> list[str]:
 @pytest.mark.parametrize("package", sorted(FORBIDDEN))
 def test_package_does_not_import_layers_above_it(package: str) -> None:
     assert _violations(package) == []
+
+
+def test_a_methods_upper_floors_are_imported_from_above_only() -> None:
+    """A method's report modules are imported by its other report modules and
+    its command module only; its command module by nothing (the registry
+    resolves both by name): no module of a lower floor reaches them."""
+    graph = import_graph(ROOT)
+    bad = []
+    for module, targets in graph.items():
+        for target, line in targets.items():
+            floor = plugin_floor(target)
+            if floor is None:
+                continue
+            same_method = module.split(".")[:3] == target.split(".")[:3]
+            allowed = floor == "report" and same_method and plugin_floor(module) is not None
+            if not allowed:
+                bad.append(f"{module}:{line} imports {target}")
+    assert bad == []
+
+
+def test_the_floors_of_a_methods_modules() -> None:
+    assert plugin_floor("veriplan.methods.aec.report") == "report"
+    assert plugin_floor("veriplan.methods.aec.report_episodes") == "report"
+    assert plugin_floor("veriplan.methods.sqbcp.commands") == "commands"
+    assert plugin_floor("veriplan.methods.aec.reporting") is None
+    assert plugin_floor("veriplan.methods.aec.controller") is None
+    assert plugin_floor("veriplan.methods.records") is None
 
 
 def test_the_scan_sees_lazy_imports(tmp_path: Path) -> None:

@@ -39,7 +39,7 @@ for L in 1 2 3 4 5 6; do
 done
 [ -f $CAL ] && [ -f $TAU ] || { echo "no calibration or tau file"; exit 1; }
 EXTRA=$(printf '[[configs]]\nmethod = "aec"\ncalibration = "%s"\ntau_file = "%s"\n' $CAL $TAU) \
-  benchmarks/sweeps/in_steps.sh benchmarks/sweeps/aec_results.toml results/aec-qwen 6 6 30 \
+  benchmarks/sweeps/in_steps.sh src/veriplan/methods/aec/sweeps/aec_results.toml results/aec-qwen 6 6 30 \
   --rerun-errors || exit 1
-benchmarks/sweeps/in_steps.sh benchmarks/sweeps/aec_scienceworld.toml \
+benchmarks/sweeps/in_steps.sh src/veriplan/methods/aec/sweeps/aec_scienceworld.toml \
   results/aec-qwen-scienceworld 2 2 10

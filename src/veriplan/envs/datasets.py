@@ -164,7 +164,7 @@ def scienceworld_valid(root: Path | None = None):
     return _scienceworld("scienceworld_valid", "valid")
 
 
-# Issue 33's controlled-model study on ScienceWorld (benchmarks/sweeps/
+# Issue 33's controlled-model study on ScienceWorld (src/veriplan/methods/aec/sweeps/
 # aec_controlled_scienceworld.toml): 16 unseen variations chosen by gold-path length, from
 # the first four unseen variations of the 22 tasks whose loads are quick: at most 20 gold
 # steps as one engine loaded them (a fresh engine may draw another world), at least two

@@ -10,8 +10,8 @@ import pytest
 
 from tests.methods.aec import kitchen
 from veriplan.bench.datasets import DATASETS, register_dataset
-from veriplan.cli import aec_commands
 from veriplan.cli.core import EXIT_OK
+from veriplan.methods.aec import commands as aec_commands
 from veriplan.methods.aec.config import Config
 from veriplan.methods.aec.predictor import load_calibration, store_path
 from veriplan.methods.aec.tau import load_tau

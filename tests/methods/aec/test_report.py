@@ -12,7 +12,6 @@ from dataclasses import dataclass
 import pytest
 
 from tests.methods.aec import kitchen
-from veriplan.bench import report_aec, report_aec_episodes, report_aec_iterations
 from veriplan.bench.datasets import DATASETS, Dataset, register_dataset
 from veriplan.bench.report import write_report
 from veriplan.bench.runner import run_sweep
@@ -20,6 +19,9 @@ from veriplan.bench.store import RunStore
 from veriplan.bench.units import BackendSpec, SweepPlan
 from veriplan.envs import ENVS
 from veriplan.envs.base import EnvTask
+from veriplan.methods.aec import report as report_aec
+from veriplan.methods.aec import report_episodes as report_aec_episodes
+from veriplan.methods.aec import report_iterations as report_aec_iterations
 from veriplan.methods.aec.domain import ENV_MODELS
 from veriplan.methods.aec.episode import DECISIONS_KEPT
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from veriplan.bench import report_aec_controlled, report_aec_episodes
-from veriplan.bench.report_aec_episodes import Episode
+from veriplan.methods.aec import report_controlled as report_aec_controlled
+from veriplan.methods.aec import report_episodes as report_aec_episodes
+from veriplan.methods.aec.report_episodes import Episode
 
 
 @dataclass
@@ -62,13 +63,11 @@ def test_the_iteration_curve_of_controlled_runs(tmp_path):
 
 def test_the_sweep_file_names_registered_methods_and_valid_settings():
     import tomllib
-    from pathlib import Path
 
     from veriplan.methods import get_method
     from veriplan.methods.aec.controlled_model import Settings
 
-    sweep = tomllib.loads((Path(__file__).parents[3] / "benchmarks" / "sweeps"
-                           / "aec_controlled.toml").read_text())
+    sweep = tomllib.loads(get_method("aec").sweep_files()["aec_controlled"].read_text())
     for name in sweep["methods"]:
         get_method(name)
     for cfg in sweep["configs"]:

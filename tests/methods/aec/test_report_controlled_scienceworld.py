@@ -8,8 +8,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from veriplan.bench import report_aec_controlled, report_aec_episodes
-from veriplan.bench.report_aec_episodes import Episode
+from veriplan.methods.aec import report_controlled as report_aec_controlled
+from veriplan.methods.aec import report_episodes as report_aec_episodes
+from veriplan.methods.aec.report_episodes import Episode
 
 NAMED = "Your task is to turn on the electric buzzer. First, focus on the electric buzzer."
 UNNAMED = "Your task is to find a(n) animal. First, focus on the thing. Then, move it."

@@ -9,13 +9,13 @@ from __future__ import annotations
 import json
 import tomllib
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from veriplan.bench import report_aec_controlled, report_aec_iterations
-from veriplan.bench.report_aec_episodes import Episode
+from veriplan.methods.aec import SWEEPS
+from veriplan.methods.aec import report_controlled as report_aec_controlled
+from veriplan.methods.aec import report_iterations as report_aec_iterations
+from veriplan.methods.aec.report_episodes import Episode
 
-SWEEP = (Path(__file__).parents[3] / "benchmarks" / "sweeps"
-         / "aec_controlled_scienceworld_iterations.toml")
+SWEEP = SWEEPS / "aec_controlled_scienceworld_iterations.toml"
 
 
 @dataclass

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from veriplan.bench.plotting import pyplot, save_figure
-from veriplan.bench.report_aec_episodes import Episode, config_of, model_of
+from veriplan.methods.aec.report_episodes import Episode, config_of, model_of
 
 
 @dataclass(frozen=True)

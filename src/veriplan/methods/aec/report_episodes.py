@@ -4,8 +4,8 @@ are grouped in: each unit of AEC or a baseline in an environment as an
 ended), the arms (method, settings, model, dataset), which arms ran the same
 episodes (a controlled model's planner setting included), and AEC's paired
 tests against every arm that did. Both parts of the report's AEC section, the
-model results (:mod:`veriplan.bench.report_aec`) and the controlled-model
-results (:mod:`veriplan.bench.report_aec_controlled`), read them from here."""
+model results (:mod:`veriplan.methods.aec.report`) and the controlled-model
+results (:mod:`veriplan.methods.aec.report_controlled`), read them from here."""
 
 from __future__ import annotations
 

@@ -11,10 +11,10 @@ pooled with them:
 - the AEC paper's Figure 1 ablations and the axis of the planner's error rate
   p, each with a plot;
 - the Figure 3 iterations with what refinement had to learn from (the rows of
-  :mod:`veriplan.bench.report_aec_iterations`);
+  :mod:`veriplan.methods.aec.report_iterations`);
 - on ScienceWorld, the tasks whose text names the focus target apart from the
   others, and success against queries as a plot;
-- the paired tests of :func:`veriplan.bench.report_aec_episodes.paired`.
+- the paired tests of :func:`veriplan.methods.aec.report_episodes.paired`.
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from veriplan.bench.plotting import pyplot, save_figure
-from veriplan.bench.report_aec_episodes import (
+from veriplan.bench.stats import bootstrap_mean_interval, wilson_interval
+from veriplan.methods.aec.report_episodes import (
     Arm,
     Episode,
     JsonDict,
@@ -38,14 +39,13 @@ from veriplan.bench.report_aec_episodes import (
     paired_md,
     same_episodes,
 )
-from veriplan.bench.report_aec_iterations import (
+from veriplan.methods.aec.report_iterations import (
     iterations,
     iterations_md,
     plot_iterations,
     refinement,
     refinement_md,
 )
-from veriplan.bench.stats import bootstrap_mean_interval, wilson_interval
 
 
 def setting(model: str) -> dict[str, float | str]:

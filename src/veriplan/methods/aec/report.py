@@ -28,7 +28,7 @@ each paired test, in both arms; the tables say how many were left out.
 
 Our household games are our own generation: the section says so wherever it
 shows them. Episodes of controlled test models get their own section
-(:mod:`veriplan.bench.report_aec_controlled`), never pooled with model results.
+(:mod:`veriplan.methods.aec.report_controlled`), never pooled with model results.
 """
 
 from __future__ import annotations
@@ -39,8 +39,13 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from veriplan.bench.report_aec_controlled import controlled_section
-from veriplan.bench.report_aec_episodes import (
+from veriplan.bench.stats import wilson_interval
+from veriplan.bench.store import UnitRecord
+from veriplan.methods import ReportSection
+from veriplan.methods.aec.controller import QUERY_AMBIGUOUS, QUERY_UNCERTAIN, SIMULATE
+from veriplan.methods.aec.episode import DECISIONS_KEPT
+from veriplan.methods.aec.report_controlled import controlled_section
+from veriplan.methods.aec.report_episodes import (
     HOUSEHOLD_TYPES,
     LEFT_OUT,
     ROUND_ENDS,
@@ -58,18 +63,13 @@ from veriplan.bench.report_aec_episodes import (
     paired,
     paired_md,
 )
-from veriplan.bench.report_aec_iterations import (
+from veriplan.methods.aec.report_iterations import (
     iterations,
     iterations_md,
     plot_iterations,
     refinement,
     refinement_md,
 )
-from veriplan.bench.stats import wilson_interval
-from veriplan.bench.store import UnitRecord
-from veriplan.methods import ReportSection
-from veriplan.methods.aec.controller import QUERY_AMBIGUOUS, QUERY_UNCERTAIN, SIMULATE
-from veriplan.methods.aec.episode import DECISIONS_KEPT
 from veriplan.methods.aec.tau import NO_WIN, read_source
 
 NOT_COMPARABLE = (
@@ -563,7 +563,7 @@ def section(records: list[UnitRecord], out: Path
     """Markdown, the numbers for report.json, and the plots written into ``out``
     ("", None, [] without environment units). Controlled-model episodes get
     their own section
-    (:func:`veriplan.bench.report_aec_controlled.controlled_section`), apart from model
+    (:func:`veriplan.methods.aec.report_controlled.controlled_section`), apart from model
     results."""
     all_eps = episodes(records)
     if not all_eps:
