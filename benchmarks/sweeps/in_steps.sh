@@ -2,7 +2,7 @@
 # Run a committed sweep in steps of `limit`, committing the run store after each
 # step, so that a long embedded-model sweep (hours on 2 cores) survives a stop:
 #   benchmarks/sweeps/in_steps.sh MATRIX OUTDIR START STEP MAX [veriplan bench args...]
-# e.g. benchmarks/sweeps/in_steps.sh benchmarks/sweeps/sqbcp_results.toml results/sqbcp-qwen 25 4 50
+# e.g. benchmarks/sweeps/in_steps.sh src/veriplan/methods/sqbcp/sweeps/sqbcp_results.toml results/sqbcp-qwen 25 4 50
 # Finished units are kept (bench resumes). EXTRA, if set, is appended to the sweep
 # file (e.g. a [[configs]] table). The model runs under `flock $LOCK` (one model at a
 # time); while the file $PAUSE exists no new step starts. VERIPLAN_DATA names the data.

@@ -9,8 +9,8 @@ import json
 
 import matplotlib.axes
 
-from veriplan.bench.report_hidden import controlled_section
 from veriplan.bench.store import UnitRecord
+from veriplan.methods.sqbcp.report import controlled_section
 
 
 def unit(i: int, model: str, *, violated: bool) -> UnitRecord:

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import json
 
-from veriplan.bench.report_hidden import controlled_by_k, controlled_pairs, controlled_rows
 from veriplan.bench.store import UnitRecord
+from veriplan.methods.sqbcp.report import controlled_by_k, controlled_pairs, controlled_rows
 
 
 def unit(i: int, ablation: str, *, violated: bool) -> UnitRecord:

@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from veriplan.bench.report_hidden import rows, section, stale
 from veriplan.bench.store import UnitRecord
 from veriplan.domains.hidden.metrics import judgement
 from veriplan.errors import RecordError
+from veriplan.methods.sqbcp.report import rows, section, stale
 
 
 def unit(i: int, *, violated: bool, no_plan: bool, judged: bool = True,

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 
-from veriplan.bench.report_hidden import controlled_pairs, controlled_rows, pairs, rows
 from veriplan.bench.store import UnitRecord
+from veriplan.methods.sqbcp.report import controlled_pairs, controlled_rows, pairs, rows
 
 
 def unit(i: int, method: str, config: dict, *, violated: bool, backend: str) -> UnitRecord:

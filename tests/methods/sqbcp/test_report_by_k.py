@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 
-from veriplan.bench.report_hidden import controlled_by_k, controlled_section
 from veriplan.bench.store import UnitRecord
+from veriplan.methods.sqbcp.report import controlled_by_k, controlled_section
 
 
 def unit(i: int, method: str, k: int, *, violated: bool, verified: bool) -> UnitRecord:

@@ -8,8 +8,8 @@ import json
 
 import matplotlib.axes
 
-from veriplan.bench.report_hidden import controlled_section
 from veriplan.bench.store import UnitRecord
+from veriplan.methods.sqbcp.report import controlled_section
 
 MODELS = ["sqbcp:p_hidden=0.0,acc=0.5,seed=0", "sqbcp:p_hidden=0.4,acc=0.5,seed=0"]
 
