@@ -382,7 +382,7 @@ def _record(method: str, config: dict, p: float, instance: str, verified: bool,
 
 
 def test_the_report_section_pairs_arms_on_the_same_tasks(tmp_path):
-    from veriplan.bench import report_controlled_plan as R
+    from veriplan.methods.closed_loop import report as R
 
     records = [_record("direct", {"prompt": "pddl"}, 0.2, f"i{i}", i < 2) for i in range(6)]
     records += [_record("closed-loop", {"max_attempts": 2}, 0.2, f"i{i}", i < 5, 1 + (i >= 2))
@@ -401,7 +401,7 @@ def test_the_report_section_pairs_arms_on_the_same_tasks(tmp_path):
 
 
 def test_the_report_pairs_units_under_the_same_seeds_only(tmp_path):
-    from veriplan.bench import report_controlled_plan as R
+    from veriplan.methods.closed_loop import report as R
 
     records = []
     for seed, wins in ((0, (True, False)), (1, (False, True))):

@@ -152,7 +152,7 @@ def section(records: list[UnitRecord], out: Path) -> tuple[str, dict | None, lis
     md = ["", "## Controlled-model results: the closed loop and DRIP against direct "
           "generation", "",
           "Units run with `--backend controlled-plan` (a seeded model that follows a reference "
-          "with per-step error rate p; `veriplan.llm.backends.controlled_plan`): controlled-"
+          "with per-step error rate p; `veriplan.methods.controlled_plan`): controlled-"
           "model results, not model results, and never pooled with them. Rounds: repair rounds "
           "(closed loop: attempts after the first) or re-decompositions (DRIP), mean per task "
           "(and among verified tasks).", "",
