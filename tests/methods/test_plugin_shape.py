@@ -207,10 +207,14 @@ def test_the_built_in_methods_plug_in_the_same_way():
     from veriplan.bench.report import method_sections
 
     assert [f.__module__ for f in method_sections()] == [
-        "veriplan.methods.autotos.report", "veriplan.bench.report_hidden",
-        "veriplan.bench.report_aec", "veriplan.bench.report_controlled_plan"]
+        "veriplan.methods.autotos.report", "veriplan.methods.sqbcp.report",
+        "veriplan.methods.aec.report", "veriplan.methods.closed_loop.report"]
     commands = [s.name for s in specs.values() if s.commands]
     assert commands == ["autotos", "sqbcp", "aec"]
+    # each in its method's folder
+    assert [s.commands for s in specs.values() if s.commands] == [
+        "veriplan.methods.autotos.commands", "veriplan.methods.sqbcp.commands",
+        "veriplan.methods.aec.commands"]
     # the stand-in models the LLM layer finds before any method is imported are
     # exactly the ones the methods declare
     declared = {b: t for s in specs.values() for b, t in s.backends.items()}
@@ -218,9 +222,11 @@ def test_the_built_in_methods_plug_in_the_same_way():
     # every sweep file belongs to a method
     from veriplan.bench.runner import method_sweeps
 
-    folder = Path(veriplan.__file__).parents[2] / "benchmarks" / "sweeps"
-    if folder.is_dir():  # a source checkout
-        assert sorted(method_sweeps().values()) == sorted(folder.glob("*.toml"))
+    package = Path(veriplan.__file__).parent
+    assert sorted(method_sweeps().values()) == sorted(package.glob("methods/*/sweeps/*.toml"))
+    # and lives in its method's folder, not on the generic floors
+    folder = package.parents[1] / "benchmarks" / "sweeps"
+    assert not list(folder.glob("*.toml"))
 
 
 GENERIC = ["bench/report.py", "bench/runner.py", "cli/__init__.py", "cli/runs.py",

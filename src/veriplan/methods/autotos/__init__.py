@@ -21,7 +21,7 @@ PROBLEM = "autotos"
 # What AutoToS brings besides solve (veriplan.methods.MethodSpec): the paper's tables
 # in the report, and `veriplan autotos`.
 REPORT = "veriplan.methods.autotos.report:section"
-COMMANDS = "veriplan.cli.autotos_commands"
+COMMANDS = "veriplan.methods.autotos.commands"
 
 
 def __getattr__(name: str) -> Any:
