@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Literal
 
 from veriplan.core.atom import Atom
 from veriplan.core.atom import Literal as CoreLiteral
+from veriplan.core.budget import Budget, BudgetExceeded
 from veriplan.core.verdict import Verdict
 from veriplan.errors import PDDLParseError, PDDLSemanticError, SourceError, VeriplanError
 from veriplan.mcp import models as M
@@ -27,6 +28,7 @@ from veriplan.mcp.config import ServerConfig, ToolInputError
 from veriplan.pddl import inputs
 
 if TYPE_CHECKING:
+    from veriplan.core.operator import Operator
     from veriplan.core.plan import Step
     from veriplan.pddl.ast import Domain
     from veriplan.pddl.task import Task
@@ -39,6 +41,11 @@ PlanText = str | list[str]
 PlanFormat = Literal["pddl", "planbench"]
 #: The most ground actions a repair hint names for one literal.
 HINT_ACTIONS = 5
+#: The most ground actions (about 450 bytes each) and search states one call may hold.
+CALL_MAX_GROUND_ACTIONS = 250_000
+CALL_MAX_STATES = 1_000_000
+#: The longest validate_plan grounds the task for its repair hints (seconds).
+HINT_SECONDS = 2.0
 
 
 class Deadline:
@@ -55,6 +62,14 @@ class Deadline:
 
     def expired(self) -> bool:
         return self.cancelled.is_set() or time.monotonic() >= self.end
+
+    def budget(self, seconds: float | None = None) -> Budget:
+        """The call's budget for grounding and search: this deadline (or ``seconds``
+        from now, if sooner), cancelled with the call, within the per-call caps."""
+        end = self.end if seconds is None else min(self.end, time.monotonic() + seconds)
+        return Budget(max_seconds=self.seconds if seconds is None else seconds, deadline=end,
+                      cancel=self.cancelled, max_ground_actions=CALL_MAX_GROUND_ACTIONS,
+                      max_states=CALL_MAX_STATES)
 
     def check(self, what: str) -> None:
         if self.cancelled.is_set():
@@ -231,11 +246,13 @@ def _state_before(task: Task, steps: Sequence[Step], k: int) -> int:
     return state
 
 
-def repair_hints(task: Task, r: ValidationResult) -> list[M.RepairHint]:
+def repair_hints(task: Task, r: ValidationResult, budget: Budget | None = None
+                 ) -> list[M.RepairHint]:
     """For each false precondition of the failing step and each unmet goal literal:
     the action schemas whose effects make it true, up to :data:`HINT_ACTIONS`
     ground actions that do and can run in the state where it is missing, and up to
-    as many that do but cannot run there yet (their own preconditions come first)."""
+    as many that do but cannot run there yet (their own preconditions come first).
+    The ground actions are left out when grounding the task is over ``budget``."""
     from veriplan.pddl.ast import Literal as AstLiteral
 
     wanted: list[tuple[CoreLiteral, int | None]] = []
@@ -252,6 +269,7 @@ def repair_hints(task: Task, r: ValidationResult) -> list[M.RepairHint]:
                 if a.name not in names:
                     names.append(a.name)
     states: dict[int | None, int] = {}
+    ops: tuple[Operator, ...] | None = None
     out = []
     for lit, step in wanted:
         if step not in states:
@@ -262,7 +280,12 @@ def repair_hints(task: Task, r: ValidationResult) -> list[M.RepairHint]:
         ground: list[str] = []
         later: list[str] = []
         if bit is not None:
-            for op in task.ground():
+            if ops is None:
+                try:
+                    ops = task.ground(budget)
+                except BudgetExceeded:
+                    ops = ()
+            for op in ops:
                 if len(ground) >= HINT_ACTIONS:
                     break
                 if (op.add if lit.positive else op.delete) >> bit & 1:
@@ -277,7 +300,8 @@ def repair_hints(task: Task, r: ValidationResult) -> list[M.RepairHint]:
 
 
 def verdict_doc(task: Task, parsed: ParsedPlan | None, r: ValidationResult, *,
-                hints: bool = True, max_states: int = 0) -> M.ValidatePlanDoc:
+                hints: bool = True, max_states: int = 0,
+                budget: Budget | None = None) -> M.ValidatePlanDoc:
     j = r.judgement()
     states, cut = _states(task, r, max_states) if r.trace is not None else (None, False)
     return M.ValidatePlanDoc(
@@ -286,7 +310,7 @@ def verdict_doc(task: Task, parsed: ParsedPlan | None, r: ValidationResult, *,
         unread=_lines(r.unread), prose=_lines(parsed.prose if parsed is not None else ()),
         failed_step=_failed(r), unmet_goals=[g.pddl() for g in r.unmet_goals],
         findings=[M.FindingDoc(**f.to_dict()) for f in j.findings],  # type: ignore[arg-type]
-        repair_hints=repair_hints(task, r) if hints and not r.valid and not task.numeric
+        repair_hints=repair_hints(task, r, budget) if hints and not r.valid and not task.numeric
         else [],
         cost=r.cost, metric=r.metric.value if r.metric is not None else None,
         feedback=r.feedback(), states=states, states_truncated=cut)
@@ -307,7 +331,8 @@ def validate_plan(cfg: ServerConfig, deadline: Deadline, *, domain: str | None =
     parsed = read_plan(cfg, task, plan, plan_path, format, config)
     deadline.check("validate_plan")
     r = _judge(check, task, parsed, trace)
-    return verdict_doc(task, parsed, r, max_states=cfg.max_results)
+    return verdict_doc(task, parsed, r, max_states=cfg.max_results,
+                       budget=deadline.budget(min(deadline.left, HINT_SECONDS)))
 
 
 def _judge(check: Callable[..., ValidationResult], task: Task, parsed: object,
@@ -361,7 +386,7 @@ def applicable_actions(cfg: ServerConfig, deadline: Deadline, *, domain: str | N
         state = _state_before(task, parsed.steps, steps + 1)
     deadline.check("applicable_actions")
     try:
-        ops = task.ground()
+        ops = task.ground(deadline.budget())
     except PDDLSemanticError as exc:
         raise ToolInputError(str(exc)) from None
     found: list[str] = []
@@ -396,7 +421,7 @@ def solve_classical(cfg: ServerConfig, deadline: Deadline, *, domain: str | None
     if seconds <= 0:
         raise ToolInputError("time_limit must be positive")
     try:
-        r = solve(task, planner, time_limit=seconds)
+        r = solve(task, planner, time_limit=seconds, budget=deadline.budget(seconds))
     except PDDLSemanticError as exc:
         raise ToolInputError(str(exc)) from None
     v = r.validation

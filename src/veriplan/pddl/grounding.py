@@ -6,15 +6,23 @@ positive precondition atoms, and the rest of the schema's atoms are joined
 against the facts reached so far through hash indexes on bound positions.
 Bindings whose non-conjunctive precondition parts (or, exists, imply) fail
 the relaxed test wait and are re-tested when the fact queue drains.
+
+The work is under a :class:`~veriplan.core.budget.Budget`: every few hundred
+bindings or joins the clock (and the cancel flag) is read and the ground
+actions held are counted; over any of them grounding stops with a
+:class:`~veriplan.core.budget.BudgetExceeded` that names the largest schema,
+and the operators it interned into the domain's shared cache are dropped.
 """
 
 from __future__ import annotations
 
+import math
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Sized
 from typing import TYPE_CHECKING
 
 from veriplan.core.atom import Atom
+from veriplan.core.budget import Budget, BudgetExceeded, BudgetLimit
 from veriplan.core.condition import bits
 from veriplan.core.operator import Operator
 from veriplan.pddl.ast import ActionSchema, And, Formula
@@ -58,18 +66,80 @@ class _FactStore:
         return idx.get(key, [])
 
 
+#: Work between two reads of the budget: a binding of a STRIPS schema counts 1,
+#: one of an ADL schema (quantifiers to expand) :data:`CHECK_EVERY`, a join 1.
+CHECK_EVERY = 512
+
+
 class _Schema:
     """A schema's join plan: its usable positive precondition atoms."""
 
-    def __init__(self, schema: ActionSchema) -> None:
+    def __init__(self, schema: ActionSchema, strips: bool) -> None:
         self.schema = schema
         params = {p.name for p in schema.params}
         self.atoms = [a for a in required_atoms(schema.precondition)
                       if all(x in params or not x.startswith("?") for x in a.args)]
         self.types = {p.name: p.type for p in schema.params}
+        #: how much one binding counts against :data:`CHECK_EVERY`
+        self.weight = 1 if strips else CHECK_EVERY
 
 
-def reachable_operators(task: Task) -> tuple[Operator, ...]:
+class _Gauge:
+    """The grounding's reads of its budget, every :data:`CHECK_EVERY` units of work."""
+
+    __slots__ = ("held", "left", "meter", "task")
+
+    def __init__(self, task: Task, budget: Budget, held: tuple[Sized, ...]) -> None:
+        self.task = task
+        self.meter = budget.clock()
+        self.held = held  # the ground actions found and pending
+        self.left = CHECK_EVERY
+
+    def check(self) -> None:
+        """Raise :class:`BudgetExceeded` when over the budget (``left`` is reset)."""
+        self.left = CHECK_EVERY
+        budget = self.meter.budget
+        held = sum(len(h) for h in self.held)
+        limit = self.meter.over_time()
+        if limit is None and budget.max_ground_actions is not None \
+                and held > budget.max_ground_actions:
+            limit = BudgetLimit.GROUND_ACTIONS
+        if limit is not None:
+            raise BudgetExceeded(_over_message(self.task, budget, limit, held), limit)
+
+
+def _over_message(task: Task, budget: Budget, limit: BudgetLimit, held: int) -> str:
+    biggest, size = "", 0
+    for a in task.domain.actions:
+        n = math.prod(len(task.objects_of_type(p.type)) for p in a.params)
+        if n > size:
+            biggest, size = a.name, n
+    what = (f" (action {biggest} has up to {size:.3g} bindings of its parameters over "
+            f"{len(task.objects)} objects)" if size > 10 * held else "")
+    fix = ("run it again when the caller waits" if limit is BudgetLimit.CANCELLED else
+           "give it a larger budget (more time: --time-limit / time_limit, or a larger "
+           "max_ground_actions), or a task with fewer objects or action parameters")
+    return (f"grounding task {task.name} stopped over its budget: {budget.describe(limit)}, "
+            f"after {held:,} ground actions{what}; {fix}")
+
+
+def reachable_operators(task: Task, budget: Budget | None = None) -> tuple[Operator, ...]:
+    """Every operator reachable under the delete relaxation, within ``budget``
+    (its default: no time limit, :data:`~veriplan.core.budget.MAX_GROUND_ACTIONS`)."""
+    shared, own = task._shared_ops, task._ops
+    before = len(shared), len(own)
+    try:
+        return _reachable(task, Budget() if budget is None else budget)
+    except BudgetExceeded:
+        # the memory goes back: the operators interned for this grounding are dropped
+        # again (the latest entries; another thread's, if any, are only a cache miss)
+        for cache, n in zip((shared, own), before):
+            for _ in range(len(cache) - n):
+                cache.popitem()
+        raise
+
+
+def _reachable(task: Task, budget: Budget) -> tuple[Operator, ...]:
     facts = task.facts
     store = _FactStore()
     reached = task.init
@@ -77,13 +147,14 @@ def reachable_operators(task: Task) -> tuple[Operator, ...]:
     for b in bits(reached):
         store.add(facts.atoms[b])
         queue.append(facts.atoms[b])
-    schemas = [_Schema(s) for s in task.domain.actions]
+    schemas = [_Schema(s, s.name in task._templates) for s in task.domain.actions]
     triggers: dict[str, list[tuple[_Schema, int]]] = {}
     for sc in schemas:
         for i, a in enumerate(sc.atoms):
             triggers.setdefault(a.pred, []).append((sc, i))
     found: dict[Key, Operator] = {}
     pending: dict[Key, Operator] = {}
+    gauge = _Gauge(task, budget, (found, pending))
 
     def accept(key: Key, op: Operator) -> None:
         nonlocal reached
@@ -99,7 +170,11 @@ def reachable_operators(task: Task) -> tuple[Operator, ...]:
                 queue.append(facts.atoms[b])
 
     def consider(sc: _Schema, sub: dict[str, str]) -> None:
+        weight = sc.weight
         for args in _complete(task, sc, sub):
+            gauge.left -= weight
+            if gauge.left <= 0:
+                gauge.check()
             key = (sc.schema.name, args)
             if key in found or key in pending:
                 continue
@@ -119,7 +194,7 @@ def reachable_operators(task: Task) -> tuple[Operator, ...]:
                 sub = _unify(sc, sc.atoms[i], atom.args, {}, task)
                 if sub is not None:
                     for full in _join(sc, [a for j, a in enumerate(sc.atoms) if j != i],
-                                      sub, store, task):
+                                      sub, store, task, gauge):
                         consider(sc, full)
         if task.axioms is not None:  # derived atoms whose rules hold, relaxed
             for rules in task.axioms.strata:
@@ -153,10 +228,13 @@ def _unify(sc: _Schema, template: Atom, values: tuple[str, ...], sub: dict[str, 
 
 
 def _join(sc: _Schema, rest: list[Atom], sub: dict[str, str], store: _FactStore,
-          task: Task) -> Iterator[dict[str, str]]:
+          task: Task, gauge: _Gauge) -> Iterator[dict[str, str]]:
     if not rest:
         yield sub
         return
+    gauge.left -= 1  # (joins that fail deep down never reach a binding: counted here)
+    if gauge.left <= 0:
+        gauge.check()
     # Most bound arguments first.
     best = max(range(len(rest)), key=lambda j: sum(
         1 for x in rest[j].args if not x.startswith("?") or x in sub))
@@ -167,7 +245,7 @@ def _join(sc: _Schema, rest: list[Atom], sub: dict[str, str], store: _FactStore,
     for values in list(store.matching(atom.pred, pos, key)):
         new = _unify(sc, atom, values, sub, task)
         if new is not None:
-            yield from _join(sc, others, new, store, task)
+            yield from _join(sc, others, new, store, task, gauge)
 
 
 def _complete(task: Task, sc: _Schema, sub: dict[str, str]) -> Iterator[tuple[str, ...]]:

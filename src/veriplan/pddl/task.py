@@ -51,6 +51,8 @@ from veriplan.pddl.parser import _read_text, parse_domain, read_domain, read_pro
 if TYPE_CHECKING:  # (pathlib is not imported: a batch run does without its start-up)
     from pathlib import Path
 
+    from veriplan.core.budget import Budget
+
 
 class Task:
     """A PDDL planning task over int bitset states.
@@ -346,14 +348,15 @@ class Task:
     def action_cost(self, op: Operator) -> float:
         return op.cost
 
-    def ground(self) -> tuple[Operator, ...]:
-        """All operators reachable under the delete relaxation (cached)."""
+    def ground(self, budget: Budget | None = None) -> tuple[Operator, ...]:
+        """All operators reachable under the delete relaxation (cached), found
+        within ``budget`` (else :class:`~veriplan.core.budget.BudgetExceeded`)."""
         if self._ground is None:
             if self.numeric:
                 raise self._numeric_error("grounding for search")
             from veriplan.pddl.grounding import reachable_operators
 
-            self._ground = reachable_operators(self)
+            self._ground = reachable_operators(self, budget)
         return self._ground
 
     _ground: tuple[Operator, ...] | None = None

@@ -39,13 +39,27 @@ class ClassicalResult:
         }
 
 
-def _search(fn: Callable[[Task, Budget], SearchResult]):
-    def run(task: Task, time_limit: float) -> tuple[str, tuple[Step, ...] | None, int]:
-        r = fn(task, Budget(max_seconds=time_limit))
+class _OwnSearch:
+    """One of veriplan's own searches as a planner: it grounds the task and
+    searches within one budget (see :class:`veriplan.core.budget.Budget`)."""
+
+    def __init__(self, fn: Callable[[Task, Budget], SearchResult]) -> None:
+        self.fn = fn
+
+    def __call__(self, task: Task, time_limit: float
+                 ) -> tuple[str, tuple[Step, ...] | None, int]:
+        return self.within(task, Budget.within(time_limit))
+
+    def within(self, task: Task, budget: Budget) -> tuple[str, tuple[Step, ...] | None, int]:
+        task.ground(budget)  # the heuristics and the successors read this grounding
+        r = self.fn(task, budget)
         plan = tuple(Step(op.name, op.args) for op in r.plan) if r.plan is not None else None
         status = {"solved": "solved", "exhausted": "unsolvable", "budget": "budget"}[r.status]
         return status, plan, r.expanded
-    return run
+
+
+def _search(fn: Callable[[Task, Budget], SearchResult]) -> _OwnSearch:
+    return _OwnSearch(fn)
 
 
 def _fd(alias: str | None = None, search: str | None = None):
@@ -74,12 +88,24 @@ PLANNERS: Registry[Planner] = Registry("planner", {
 }, group="veriplan.planners", error=UnknownPlannerError)
 
 
-def solve_classical(task: Task, planner: str = "fd", *, time_limit: float = 300
-                    ) -> ClassicalResult:
-    """Solve ``task`` with a classical planner and validate the plan."""
+def solve_classical(task: Task, planner: str = "fd", *, time_limit: float = 300,
+                    budget: Budget | None = None) -> ClassicalResult:
+    """Solve ``task`` with a classical planner and validate the plan.
+
+    ``budget`` (default: ``time_limit`` seconds from now, the default caps on
+    ground actions and states) holds veriplan's own grounding and search; a
+    grounding over it raises :class:`~veriplan.core.budget.BudgetExceeded`, a
+    search over it ends with status ``budget``. An external planner gets the
+    seconds left of it."""
     run = PLANNERS.get(planner)
+    if budget is None:
+        budget = Budget.within(time_limit)
     start = time.perf_counter()
-    status, plan, expanded = run(task, time_limit)
+    if isinstance(run, _OwnSearch):
+        status, plan, expanded = run.within(task, budget)
+    else:
+        left = budget.left()
+        status, plan, expanded = run(task, time_limit if left is None else min(left, time_limit))
     validation = validate_plan(task, plan) if plan is not None else None
     if validation is not None and not validation.valid:
         status = "invalid-plan"

@@ -7,7 +7,7 @@ from heapq import heappop, heappush
 from itertools import count
 
 from veriplan.core.system import TransitionSystem
-from veriplan.search.result import Budget, SearchResult, SearchStatus
+from veriplan.search.result import Budget, SearchResult, SearchStatus, stopped
 from veriplan.search.trace import backtrack
 
 INF = float("inf")
@@ -22,6 +22,7 @@ def astar(system: TransitionSystem, heuristic: Callable[[object], float], *,
     """
     cost_of = getattr(system, "action_cost", None) or (lambda _a: 1)
     clock = budget.clock()
+    over, cap = clock.over, clock.cap
     start = system.initial_state()
     g: dict = {start: 0}
     parent: dict = {start: None}
@@ -33,8 +34,10 @@ def astar(system: TransitionSystem, heuristic: Callable[[object], float], *,
     closed: set = set()
     expanded = 0
     while heap:
-        if clock.out(expanded):
-            return SearchResult(SearchStatus.BUDGET, None, expanded, len(g), clock.elapsed())
+        if expanded >= cap or not expanded & 7:  # (the clock is read every 8th)
+            limit = over(expanded, len(g))
+            if limit is not None:
+                return stopped(clock, limit, expanded, len(g))
         _, _, _, state = heappop(heap)
         if state in closed:
             continue

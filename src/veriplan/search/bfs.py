@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections import deque
 
 from veriplan.core.system import TransitionSystem
-from veriplan.search.result import Budget, SearchResult, SearchStatus
+from veriplan.search.result import Budget, SearchResult, SearchStatus, stopped
 from veriplan.search.trace import backtrack
 
 
 def bfs(system: TransitionSystem, *, budget: Budget = Budget()) -> SearchResult:
     clock = budget.clock()
+    over, cap = clock.over, clock.cap
     start = system.initial_state()
     parent: dict = {start: None}
     if system.is_goal(start):
@@ -18,8 +19,10 @@ def bfs(system: TransitionSystem, *, budget: Budget = Budget()) -> SearchResult:
     queue = deque([start])
     expanded = 0
     while queue:
-        if clock.out(expanded):
-            return SearchResult(SearchStatus.BUDGET, None, expanded, len(parent), clock.elapsed())
+        if expanded >= cap or not expanded & 7:  # (the clock is read every 8th)
+            limit = over(expanded, len(parent))
+            if limit is not None:
+                return stopped(clock, limit, expanded, len(parent))
         state = queue.popleft()
         expanded += 1
         for action, nxt in system.successors(state):

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Generic, TypeVar
+
+from veriplan.core.budget import Budget, BudgetLimit, Meter
 
 A = TypeVar("A")
 
@@ -13,35 +14,7 @@ A = TypeVar("A")
 class SearchStatus(StrEnum):
     SOLVED = "solved"
     EXHAUSTED = "exhausted"  # the whole reachable space was searched: no plan
-    BUDGET = "budget"  # stopped by the expansion or time budget
-
-
-@dataclass(frozen=True)
-class Budget:
-    """Limits on a search; ``None`` means unlimited."""
-
-    max_expansions: int | None = None
-    max_seconds: float | None = None
-
-    def clock(self) -> _Clock:
-        return _Clock(self)
-
-
-@dataclass
-class _Clock:
-    budget: Budget
-    start: float = field(default_factory=time.perf_counter)
-
-    def out(self, expansions: int) -> bool:
-        b = self.budget
-        if b.max_expansions is not None and expansions >= b.max_expansions:
-            return True
-        # Reading the clock costs; look every 256 expansions.
-        return (b.max_seconds is not None and not expansions & 255
-                and time.perf_counter() - self.start > b.max_seconds)
-
-    def elapsed(self) -> float:
-        return time.perf_counter() - self.start
+    BUDGET = "budget"  # stopped by its budget (expansions, states, time, or cancelled)
 
 
 @dataclass(frozen=True)
@@ -52,7 +25,18 @@ class SearchResult(Generic[A]):
     generated: int
     seconds: float
     cost: float | None = None
+    #: the part of the budget a ``budget`` result ran out of
+    limit: BudgetLimit | None = None
 
     @property
     def solved(self) -> bool:
         return self.status is SearchStatus.SOLVED
+
+
+def stopped(meter: Meter, limit: BudgetLimit, expanded: int, generated: int) -> SearchResult:
+    """The result of a search its budget stopped."""
+    return SearchResult(SearchStatus.BUDGET, None, expanded, generated, meter.elapsed(),
+                        limit=limit)
+
+
+__all__ = ["Budget", "SearchResult", "SearchStatus", "stopped"]
