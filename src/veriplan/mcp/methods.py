@@ -26,8 +26,24 @@ if TYPE_CHECKING:
     from veriplan.llm.client import LLM
     from veriplan.methods.records import Event
 
-#: The methods run_method offers: PDDL planners whose checks are veriplan's own.
-METHODS = ("closed-loop", "backprompt", "direct", "drip", "cot", "react")
+
+def offered_methods() -> tuple[str, ...]:
+    """The methods run_method offers: every registered method that plans for a
+    PDDL task (whose plans veriplan's validator judges; none runs model-written
+    code), the default first, then in the order the methods are declared (a
+    method registered later is offered from then on)."""
+    from veriplan.core.problems import ProblemKind
+    from veriplan.methods import DEFAULT_METHOD, method_specs
+
+    pddl = [s.name for s in method_specs() if s.problem is ProblemKind.PDDL]
+    return tuple(sorted(pddl, key=lambda name: name != DEFAULT_METHOD))
+
+
+def _methods_help() -> str:
+    """run_method's ``method`` described (read where the tool is registered:
+    the annotations are evaluated then, in this module)."""
+    offered = offered_methods()
+    return f"{offered[0]} (default), {', '.join(offered[1:])}"
 
 
 class _Model:
@@ -56,9 +72,10 @@ def run(cfg: ServerConfig, model: _Model, deadline: T.Deadline, *, method: str,
         progress: Callable[[Event], None]) -> M.RunMethodDoc:
     from veriplan.methods import PlanningProblem, get_method
 
-    if method not in METHODS:
+    offered = offered_methods()
+    if method not in offered:
         raise ToolInputError(f"unknown method {method!r}: run_method offers "
-                             f"{', '.join(METHODS)}")
+                             f"{', '.join(offered)}")
     spec = get_method(method)
     config = spec.make_config(settings or {})
     task = T.load_task(cfg, domain, domain_path, problem, problem_path)
@@ -80,13 +97,13 @@ def run(cfg: ServerConfig, model: _Model, deadline: T.Deadline, *, method: str,
 
 def register_run_method(server: MCPServer, cfg: ServerConfig) -> None:
     model = _Model(cfg)
+    default = offered_methods()[0]
 
     @register_tool(server, annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False,
                                              idempotent_hint=False, open_world_hint=True))
     async def run_method(
             ctx: Context,
-            method: Annotated[str, Field(description="closed-loop (default), backprompt, "
-                                                     "direct, drip, cot, react")] = "closed-loop",
+            method: Annotated[str, Field(description=_methods_help())] = default,
             domain: Domain = None, domain_path: DomainPath = None, problem: Problem = None,
             problem_path: ProblemPath = None, planbench_config: Config = None,
             planbench_config_path: ConfigPath = None,
