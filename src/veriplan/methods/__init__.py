@@ -20,7 +20,9 @@ A method is a plug-in: besides ``solve`` and ``Config``, its registration (a
 report and the command line learn of it only from there (none of them names a
 method):
 
-- ``metrics``: the type its results' ``metrics`` read as;
+- ``metrics``: the metrics its report section computes, by name (a
+  :class:`~enum.StrEnum` of report.json's field names, ``Metric`` in the
+  method's ``metrics.py``); None for a method the generic summary alone reports;
 - ``report``: its section of ``veriplan report`` (a :data:`ReportFn`: the
   store's records and the report's folder -> a :class:`ReportSection`);
 - ``backends``: its controlled stand-in models, backend name ->
@@ -51,6 +53,7 @@ import dataclasses
 import typing
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
@@ -134,7 +137,7 @@ class MethodSpec:
     solve: SolveFn
     config_cls: type[MethodConfig]
     problem: ProblemKind = ProblemKind.PDDL
-    metrics: type | None = None
+    metrics: type[StrEnum] | None = None
     report: ReportFn | str | None = None
     backends: Mapping[str, str] = field(default_factory=dict)
     commands: CommandModule | str | None = None
@@ -224,7 +227,7 @@ METHODS: Registry[MethodSpec] = Registry("method", {
 
 def register_method(name: str, solve: SolveFn, config_cls: type[MethodConfig],
                     problem: ProblemKind | str = ProblemKind.PDDL, *,
-                    metrics: type | None = None, report: ReportFn | str | None = None,
+                    metrics: type[StrEnum] | None = None, report: ReportFn | str | None = None,
                     backends: Mapping[str, str] | None = None,
                     commands: CommandModule | str | None = None,
                     sweeps: str | Path | None = None) -> MethodSpec:

@@ -195,8 +195,9 @@ def query_only(problem: EnvTask, llm: LLM, config: QueryOnlyConfig = QueryOnlyCo
 
 def _spec(name: str, fn: Any, config_cls: type):
     from veriplan.methods import MethodSpec
+    from veriplan.methods.aec.metrics import Metric
 
-    return MethodSpec(name, fn, config_cls, PROBLEM)
+    return MethodSpec(name, fn, config_cls, PROBLEM, metrics=Metric)  # reported in AEC's section
 
 
 DIRECT = _spec("aec-direct", direct, AgentConfig)

@@ -94,8 +94,9 @@ def walle(problem: EnvTask, llm: LLM, config: PredictorConfig = PredictorConfig(
 
 def _spec():
     from veriplan.methods import MethodSpec
+    from veriplan.methods.aec.metrics import Metric
 
-    return MethodSpec("walle-standin", walle, PredictorConfig, PROBLEM)
+    return MethodSpec("walle-standin", walle, PredictorConfig, PROBLEM, metrics=Metric)
 
 
 WALLE = _spec()

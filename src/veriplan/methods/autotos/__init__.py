@@ -10,6 +10,8 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from veriplan.methods.autotos.metrics import Metric
+
 _LAZY = {"Config": "veriplan.methods.autotos.config",
          "reference": "veriplan.methods.autotos.method",
          "run_loop": "veriplan.methods.autotos.method",
@@ -20,6 +22,7 @@ _LAZY = {"Config": "veriplan.methods.autotos.config",
 PROBLEM = "autotos"
 # What AutoToS brings besides solve (veriplan.methods.MethodSpec): the paper's tables
 # in the report, and `veriplan autotos`.
+METRICS = Metric
 REPORT = "veriplan.methods.autotos.report:section"
 COMMANDS = "veriplan.methods.autotos.commands"
 
