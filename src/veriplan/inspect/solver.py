@@ -30,12 +30,13 @@ from inspect_ai.model import (
 )
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from veriplan.core.problems import ProblemKind
 from veriplan.errors import ConfigError
 from veriplan.inspect.backend import InspectBackend
 from veriplan.inspect.dataset import instance_from_metadata
 from veriplan.inspect.scorer import METHOD_KEY
 from veriplan.llm.client import LLM
-from veriplan.methods import MethodSpec, SolveResult, get_method
+from veriplan.methods import MethodSpec, SolveResult, get_method, methods_for
 from veriplan.methods.records import Entry
 
 
@@ -90,10 +91,10 @@ def veriplan_method(method: str = "direct",
     defaults otherwise) on each sample. Methods with a ``seed`` setting get
     ``seed + epoch - 1``, so inspect's epochs are distinct runs."""
     spec = get_method(method)
-    if spec.problem != "pddl":
+    if spec.problem is not ProblemKind.PDDL:
         raise ConfigError(f"method {method} takes '{spec.problem.value}' problems; the inspect "
-                          "tasks hold PDDL problems (use closed-loop, backprompt, direct, drip, "
-                          "cot, react)")
+                          "tasks hold PDDL problems (use "
+                          f"{', '.join(methods_for(ProblemKind.PDDL))})")
     base = method_config(spec, config)
     seeded = "seed" in spec.settings()
 

@@ -33,9 +33,9 @@ def offered_methods() -> tuple[str, ...]:
     code), the default first, then in the order the methods are declared (a
     method registered later is offered from then on)."""
     from veriplan.core.problems import ProblemKind
-    from veriplan.methods import DEFAULT_METHOD, method_specs
+    from veriplan.methods import DEFAULT_METHOD, methods_for
 
-    pddl = [s.name for s in method_specs() if s.problem is ProblemKind.PDDL]
+    pddl = methods_for(ProblemKind.PDDL)
     return tuple(sorted(pddl, key=lambda name: name != DEFAULT_METHOD))
 
 

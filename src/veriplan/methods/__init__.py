@@ -251,6 +251,13 @@ def method_specs() -> list[MethodSpec]:
     return [METHODS.get(name) for name in METHODS.declared()]
 
 
+def methods_for(problem: ProblemKind | str) -> list[str]:
+    """The registered methods that plan for ``problem``, in the order they are
+    declared (each method's module imported)."""
+    kind = ProblemKind(problem)
+    return [spec.name for spec in method_specs() if spec.problem is kind]
+
+
 def available_methods() -> list[str]:
     return METHODS.names()
 
@@ -261,4 +268,5 @@ def get_method(name: str) -> MethodSpec:
 
 __all__ = ["DEFAULT_METHOD", "METHODS", "CommandModule", "MethodConfig", "MethodSpec",
            "PlanningProblem", "ReportFn", "ReportSection", "Run", "SolveFn", "SolveResult",
-           "as_problem", "available_methods", "get_method", "method_specs", "register_method"]
+           "as_problem", "available_methods", "get_method", "method_specs", "methods_for",
+           "register_method"]
