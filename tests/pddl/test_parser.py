@@ -53,7 +53,8 @@ def _error(text: str, problem: str | None = None) -> PDDLParseError:
 @pytest.mark.parametrize(
     ("requirement", "text"),
     [
-        (":durative-actions", "(define (domain x) (:requirements :strips :durative-actions))"),
+        (":continuous-effects", "(define (domain x) (:requirements :strips "
+                                ":continuous-effects))"),
         (":object-fluents", "(define (domain x) (:types t) (:predicates (p)) "
                             "(:functions (f) - t))"),
         (":preferences", "(define (domain x) (:requirements :strips :preferences))"),

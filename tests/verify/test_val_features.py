@@ -88,7 +88,7 @@ def test_unsupported_feature_is_an_error_naming_it(spec, val, tmp_path):
 
 
 def test_unsupported_feature_on_the_command_line_is_no_verdict(tmp_path, capsys):
-    spec = next(s for s in UNSUPPORTED if s["construct"] == "durative actions")
+    spec = next(s for s in UNSUPPORTED if s["construct"] == "continuous effects")
     dom, prob, plan = tmp_path / "domain.pddl", tmp_path / "problem.pddl", tmp_path / "plan"
     dom.write_text(spec["domain"])
     prob.write_text(spec["problem"])
@@ -97,4 +97,4 @@ def test_unsupported_feature_on_the_command_line_is_no_verdict(tmp_path, capsys)
     out = capsys.readouterr()
     assert code not in (0, 1)  # 0 and 1 are verdicts
     assert f"{dom}:{spec['line']}" in out.err + out.out
-    assert ":durative-action" in out.err + out.out
+    assert spec["says"] in out.err + out.out

@@ -16,8 +16,9 @@ from typing import Union
 from veriplan.core.atom import Atom, Literal
 
 __all__ = [
-    "OBJECT", "TOTAL_COST", "TOTAL_TIME", "TRUE", "ActionSchema", "And", "Arith", "ArithOp",
-    "Atom", "Compare", "CompareOp", "DerivedRule", "Domain", "Effect", "Equals", "Exists",
+    "DURATION", "NEVER", "OBJECT", "TOTAL_COST", "TOTAL_TIME", "TRUE", "ActionSchema", "And",
+    "Arith", "ArithOp", "Atom", "Compare", "CompareOp", "DerivedRule", "Domain",
+    "DurationConstraint", "DurativeAction", "Effect", "Equals", "Exists", "TimedLiteral",
     "Forall", "ForallEffect", "Formula", "FuncTerm", "Imply", "Increase", "Literal", "Metric",
     "MetricDirection", "Not", "NumExpr", "NumericEffect", "Or", "Param", "Problem", "UpdateOp",
     "When", "either_members", "either_type", "expr_pddl",
@@ -97,6 +98,9 @@ class FuncTerm:
 
 TOTAL_COST = "total-cost"
 TOTAL_TIME = FuncTerm("total-time")  # the metric's (total-time): the plan's makespan
+#: ``?duration`` in a durative action's expressions: the step's duration ``[d]``, read
+#: as this fluent (its value is put in while the action's parts are evaluated)
+DURATION = FuncTerm("?duration")
 
 
 class ArithOp(StrEnum):
@@ -126,6 +130,8 @@ def expr_pddl(e: NumExpr, number=repr, sub: dict[str, str] | None = None) -> str
     if isinstance(e, int | float):
         return number(e)
     if isinstance(e, FuncTerm):
+        if e == DURATION:
+            return "?duration"
         args = [sub.get(a, a) for a in e.args] if sub else e.args
         return "(" + " ".join((e.name, *args)) + ")"
     if e.op is ArithOp.NEG:
@@ -153,6 +159,8 @@ class Compare:
 Formula = Union[Atom, Equals, Not, And, Or, Imply, Exists, Forall, Compare]
 
 TRUE = And(())
+#: a formula that never holds (an empty disjunction)
+NEVER = Or(())
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,6 +240,44 @@ class ActionSchema:
     effects: tuple[Effect, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class DurationConstraint:
+    """``(op ?duration value)`` of a durative action's ``:duration`` (``=``, ``<=``,
+    ``>=``), ``value`` read in the state before the action starts."""
+
+    op: CompareOp
+    value: NumExpr
+
+    def pddl(self, sub: dict[str, str] | None = None) -> str:
+        return f"({self.op.value} ?duration {expr_pddl(self.value, sub=sub)})"
+
+
+@dataclass(frozen=True, slots=True)
+class DurativeAction(ActionSchema):
+    """``(:durative-action ...)`` (PDDL 2.1 level 3): its ``:duration`` constraints,
+    its conditions ``at start``, ``over all`` (the open interval between its ends)
+    and ``at end``, and its effects at each end (``?duration`` in them is
+    :data:`DURATION`). As an :class:`ActionSchema` (``precondition``, ``effects``)
+    it is never applicable (``precondition`` is :data:`NEVER`, no effects): it is not
+    an instantaneous step, and code that knows only those cannot execute it."""
+
+    duration: tuple[DurationConstraint, ...] = ()
+    at_start: Formula = TRUE
+    over_all: Formula = TRUE
+    at_end: Formula = TRUE
+    start_effects: tuple[Effect, ...] = ()
+    end_effects: tuple[Effect, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TimedLiteral:
+    """``(at time literal)`` in a problem's ``:init`` (PDDL 2.2): ``literal`` becomes
+    true (or false) at ``time``."""
+
+    time: float
+    literal: Literal
+
+
 @dataclass(frozen=True)
 class Domain:
     name: str
@@ -253,8 +299,15 @@ class Domain:
     @cached_property
     def numeric(self) -> bool:
         """True when an action reads or changes a numeric fluent other than as a
-        classical action cost (``(increase (total-cost) n)``)."""
+        classical action cost (``(increase (total-cost) n)``), and for a temporal
+        domain (:attr:`temporal`): both are judged by the evaluation of
+        :mod:`veriplan.pddl.numeric`, never by the bitset operators."""
         return _uses_numbers(self)
+
+    @cached_property
+    def temporal(self) -> bool:
+        """True when the domain has durative actions (its plans are timed)."""
+        return any(isinstance(a, DurativeAction) for a in self.actions)
 
     @property
     def rich(self) -> bool:
@@ -308,6 +361,8 @@ class Problem:
     metric: Metric | None = None
     warnings: tuple[str, ...] = field(default=(), compare=False)
     file: str = field(default="<text>", compare=False)
+    #: ``(at t literal)`` of :init, in order of time (PDDL 2.2 timed initial literals)
+    timed_literals: tuple[TimedLiteral, ...] = ()
 
 
 def _walk_effects(effects: tuple[Effect, ...]):
@@ -333,6 +388,8 @@ def formula_uses_numbers(f: Formula) -> bool:
 
 
 def _uses_numbers(d: Domain) -> bool:
+    if d.temporal:
+        return True
     for a in d.actions:
         if formula_uses_numbers(a.precondition):
             return True

@@ -24,6 +24,8 @@ from veriplan.errors import (
 )
 from veriplan.pddl import ast
 from veriplan.pddl.ast import (
+    DURATION,
+    NEVER,
     OBJECT,
     TOTAL_COST,
     TOTAL_TIME,
@@ -35,6 +37,8 @@ from veriplan.pddl.ast import (
     CompareOp,
     DerivedRule,
     Domain,
+    DurationConstraint,
+    DurativeAction,
     Effect,
     Equals,
     Exists,
@@ -52,6 +56,7 @@ from veriplan.pddl.ast import (
     Or,
     Param,
     Problem,
+    TimedLiteral,
     UpdateOp,
     When,
     either_members,
@@ -78,10 +83,10 @@ SUPPORTED_REQUIREMENTS = frozenset({
     ":disjunctive-preconditions", ":existential-preconditions",
     ":universal-preconditions", ":quantified-preconditions",
     ":conditional-effects", ":adl", ":action-costs", ":numeric-fluents", ":fluents",
-    ":derived-predicates",
+    ":derived-predicates", ":durative-actions", ":duration-inequalities",
+    ":timed-initial-literals",
 })
 UNSUPPORTED_SECTIONS = {
-    ":durative-action": ":durative-actions",
     ":constraints": ":constraints",
     ":process": ":time (PDDL+)",
     ":event": ":time (PDDL+)",
@@ -164,6 +169,8 @@ class _Parser:
         # Names used in the domain but never declared (accepted leniently,
         # resolved against the problem's objects when a task is built).
         self.undeclared: set[str] = set()
+        self.in_durative = False  # (reading a durative action: ?duration has a value)
+        self.timed: list[TimedLiteral] = []  # a problem's timed initial literals
 
     def _read(self) -> list:
         if self.located:
@@ -318,7 +325,7 @@ class _Parser:
                     self.predicates[pname] = self.params(p[1:], declare=False)
             elif key == ":functions":
                 self.domain_functions(sec)
-            elif key == ":action":
+            elif key in (":action", ":durative-action"):
                 actions.append(sec)
             elif key == ":derived":
                 derived_nodes.append(sec)
@@ -336,7 +343,8 @@ class _Parser:
             self.derived_preds.add(self.derived_head(d))
         rules = tuple(self.derived(d) for d in derived_nodes)
         strata = self.stratify(rules, derived_nodes)
-        parsed = tuple(self.action(a) for a in actions)
+        parsed = tuple(self.action(a) if a[0] == ":action" else self.durative_action(a)
+                       for a in actions)
         names = [a.name for a in parsed]
         for a, node in zip(parsed, actions):
             if names.count(a.name) > 1:
@@ -517,6 +525,140 @@ class _Parser:
             effects = self.effects(self.lst(fields[":effect"], "effect"), env)
         return ActionSchema(str(name), params, pre, effects)
 
+    # ----- durative actions ---------------------------------------------------------
+    def durative_action(self, sec: SList) -> DurativeAction:
+        """``(:durative-action NAME :parameters (...) :duration C :condition F
+        :effect E)`` (PDDL 2.1 level 3)."""
+        if len(sec) < 2:
+            raise self.fail("durative action without a name", sec)
+        name = self.sym(sec[1], "action name")
+        fields: dict[str, object] = {}
+        i = 2
+        allowed = (":parameters", ":duration", ":condition", ":effect")
+        while i < len(sec):
+            key = self.sym(sec[i], "':parameters', ':duration', ':condition' or ':effect'")
+            if key not in allowed:
+                raise self.fail(f"unknown field {key} in durative action {name} (a durative "
+                                "action has :parameters, :duration, :condition, :effect)", key)
+            if i + 1 >= len(sec):
+                raise self.fail(f"{key} of durative action {name} has no value", key)
+            if key in fields:
+                raise self.fail(f"{key} given twice in durative action {name}", key)
+            fields[key] = sec[i + 1]
+            i += 2
+        if ":duration" not in fields:
+            raise self.fail(f"durative action {name} has no :duration (e.g. :duration "
+                            "(= ?duration 5))", sec)
+        params: tuple[Param, ...] = ()
+        if ":parameters" in fields:
+            params = self.params(list(self.lst(fields[":parameters"], "parameter list")))
+        env = {p.name: p.type for p in params}
+        self.in_durative = True
+        try:
+            duration = self.duration(self.lst(fields[":duration"], "a duration constraint"),
+                                     env, str(name))
+            conds: dict[str, list[Formula]] = {"start": [], "all": [], "end": []}
+            if ":condition" in fields:
+                self.timed_conditions(self.lst(fields[":condition"], "a condition"), env,
+                                      conds)
+            effs: dict[str, list[Effect]] = {"start": [], "end": []}
+            if ":effect" in fields:
+                self.timed_effects(self.lst(fields[":effect"], "an effect"), env, effs)
+        finally:
+            self.in_durative = False
+
+        def conj(parts: list[Formula]) -> Formula:
+            return parts[0] if len(parts) == 1 else And(tuple(parts))
+        return DurativeAction(str(name), params, NEVER, (), duration, conj(conds["start"]),
+                              conj(conds["all"]), conj(conds["end"]),
+                              _as_updates(tuple(effs["start"])),
+                              _as_updates(tuple(effs["end"])))
+
+    def duration(self, node: SList, env: dict[str, str], name: str
+                 ) -> tuple[DurationConstraint, ...]:
+        if not node:
+            return ()
+        key = self.head(node, "a duration constraint")
+        if key == "and":
+            out: list[DurationConstraint] = []
+            for p in node[1:]:
+                out.extend(self.duration(self.lst(p, "a duration constraint"), env, name))
+            return tuple(out)
+        if key == "at" and len(node) == 3 and node[1] in ("start", "end"):
+            raise self.fail(f"a duration constraint at {node[1]} (durative action {name}) is "
+                            "not supported: write (= ?duration e), (<= ?duration e) or "
+                            "(>= ?duration e)", node, requirement=":duration-inequalities",
+                            cls=UnsupportedRequirementError)
+        if key not in ("=", "<=", ">=") or len(node) != 3 or node[1] != "?duration":
+            raise self.fail(f"expected a duration constraint (= ?duration e), (<= ?duration e)"
+                            f" or (>= ?duration e) in durative action {name}", node)
+        return (DurationConstraint(COMPARISONS[key], self.expr(node[2], env)),)
+
+    def timed_conditions(self, node: SList, env: dict[str, str],
+                         out: dict[str, list[Formula]]) -> None:
+        """``(and (at start f) (over all f) (at end f) ...)`` into ``out``."""
+        if not node:
+            return
+        key = self.head(node, "a timed condition")
+        if key == "and":
+            for p in node[1:]:
+                self.timed_conditions(self.lst(p, "a timed condition"), env, out)
+            return
+        when = self.time_spec(node, ("start", "end"), "condition")
+        if when is None:
+            raise self.fail("a durative action's condition must say when it holds: (at start "
+                            "f), (over all f) or (at end f)", node)
+        out[when].append(self.formula(self.lst(node[2], "a formula"), env))
+
+    def time_spec(self, node: SList, ats: tuple[str, ...], what: str) -> str | None:
+        """``start``, ``end`` or ``all`` for ``(at start x)``, ``(at end x)``, ``(over
+        all x)``; None for anything else."""
+        if len(node) == 3 and node[0] == "at" and isinstance(node[1], str) \
+                and node[1] in ats:
+            return str(node[1])
+        if len(node) == 3 and node[0] == "over" and node[1] == "all":
+            if what == "effect":
+                raise self.fail("(over all ...) is a condition, not an effect: an effect "
+                                "happens at start or at end", node)
+            return "all"
+        return None
+
+    def timed_effects(self, node: SList, env: dict[str, str],
+                      out: dict[str, list[Effect]]) -> None:
+        """``(and (at start e) (at end e) ...)`` into ``out``; ``forall`` over timed
+        effects splits by end; continuous effects (``#t``) are refused by name."""
+        if not node:
+            return
+        key = self.head(node, "a timed effect")
+        if key == "and":
+            for p in node[1:]:
+                self.timed_effects(self.lst(p, "a timed effect"), env, out)
+            return
+        if _mentions(node, "#t"):
+            raise self.fail("continuous effects (#t, PDDL 2.1 level 4) are not supported",
+                            node, requirement=":continuous-effects",
+                            cls=UnsupportedRequirementError)
+        when = self.time_spec(node, ("start", "end"), "effect")
+        if when is not None:
+            out[when].extend(self.effects(self.lst(node[2], "an effect"), env))
+            return
+        if key == "forall" and len(node) == 3:
+            params = self.params(self.lst(node[1], "a parameter list"))
+            inner = {**env, **{p.name: p.type for p in params}}
+            split: dict[str, list[Effect]] = {"start": [], "end": []}
+            self.timed_effects(self.lst(node[2], "an effect"), inner, split)
+            for end, effs in split.items():
+                if effs:
+                    out[end].append(ForallEffect(params, _as_updates(tuple(effs))))
+            return
+        if key == "when":
+            raise self.fail("a conditional effect of a durative action must sit inside its "
+                            "time: (at end (when c e)) (a condition at one end and its effect "
+                            "at the other is not supported)", node,
+                            requirement=":conditional-effects", cls=UnsupportedRequirementError)
+        raise self.fail("a durative action's effect must say when it happens: (at start e) "
+                        "or (at end e)", node)
+
     # ----- formulas ------------------------------------------------------------
     def term_type(self, term: Sym, env: dict[str, str]) -> str | None:
         """The type of a term, or None for a leniently accepted undeclared constant."""
@@ -633,9 +775,10 @@ class _Parser:
         if isinstance(node, str):
             if node.startswith("?"):
                 if node == "?duration":
-                    raise self.fail("?duration belongs to durative actions, which are not "
-                                    "supported", node, requirement=":durative-actions",
-                                    cls=UnsupportedRequirementError)
+                    if self.in_durative:
+                        return DURATION
+                    raise self.fail("?duration is the duration of a durative action: it "
+                                    "has no value outside one", node)
                 raise self.fail(f"variable {node} is an object, not a number: use a "
                                 f"function of it, e.g. (f {node})", node)
             if not _is_number(node):
@@ -746,6 +889,13 @@ class _Parser:
                     isinstance(node[2], list) and node[2] and node[2][0] in self.functions
                     and node[2][0] != TOTAL_COST))):
             return self.increase(node, env)  # a classical action cost
+        funcs = self.dom.functions if self.dom is not None else self.functions
+        if isinstance(target, str) and funcs.get(target) == ():
+            # (IPC 2002 zenotravel-time: "(increase total-fuel-used ...)"), which VAL reads
+            self.note(f"'{key}' of {target} without parentheses: read as ({target})", target)
+            wrapped = SList([target])
+            wrapped.offset = getattr(target, "offset", 0)
+            target = wrapped
         if not isinstance(target, list):
             raise self.fail(f"'{key}' changes a function's value: expected (f args), found "
                             f"{target!r}", node)
@@ -833,8 +983,9 @@ class _Parser:
             self.fast_names = {**self.dom.constants, **self.objects}
         init, numeric = self.init(init_node)
         goal = self.formula(goal_node, {})
+        timed = tuple(sorted(self.timed, key=lambda x: x.time))
         return Problem(str(name), domain_name, dict(self.objects), init, numeric, goal,
-                       metric, tuple(self.warnings), self.src.file)
+                       metric, tuple(self.warnings), self.src.file, timed)
 
     def init(self, sec: SList | None) -> tuple[tuple[Atom, ...], dict[FuncTerm, float]]:
         atoms: list[Atom] = []
@@ -845,6 +996,11 @@ class _Parser:
         preds = self.dom.predicates
         new_atom = tuple.__new__
         for item in sec[1:]:
+            if isinstance(item, list) and len(item) == 3 and item[0] == "at" and \
+                    isinstance(item[1], str) and isinstance(item[2], list) and \
+                    _is_number(item[1]):
+                self.timed_literal(item)
+                continue
             if known is not None and item.__class__ is list and item and \
                     item[0].__class__ is str:
                 # Fast pass, untyped domain: a declared predicate of the right arity
@@ -888,6 +1044,29 @@ class _Parser:
             atoms.append(a)
         return tuple(atoms), numeric
 
+    def timed_literal(self, item: SList) -> None:
+        """``(at t (p ...))`` or ``(at t (not (p ...)))`` of :init (PDDL 2.2)."""
+        if not self.dom.temporal:
+            raise self.fail("timed initial literals need a domain with durative actions "
+                            f"(domain {self.dom.name} has none)", item,
+                            requirement=":timed-initial-literals",
+                            cls=UnsupportedRequirementError)
+        t = self.value(self.sym(item[1], "a time"))
+        if t < 0:
+            raise self.fail(f"a timed initial literal at a negative time ({item[1]})", item)
+        lit = self.lst(item[2], "a literal")
+        if lit and lit[0] == "=":
+            raise self.fail("a timed initial literal sets a fact, not a number: (at t (p ...))"
+                            " or (at t (not (p ...)))", lit, requirement=":timed-initial-literals",
+                            cls=UnsupportedRequirementError)
+        if lit and lit[0] == "not":
+            if len(lit) != 2:
+                raise self.fail("'not' takes exactly one atom", lit)
+            self.timed.append(TimedLiteral(float(t), Literal(
+                self.atom(self.lst(lit[1], "an atom"), {}), False)))
+        else:
+            self.timed.append(TimedLiteral(float(t), Literal(self.atom(lit, {}), True)))
+
     def metric(self, sec: SList) -> Metric:
         if len(sec) != 3 or sec[1] not in ("minimize", "maximize"):
             raise self.fail("expected (:metric minimize|maximize EXPRESSION)", sec)
@@ -901,6 +1080,12 @@ class _Parser:
                                 cls=UnsupportedRequirementError)
             expr = self.expr(sec[2], {}, metric=True)
         return Metric(MetricDirection(str(sec[1])), expr)
+
+
+def _mentions(node: object, word: str) -> bool:
+    if isinstance(node, list):
+        return any(_mentions(x, word) for x in node)
+    return node == word
 
 
 def _is_number(tok: str) -> bool:
@@ -1027,12 +1212,13 @@ def _plain_problem(text: str, dom: Domain, file: str) -> Problem | None:
         goal = _general_goal(goal_text, dom, file, objects)
         if goal is None:
             return None
-    # Problem(name, domain_name, objects, tuple(init), {}, goal, None, (), file): the
+    # Problem(name, domain_name, objects, tuple(init), {}, goal, None, (), file, ()): the
     # same object, its fields set at once (the frozen dataclass sets them one by one)
     problem = _new(Problem)
     _set(problem, "__dict__", {
         "name": name, "domain_name": domain_name, "objects": objects, "init": tuple(init),
-        "numeric_init": {}, "goal": goal, "metric": None, "warnings": (), "file": file})
+        "numeric_init": {}, "goal": goal, "metric": None, "warnings": (), "file": file,
+        "timed_literals": ()})
     return problem
 
 

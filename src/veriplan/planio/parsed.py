@@ -33,13 +33,15 @@ class ParsedPlan:
     the end marker; ``times``: when every step was written in the IPC/VAL timed
     form (``0.000: (unstack c a) [1]``), each step's time, in step order (steps
     are taken in order of time), else None. Steps at equal times are one
-    happening (see :func:`veriplan.verify.validate_plan`)."""
+    happening (see :func:`veriplan.verify.validate_plan`). ``durations``: with
+    ``times``, each step's ``[d]`` (None for a step written without one)."""
 
     steps: tuple[Step, ...]
     unread: tuple[UnreadLine, ...] = ()
     ignored_after_end: int = 0
     prose: tuple[UnreadLine, ...] = ()
     times: tuple[float, ...] | None = None
+    durations: tuple[float | None, ...] | None = None
 
     @property
     def ok(self) -> bool:
@@ -125,6 +127,7 @@ class AnswerLines:
     after_end: int = 0
     numbers: dict[int, int] = field(default_factory=dict)  # line -> its step number
     times: dict[int, float] = field(default_factory=dict)  # line -> its time (timed form)
+    durations: dict[int, float] = field(default_factory=dict)  # line -> its [d] (timed form)
 
     def indent(self, n: int) -> int:
         """How far line ``n`` is indented (a tab counts four)."""
@@ -138,7 +141,7 @@ class AnswerLines:
 # The IPC/VAL timed form of a step: "0.000: (unstack c a) [1]" (a time with a decimal
 # point, or any time with a duration after the step).
 _TIMED = LazyPattern(r"^(\d+\.\d*|\.\d+|\d+(?=\s*:\s*\(.*\)\s*\[))\s*:\s*(\(.*\))"
-                     r"\s*(?:\[\s*(?:\d+(?:\.\d*)?|\.\d+)\s*\])?$")
+                     r"\s*(?:\[\s*(\d+(?:\.\d*)?|\.\d+)\s*\])?$")
 
 
 def split_answer(text: str) -> AnswerLines:
@@ -167,6 +170,7 @@ def split_answer(text: str) -> AnswerLines:
     after = 0
     times: list[float] = []  # the times of steps in the timed form, in line order
     at_line: dict[int, float] = {}
+    dur_line: dict[int, float] = {}
     numbers: dict[int, int] = {}
     unordered = False
     for n, raw in enumerate(raw_lines, 1):
@@ -188,6 +192,8 @@ def split_answer(text: str) -> AnswerLines:
                 unordered = unordered or (bool(times) and t < times[-1])
                 times.append(t)
                 at_line[n] = t
+                if timed.group(3) is not None:
+                    dur_line[n] = float(timed.group(3))
                 items.append((n, _INNER_NUMBER.sub("(", timed.group(2), count=1), LINE))
                 if pending is not None:
                     start, pending = pending, None
@@ -240,7 +246,7 @@ def split_answer(text: str) -> AnswerLines:
         items[:start] = [(m, "context before the plan heading", PROSE) if k == LINE else
                          (m, t, k) for m, t, k in items[:start]]
     return AnswerLines(items, raw_lines, start is not None and after >= 0, max(after, 0),
-                       numbers, at_line)
+                       numbers, at_line, dur_line)
 
 
 _BOLD_UNDERSCORES = LazyPattern(r"(?<![\w-])__(?=\S)|(?<=\S)__(?![\w-])")
@@ -476,7 +482,7 @@ class Collector:
         taken = {u.line for u in extra}
         prose = sorted((u for u in prose if u.line not in taken), key=lambda u: u.line)
         return ParsedPlan(tuple(steps), tuple(sorted(unread + extra, key=lambda u: u.line)),
-                          self.answer.after_end, tuple(prose), self._times(steps))
+                          self.answer.after_end, tuple(prose), *self._times(steps))
 
     def _no_plan(self, last: int) -> list[UnreadLine]:
         """The answer's own word, after its last step, that no plan reaches the goal."""
@@ -509,17 +515,20 @@ class Collector:
                 unread += said
                 prose = [u for u in prose if u.line != said[0].line]
         return ParsedPlan(tuple(steps), tuple(unread), self.answer.after_end, tuple(prose),
-                          self._times(steps))
+                          *self._times(steps))
 
-    def _times(self, steps: list[Step]) -> tuple[float, ...] | None:
-        """Each step's time when every step has one (the timed form), else None."""
+    def _times(self, steps: list[Step]
+               ) -> tuple[tuple[float, ...] | None, tuple[float | None, ...] | None]:
+        """Each step's time when every step has one (the timed form), else None; and
+        then each step's duration (None where it has no ``[d]``)."""
         at = self.answer.times
         if not at or not steps:
-            return None
+            return None, None
         out = []
         for s in steps:
             t = at.get(s.line) if s.line is not None else None
             if t is None:
-                return None
+                return None, None
             out.append(t)
-        return tuple(out)
+        durs = self.answer.durations
+        return tuple(out), tuple(durs.get(s.line) for s in steps)  # type: ignore[arg-type]

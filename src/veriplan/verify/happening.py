@@ -4,8 +4,8 @@ VAL reads ``t: (a o ...) [d]`` plans so: the steps at one time form one
 happening; every step's precondition is checked in the state before the
 happening, their effects are applied together (deletes, then adds), and two
 steps that interfere (one changes what the other reads or writes) cannot
-share a happening: the plan is invalid (mutex). Times closer than VAL's
-tolerance count as one. Sequential plans, and timed
+share a happening: the plan is invalid (mutex). Times at most a tenth of VAL's
+tolerance apart count as one. Sequential plans, and timed
 plans whose times all differ, have one step a happening.
 """
 
@@ -17,15 +17,21 @@ from veriplan.core.condition import condition_bits
 from veriplan.core.facts import State
 from veriplan.core.operator import Operator
 
-#: VAL's default tolerance (``Validate -t``): steps less than this apart in time
-#: are one happening (measured: 0 and 0.001 are one, 0 and 0.01 are two).
+#: VAL's default tolerance (``Validate -t``): steps at most a tenth of it apart in
+#: time are one happening (measured with -t 0.01: 0 and 0.001 are one, 0 and 0.00101
+#: or 0.005 two; with -t 0.1, 0 and 0.005 one, 0 and 0.011 two).
 TOLERANCE = 0.01
+
+
+def same_happening(first: float, t: float, tolerance: float = TOLERANCE) -> bool:
+    """True when a step at ``t`` joins the happening whose first step is at ``first``."""
+    return t - first <= tolerance / 10 * (1 + 1e-9)
 
 
 def groups(times: Sequence[float] | None, n: int, tolerance: float = TOLERANCE
            ) -> list[tuple[int, int]] | None:
     """The happenings of ``n`` steps at ``times`` (ascending) as ``(start, stop)``
-    index ranges, when two or more steps share one: a step less than
+    index ranges, when two or more steps share one: a step at most a tenth of
     ``tolerance`` after the first step of the current happening joins it. None
     when every step is its own happening (no times, or all apart)."""
     if not times or len(times) != n:
@@ -33,7 +39,7 @@ def groups(times: Sequence[float] | None, n: int, tolerance: float = TOLERANCE
     out: list[tuple[int, int]] = []
     start = 0
     for i in range(1, n + 1):
-        if i == n or not times[i] - times[start] < tolerance:
+        if i == n or not same_happening(times[start], times[i], tolerance):
             out.append((start, i))
             start = i
     return out if len(out) < n else None

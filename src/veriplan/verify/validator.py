@@ -74,7 +74,9 @@ def _to_steps(plan: Iterable[Step | Operator | str]) -> tuple[Step, ...]:
 
 def validate_plan(task: Task, plan: Sequence[Step | Operator | str] | Iterable,
                   *, trace: bool = False, unread: str = "fail",
-                  times: Sequence[float] | None = None) -> ValidationResult:
+                  times: Sequence[float] | None = None,
+                  durations: Sequence[float | None] | None = None,
+                  tolerance: float = happening.TOLERANCE) -> ValidationResult:
     """Simulate ``plan`` from the initial state and check the goal.
 
     Steps with ``times`` (one per step, in order; a ParsedPlan read from the
@@ -89,6 +91,14 @@ def validate_plan(task: Task, plan: Sequence[Step | Operator | str] | Iterable,
     the lines in ``unread`` and judges the steps read in its other fields.
     ``unread="ignore"`` judges the steps read alone, as if the text held
     nothing else (the same as passing ``parsed.steps``).
+
+    On a temporal task (durative actions, timed initial literals) the plan is
+    judged as VAL judges a timed plan (:mod:`veriplan.verify.temporal`): each
+    step at its time (``times``; untimed steps at 1, 2, 3, ...) with its duration
+    (``durations``, one per step, None where a step has no ``[d]``; a ParsedPlan
+    carries its own). ``tolerance`` is VAL's ``-t`` (default 0.01): durations
+    within it of their constraint pass, and steps less than a tenth of it apart
+    are one happening (on every task).
     """
     if unread not in ("fail", "ignore"):
         raise ValueError(f"unread={unread!r}: use 'fail' or 'ignore'")
@@ -104,7 +114,18 @@ def validate_plan(task: Task, plan: Sequence[Step | Operator | str] | Iterable,
         times = plan.times
     elif times is not None and len(times) != len(steps):
         raise ValueError(f"times: {len(times)} given for {len(steps)} steps")
-    spans = happening.groups(times, len(steps))
+    if durations is None and isinstance(plan, ParsedPlan):
+        durations = plan.durations
+    if task.domain.temporal or task.problem.timed_literals:
+        from veriplan.verify.temporal import validate_temporal
+
+        result = validate_temporal(task, steps, times, durations, trace=trace,
+                                   tolerance=tolerance)
+        if not lines:
+            return result
+        return replace(result, valid=False, unread=tuple(lines),
+                       error=result.error or StepErrorKind.UNREAD)
+    spans = happening.groups(times, len(steps), tolerance)
     if task.numeric:
         from veriplan.verify.numeric import validate_numeric
 
