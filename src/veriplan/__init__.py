@@ -15,6 +15,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from veriplan.core.budget import Budget, BudgetExceeded
     from veriplan.core.plan import Step
     from veriplan.errors import PDDLParseError, VeriplanError
     from veriplan.pddl.obfuscation import Renaming, obfuscate
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
 # Names resolved on first use, so that importing a small part of veriplan (the
 # sandbox child, the CLI's --help) does not load the PDDL reader and the rest.
 _LAZY = {
+    "Budget": "veriplan.core.budget", "BudgetExceeded": "veriplan.core.budget",
     "Step": "veriplan.core.plan", "PDDLParseError": "veriplan.errors",
     "VeriplanError": "veriplan.errors", "Renaming": "veriplan.pddl.obfuscation",
     "obfuscate": "veriplan.pddl.obfuscation", "Task": "veriplan.pddl.task",
@@ -46,15 +48,18 @@ def __getattr__(name: str) -> Any:
 __version__ = "0.1.0"
 
 
-def solve_classical(task: Task, planner: str = "fd", *, time_limit: float = 300):
-    """Solve ``task`` with a classical planner; see :mod:`veriplan.planners.classical`."""
+def solve_classical(task: Task, planner: str = "fd", *, time_limit: float = 300,
+                    budget: Budget | None = None):
+    """Solve ``task`` with a classical planner within ``time_limit`` seconds (or a
+    :class:`veriplan.core.budget.Budget`); see :mod:`veriplan.planners.classical`."""
     from veriplan.planners.classical import solve_classical as run
 
-    return run(task, planner, time_limit=time_limit)
+    return run(task, planner, time_limit=time_limit, budget=budget)
 
 
 __all__ = [
-    "PDDLParseError", "ParsedPlan", "PlanBenchConfig", "Renaming", "Step", "Task",
+    "Budget", "BudgetExceeded", "PDDLParseError", "ParsedPlan", "PlanBenchConfig", "Renaming",
+    "Step", "Task",
     "ValidationResult", "VeriplanError", "__version__", "load_task", "obfuscate",
     "parse_plan", "render_prompt", "solve_classical", "validate_plan",
 ]

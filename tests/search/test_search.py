@@ -72,3 +72,26 @@ def test_heuristic_searches_give_valid_plans():
         opt = astar(task, lambda s: 0)
         assert opt.cost == bfs(task).cost or task.uses_costs
     assert astar(adl_task(), lambda s: 0).cost == 9
+
+
+def test_a_cap_on_states_stops_every_search():
+    from veriplan.core.budget import BudgetLimit
+
+    for run in (lambda b: bfs(Counter(10**6), budget=b), lambda b: dfs(Counter(10**6), budget=b),
+                lambda b: astar(Counter(10**6), lambda s: 0, budget=b)):
+        r = run(Budget(max_states=500))
+        assert r.status == SearchStatus.BUDGET and r.limit is BudgetLimit.STATES
+        assert 500 < r.generated <= 500 + 2 * 8  # (read every 8th expansion)
+
+
+def test_a_cancelled_or_past_deadline_search_stops():
+    import threading
+
+    from veriplan.core.budget import BudgetLimit
+
+    cancel = threading.Event()
+    cancel.set()
+    r = bfs(Counter(10**6), budget=Budget(cancel=cancel))
+    assert r.status == SearchStatus.BUDGET and r.limit is BudgetLimit.CANCELLED
+    r = bfs(Counter(10**6), budget=Budget.within(0))
+    assert r.status == SearchStatus.BUDGET and r.limit is BudgetLimit.TIME

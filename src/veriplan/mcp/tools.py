@@ -44,7 +44,8 @@ HINT_ACTIONS = 5
 #: The most ground actions (about 450 bytes each) and search states one call may hold.
 CALL_MAX_GROUND_ACTIONS = 250_000
 CALL_MAX_STATES = 1_000_000
-#: The longest validate_plan grounds the task for its repair hints (seconds).
+#: The longest validate_plan grounds the task for its repair hints (seconds; at most
+#: half the time the call has left): past it, the hints name no ground actions.
 HINT_SECONDS = 2.0
 
 
@@ -332,7 +333,7 @@ def validate_plan(cfg: ServerConfig, deadline: Deadline, *, domain: str | None =
     deadline.check("validate_plan")
     r = _judge(check, task, parsed, trace)
     return verdict_doc(task, parsed, r, max_states=cfg.max_results,
-                       budget=deadline.budget(min(deadline.left, HINT_SECONDS)))
+                       budget=deadline.budget(min(deadline.left / 2, HINT_SECONDS)))
 
 
 def _judge(check: Callable[..., ValidationResult], task: Task, parsed: object,
