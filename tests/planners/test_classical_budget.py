@@ -43,3 +43,15 @@ def test_solve_classical_command_ends_on_a_bomb_with_a_clear_error(tmp_path: Pat
     assert out.returncode == 2, out.stderr
     assert "over its budget: its time limit of 1 s" in out.stderr
     assert "--time-limit" in out.stderr and "Traceback" not in out.stderr
+
+
+@pytest.mark.parametrize("bad", ["nan", "inf", "0", "-1"])
+def test_solve_classical_command_refuses_a_time_limit_that_never_ends(
+        bad: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from veriplan.cli import main
+
+    examples = Path(__file__).resolve().parents[2] / "src" / "veriplan" / "examples"
+    code = main(["solve-classical", str(examples / "blocks-domain.pddl"),
+                 str(examples / "blocks-problem.pddl"), "--planner", "bfs",
+                 f"--time-limit={bad}"])
+    assert code == 2 and "--time-limit must be a positive number" in capsys.readouterr().err

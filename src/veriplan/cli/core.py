@@ -312,8 +312,15 @@ def _progress(records, total: int | None):
 
 
 def _solve_classical(args: argparse.Namespace) -> int:
+    import math
+
     from veriplan.planners.classical import solve_classical
 
+    if not (math.isfinite(args.time_limit) and args.time_limit > 0):
+        from veriplan.errors import ConfigError
+
+        raise ConfigError(f"--time-limit must be a positive number of seconds, not "
+                          f"{args.time_limit}")
     task = load_task_args(args)
     result = solve_classical(task, args.planner, time_limit=args.time_limit)
     if args.json:
