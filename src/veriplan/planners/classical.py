@@ -98,13 +98,12 @@ def solve_classical(task: Task, planner: str = "fd", *, time_limit: float = 300,
     search over it ends with status ``budget``. An external planner gets the
     seconds left of it."""
     run = PLANNERS.get(planner)
-    if budget is None:
-        budget = Budget.within(time_limit)
     start = time.perf_counter()
     if isinstance(run, _OwnSearch):
-        status, plan, expanded = run.within(task, budget)
+        status, plan, expanded = run.within(
+            task, Budget.within(time_limit) if budget is None else budget)
     else:
-        left = budget.left()
+        left = None if budget is None else budget.left()
         status, plan, expanded = run(task, time_limit if left is None else min(left, time_limit))
     validation = validate_plan(task, plan) if plan is not None else None
     if validation is not None and not validation.valid:
