@@ -185,3 +185,54 @@ def test_a_step_text_of_one_problem_is_checked_against_another_problems_objects(
     quick, _ = records(lines, True, monkeypatch)
     assert quick == general
     assert [json.loads(r)["failure"] for r in quick][1] == "unknown-object"
+
+
+def test_the_one_pass_records_on_the_ipc_numeric_plans(data_dir, monkeypatch):
+    """Planner-made numeric plans and their mutants, given as plan files (as VAL is
+    given them): the compiled steps judge them with the general path's records,
+    the first step they cannot judge resumed by the general validator; and the
+    one-pass path serves every one whose steps are well-formed (the mutants that
+    name an unknown object or action VAL calls bad plans: the general path tells why)."""
+    from tests.conftest import REPO
+
+    rows = [json.loads(line) for line in (REPO / "tests" / "data" / "ipc_plans"
+                                          / "val_verdicts.jsonl").read_text().splitlines()]
+    numeric = [r for r in rows if "derived" not in r["variant"]]
+    assert len(numeric) > 400
+    ipc = data_dir / "ipc-dev"
+    lines = [json.dumps({"id": k, "domain": str(ipc / r["domain"]),
+                         "problem": str(ipc / r["problem"]),
+                         "plan_file": str(REPO / r["plan"])}) + "\n"
+             for k, r in enumerate(numeric)]
+    general, _ = records(lines, False, monkeypatch, strict=False)
+    quick, taken = records(lines, True, monkeypatch, strict=False)
+    assert quick == general
+    assert taken == sum(r["outcome"] != "bad-plan" for r in numeric)
+    valid = sum(json.loads(text)["valid"] for text in quick)
+    assert 0 < valid < len(lines)
+
+
+def test_a_plan_file_item_reports_what_the_general_path_reports_first(tmp_path, monkeypatch):
+    """A plan file that is missing, too large, or beside a broken problem: the same
+    record with and without the one-pass path (the plan file is read before the
+    task, as the general path reads it)."""
+    dom = str(EXAMPLES / "blocks-domain.pddl")
+    prob = str(EXAMPLES / "blocks-problem.pddl")
+    broken = tmp_path / "broken.pddl"
+    broken.write_text("(define (problem p) (:domain blocksworld) (:objects")
+    big = tmp_path / "big.txt"
+    big.write_text("(unstack c a)\n" * 6000)
+    plan = str(EXAMPLES / "blocks-plan.txt")
+    items = [{"domain": dom, "problem": prob, "plan_file": plan},
+             {"domain": dom, "problem": prob, "plan_file": str(tmp_path / "nowhere.txt")},
+             {"domain": dom, "problem": str(broken), "plan_file": str(tmp_path / "none")},
+             {"domain": dom, "problem": str(broken), "plan_file": plan},
+             {"domain": dom, "problem": prob, "plan_file": str(big)},
+             {"domain": dom, "problem": prob, "plan_file": plan, "plan": "(pick-up a)"},
+             {"domain": dom, "problem": prob, "plan_file": str(tmp_path)}]
+    lines = [json.dumps(i) + "\n" for i in items]
+    general, _ = records(lines, False, monkeypatch)
+    quick, taken = records(lines, True, monkeypatch)
+    assert quick == general and taken >= 1
+    small, _ = records(lines, True, monkeypatch, max_bytes=60)
+    assert small == records(lines, False, monkeypatch, max_bytes=60)[0]

@@ -17,7 +17,7 @@ from veriplan.errors import ConfigError, InputFileError, PDDLSemanticError, Sour
 from veriplan.pddl import inputs
 from veriplan.pddl.task import cached_domain
 from veriplan.verify.quick import QUICK_MAX, quick_record
-from veriplan.verify.records import encode_str, error_record, json_value, judged_record
+from veriplan.verify.records import error_record, result_record
 from veriplan.verify.task_cache import CONFIGS, RACY_NS, TASK_CACHE_SIZE, task_for
 from veriplan.verify.validator import ValidationResult, validate_plan
 from veriplan.verify.verdicts import (
@@ -226,12 +226,26 @@ class ItemJudge:
         item's task, found here; None for any other item (the general path judges it:
         the same record). Raises what :meth:`_judge` raises for the item's files."""
         plan_text = item.get("plan")
-        if (type(plan_text) is not str or "format" in item or "planbench_config" in item
-                or "plan_file" in item or len(plan_text) > QUICK_MAX
-                or len(plan_text) > self.max_bytes):
+        if "format" in item or "planbench_config" in item:
             return None
         raw = self._raw
         d, p = item.get("domain"), item.get("problem")
+        if plan_text is None and "plan_file" in item:
+            # A plan in a file is read after the domain's and the problem's paths are
+            # found and before the task is read, as the general path reads it (the
+            # same error first); past the size of a quick plan, the general path's.
+            if raw is None or d != raw[0] or p != raw[1]:
+                self._path(item, "domain", "domain file")
+                self._path(item, "problem", "problem file")
+            plan_path = self._path(item, "plan_file", "plan file")
+            try:
+                plan_text = inputs.read_text(plan_path, what="plan file",
+                                             max_bytes=min(self.max_bytes, QUICK_MAX))
+            except InputFileError:
+                return None
+        elif (type(plan_text) is not str or "plan_file" in item
+                or len(plan_text) > QUICK_MAX or len(plan_text) > self.max_bytes):
+            return None
         if raw is not None and d == raw[0] and p == raw[1]:
             task = raw[2]
         else:
@@ -363,15 +377,7 @@ def item_record(judge: ItemJudge, line: int, item: Any) -> tuple[bool | None, st
             quick = judge._quick(line, ident, item)
             if quick is not None:
                 return quick
-        r = judge._judge(item)
-        enc = encode_str
-        unread = ", ".join([f'{{"line": {json_value(u.line)}, "text": {enc(u.text)}, '
-                            f'"reason": {enc(u.reason)}}}' for u in r.unread]
-                           ) if r.unread else ""
-        return r.valid, judged_record(line, ident, r.valid, len(r.plan), r.failed_step,
-                                      r.action, str(r.error) if r.error else None, r.detail,
-                                      r.unsatisfied, r.unmet_goals, unread,
-                                      r.metric.value if r.metric is not None else None)
+        return result_record(line, ident, judge._judge(item))
     except NotJudged as bad:
         return None, error_record(line, ident, bad.error)
     except PDDLSemanticError as exc:  # a task that cannot be grounded

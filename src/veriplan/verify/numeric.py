@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from veriplan.core.atom import Atom, ConditionPart, FormulaText, Literal
 from veriplan.core.plan import Step
 from veriplan.pddl import numeric as N
+from veriplan.pddl import numeric_code as C
 from veriplan.pddl.ast import (
     And,
     Compare,
@@ -130,14 +131,19 @@ def _interfere(a: _Executed, b: _Executed) -> str | None:
 
 
 def validate_numeric(task: Task, steps: tuple[Step, ...], trace: bool,
-                     spans: list[tuple[int, int]] | None, times: Sequence[float] | None
+                     spans: list[tuple[int, int]] | None, times: Sequence[float] | None,
+                     resume: tuple[int, int, list[float | None]] | None = None
                      ) -> ValidationResult:
     """The :class:`~veriplan.verify.validator.ValidationResult` of ``steps`` on a
-    numeric ``task`` (``spans``: happenings of several steps, or None)."""
+    numeric ``task`` (``spans``: happenings of several steps, or None).
+    ``resume``: (``k``, bits, fast values) of the state after the first ``k``
+    steps, one step a happening, as the fast path found it (no trace)."""
     axioms = task.axioms
     settled = axioms is not None and not axioms.numeric  # derived atoms read on demand
     holds = N.Holds(task.facts.find, task.objects_of_type, axioms if settled else None)
-    values: N.Values = {k: float(v) for k, v in task.problem.numeric_init.items()}
+    slots = C.task_slots(task)
+    values: N.Values = {}
+    fast_values: list[float | None] | None = None  # the fast path's state, while it runs
     bits = task.base_init
     states: list[tuple[int, N.Values]] = []
 
@@ -160,25 +166,41 @@ def validate_numeric(task: Task, steps: tuple[Step, ...], trace: bool,
         return StepError(i + 1, step, StepErrorKind.UNDEFINED, f"{where}: {u.reason}",
                          (FormulaText(str(u.term) if u.term is not None else u.reason),))
 
-    try:
-        bits = close(bits)
-    except N.Undefined as u:
-        return fail(StepError(1, steps[0] if steps else Step("init"), StepErrorKind.UNDEFINED,
-                              f"the derived predicates of the initial state: {u.reason}"))
-    if trace:
-        states.append((axioms.close(bits) if settled else bits, values))
     fast = not trace and (axioms is None or settled)
     ok_steps = task._numeric_ok
     spans = spans or [(i, i + 1) for i in range(len(steps))]
+    if resume is not None:
+        first, bits, fast_values = resume
+        spans = spans[first:]
+    else:
+        try:
+            bits = close(bits)
+        except N.Undefined as u:
+            values = slots.to_dict(slots.init)
+            return fail(StepError(1, steps[0] if steps else Step("init"),
+                                  StepErrorKind.UNDEFINED,
+                                  f"the derived predicates of the initial state: {u.reason}"))
+        if fast:
+            fast_values = slots.fresh()
+        else:
+            values = slots.to_dict(slots.init)
+        if trace:
+            states.append((axioms.close(bits) if settled else bits, values))
     for start, stop in spans:
         if fast and stop - start == 1:  # the compiled step, when it can say
             step = steps[start]
             if (step.name, step.args) in ok_steps:
-                after = N.run_step(N.ground_step(task, step.name, step.args), bits, values,
-                                   axioms, True)
-                if after is not None:
-                    bits, values = after
-                    continue
+                cs = C.compiled_step(task, step)
+                if cs.simple:
+                    if fast_values is None:
+                        fast_values = slots.to_list(values)
+                    slots.fit(fast_values)
+                    after = cs.fn(bits, fast_values, cs)
+                    if after is not None:
+                        bits = after
+                        continue
+        if fast_values is not None:  # the general path's state
+            values, fast_values = slots.to_dict(fast_values), None
         done: list[_Executed] = []
         for i in range(start, stop):
             step = steps[i]
@@ -248,6 +270,15 @@ def validate_numeric(task: Task, steps: tuple[Step, ...], trace: bool,
             return fail(undefined(ex.index - 1, ex.step, u, "an effect has no value"))
         if trace:
             states.append((axioms.close(bits) if settled else bits, values))
+    if fast_values is not None:
+        slots.fit(fast_values)
+        goal_c = C.compiled_goal(task)
+        if goal_c.simple and goal_c.fn(bits, fast_values, goal_c) is not None:
+            return ValidationResult(
+                valid=True, plan=steps, cost=_value(slots, fast_values, _TOTAL_COST, 0.0),
+                steps_executed=len(steps),
+                metric=metric_value(task, C.SlotValues(slots, fast_values), float(len(steps))))
+        values = slots.to_dict(fast_values)
     goal = task.problem.goal
     try:
         reached = holds(goal, {}, bits, values)
@@ -262,6 +293,16 @@ def validate_numeric(task: Task, steps: tuple[Step, ...], trace: bool,
         cost=values.get(FuncTerm("total-cost"), 0.0), steps_executed=len(steps),
         trace=_trace(task, states) if trace else None,
         metric=metric_value(task, values, total_time))
+
+
+_TOTAL_COST = FuncTerm("total-cost")
+
+
+def _value(slots: C.Slots, values: list[float | None], term: FuncTerm, default: float
+           ) -> float:
+    i = slots.index.get(term)
+    x = values[i] if i is not None and i < len(values) else None
+    return default if x is None else x
 
 
 def _effect_reads(holds: N.Holds, e, sub: dict[str, str], ex: _Executed) -> None:

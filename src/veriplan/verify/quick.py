@@ -2,8 +2,11 @@
 text whose every line is blank or one ``(action arg ...)`` in one pass, without
 building the steps, the parsed plan or the result, and writes its record directly;
 the same record as :func:`~veriplan.verify.validator.validate_plan` gives through
-:func:`~veriplan.verify.records.judged_record`. Any other plan, and any task with
-numbers or derived predicates, it leaves to the general path (it says None)."""
+:func:`~veriplan.verify.records.judged_record`. A numeric task's plan runs on the
+compiled steps of :mod:`veriplan.pddl.numeric_code` up to a step they cannot
+judge, the general validator resumed from there. Any other plan, and any
+classical task with derived predicates, it leaves to the general path (it says
+None)."""
 
 from __future__ import annotations
 
@@ -12,8 +15,17 @@ from typing import TYPE_CHECKING
 from veriplan.core.plan import Step
 from veriplan.errors import PDDLSemanticError
 from veriplan.pddl.names import CLEAN_LINE
+from veriplan.pddl.numeric_code import SlotValues, compiled_goal, compiled_step, task_slots
 from veriplan.verify.consistency import check_step, plainly_well_formed
-from veriplan.verify.records import encode_str, id_json, json_value, judged_record, record_text
+from veriplan.verify.records import (
+    encode_str,
+    id_json,
+    json_value,
+    judged_record,
+    record_text,
+    result_record,
+)
+from veriplan.verify.result import metric_value
 from veriplan.verify.validator import false_parts, plan_metric, precondition_error
 
 if TYPE_CHECKING:
@@ -39,8 +51,9 @@ def quick_record(task: Task, line: int, ident: Any, plan_text: str
     ``(action arg ...)``) and the task has no numbers and no derived predicates;
     None otherwise (the general path judges it: the same record). The caller keeps
     plans over :data:`QUICK_MAX` characters from it."""
-    if task.numeric or task.axioms is not None:
-        return None  # numbers, derived predicates: the general path's
+    axioms = task.axioms
+    if axioms is not None and (not task.numeric or axioms.numeric):
+        return None  # derived predicates on a classical task, or numeric rules: general
     # (str.islower tests every character's case through Unicode's tables: for an
     # ASCII text, lower-casing it outright costs less and gives the same text)
     low = (plan_text.lower() if plan_text.isascii() or not plan_text.islower()
@@ -53,6 +66,8 @@ def quick_record(task: Task, line: int, ident: Any, plan_text: str
     lines = low.split("\n")
     if lines[-1][-1:] == "\r":
         return None  # not clean: a "\r" ends no line
+    if task.numeric:
+        return _numeric_record(task, line, ident, lines)
     memo = task._by_text  # this task's steps
     if memo is None or len(memo) > _BY_TEXT:
         memo = task._by_text = {}
@@ -167,3 +182,111 @@ def _quick_op(task: Task, group: str, index: int) -> Any:
         return task.mark_checked(name, args)
     except PDDLSemanticError:  # the general path says why
         return None
+
+
+# ----- numeric tasks ---------------------------------------------------------------------------
+def _numeric_record(task: Task, line: int, ident: Any, lines: list[str]
+                    ) -> tuple[bool, str] | None:
+    """:func:`quick_record` on a numeric task (its derived predicates, if any,
+    compare no numbers): the compiled steps of :mod:`veriplan.pddl.numeric_code`
+    run while they can say; the first step they cannot (a false precondition, a
+    value missing) and what follows it are the general validator's, resumed in
+    that state: the same record as the general path's."""
+    memo = task.__dict__.get("_quick_numeric")
+    if memo is None or len(memo) > _BY_TEXT:
+        memo = task.__dict__["_quick_numeric"] = {}
+    ops = []
+    for text in lines:
+        cs = memo.get(text)
+        if cs is None:
+            if not text:
+                continue
+            m = CLEAN_LINE.fullmatch(text)
+            if m is None:
+                return None
+            group = m.group(1)
+            if group is None:  # a blank line
+                continue
+            cs = _numeric_op(task, group[1:-1], len(ops) + 1)
+            if cs is None:
+                return None
+            memo[text] = cs
+        ops.append(cs)
+    slots = task_slots(task)
+    values = slots.fresh()
+    bits = task.base_init
+    for i, cs in enumerate(ops):
+        after = cs.fn(bits, values, cs) if cs.simple else None
+        if after is None:
+            return _resumed(task, line, ident, ops, i, bits, values)
+        bits = after
+    n = len(ops)
+    goal = compiled_goal(task)
+    if not goal.simple or goal.fn(bits, values, goal) is None:
+        return _resumed(task, line, ident, ops, n, bits, values)
+    metric = "null"
+    if task.problem.metric is not None:
+        m = metric_value(task, SlotValues(slots, values), float(n))
+        metric = json_value(m.value if m is not None else None)
+    return True, record_text(line, id_json(ident), "true", n, "null", "null", "null", "null",
+                             "", "", "", metric)
+
+
+def _resumed(task: Task, line: int, ident: Any, ops: list, done: int, bits: int,
+             values: list) -> tuple[bool, str]:
+    """The record of a plan whose first ``done`` steps the compiled steps ran to
+    (``bits``, ``values``): the general validator's from there. A compiled step that
+    could not say fails (the general path says why), and what it says depends on the
+    state's parts the step reads alone: kept per task by those parts, as the
+    classical path keeps a failure by its false literals."""
+    from veriplan.verify.numeric import validate_numeric
+
+    key = None
+    n = len(ops)
+    if done == n:  # the goal (the metric reads every value, and (total-time) is n)
+        key = (n, bits, tuple(values))
+    elif ops[done].simple:
+        cs = ops[done]
+        if cs.general or cs.derived:
+            key = (cs, bits, tuple(values))
+        else:
+            key = (cs, cs.pos & ~bits, cs.neg & bits, tuple([values[i] for i in cs.slots]))
+    failures = task.__dict__.setdefault("_quick_failures", {})
+    told = failures.get(key) if key is not None else None
+    if told is None:
+        steps = tuple([cs.step for cs in ops])
+        r = validate_numeric(task, steps, False, None, None, (done, bits, values))
+        if key is None or r.valid or r.failed_step != (None if done == n else done + 1):
+            return result_record(line, ident, r)
+        told = (r.action, str(r.error) if r.error else None, r.detail, r.unsatisfied,
+                r.unmet_goals, r.metric.value if r.metric is not None else None)
+        if len(failures) > _BY_TEXT:
+            failures.clear()
+        failures[key] = told
+    action, failure, detail, unsatisfied, unmet, metric = told
+    return False, judged_record(line, ident, False, n, None if done == n else done + 1,
+                                action, failure, detail, unsatisfied, unmet, "", metric)
+
+
+def _numeric_op(task: Task, group: str, index: int) -> Any:
+    """The compiled step ``(group)`` of a plan on a numeric task, if the PDDL
+    reader reads it as the step and it is well-formed; else None."""
+    words = group.split()
+    name = words[0]
+    schema = task.schemas.get(name)
+    if schema is None or len(schema.params) != len(words) - 1:
+        return None
+    args = tuple(words[1:])
+    objects = task.objects
+    for a in args:
+        if a not in objects:
+            return None
+    step = Step(name, args)
+    ok = task._numeric_ok
+    if (name, args) not in ok:
+        if check_step(task, step, index) is not None:
+            return None
+        if len(ok) > 1 << 16:
+            ok.clear()
+        ok.add((name, args))
+    return compiled_step(task, step)

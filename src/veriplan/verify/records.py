@@ -8,9 +8,12 @@ from __future__ import annotations
 import codecs
 import json
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from veriplan.verify.verdicts import BatchVerdict, ItemError
+
+if TYPE_CHECKING:
+    from veriplan.verify.result import ValidationResult
 
 ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
 
@@ -55,6 +58,17 @@ def judged_record(line: int, ident: Any, valid: bool, steps: int, failed_step: i
                        enc(failure) if failure else "null", enc(detail) if detail else "null",
                        ", ".join([enc(u.pddl()) for u in unsatisfied]),
                        ", ".join([enc(g.pddl()) for g in unmet]), unread, json_value(metric))
+
+
+def result_record(line: int, ident: Any, r: ValidationResult) -> tuple[bool, str]:
+    """The verdict and record of a judged item from its validation result."""
+    enc = encode_str
+    unread = ", ".join([f'{{"line": {json_value(u.line)}, "text": {enc(u.text)}, '
+                        f'"reason": {enc(u.reason)}}}' for u in r.unread]) if r.unread else ""
+    return r.valid, judged_record(line, ident, r.valid, len(r.plan), r.failed_step, r.action,
+                                  str(r.error) if r.error else None, r.detail, r.unsatisfied,
+                                  r.unmet_goals, unread,
+                                  r.metric.value if r.metric is not None else None)
 
 
 def record_text(line: int, ident: str, valid: str, steps: int, failed_step: str,
