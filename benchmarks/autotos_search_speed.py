@@ -160,7 +160,8 @@ def parts(domain, data, repeats: int) -> None:
 
     class Reader(runner.Job):  # the parent's line reading, without a process
         def __init__(self) -> None:
-            self._buf, self._lines, self._pending = b"", deque(), deque()
+            self._init_reading(runner.Limits())
+            self._booted = True
 
         def next(self):
             while not self._lines:
@@ -170,6 +171,7 @@ def parts(domain, data, repeats: int) -> None:
     class Replay(judge.Session):
         def __init__(self, job: Reader) -> None:
             self.d, self.job, self.loaded, self.limit = domain, job, False, 1.0
+            self.mode, self.search_limit = "search", 600.0
 
     insts = data.evaluation
     succ = harness.load_function(domain.reference_code("succ"), "succ", "succ", Kept())

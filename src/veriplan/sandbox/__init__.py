@@ -3,10 +3,12 @@
 read-only Python installation and a scratch tmpfs, an empty environment, a
 user id of its own, rlimits, a seccomp filter; see :mod:`veriplan.sandbox.bwrap`),
 one job per child process. Only JSON lines come back (:class:`Job`); a call of
-untrusted code is timed from outside through a shared heartbeat and the whole
-sandbox is killed when it overruns. Without ``bwrap`` veriplan refuses to run
-model-written code (:class:`SandboxUnavailableError`) unless
-``VERIPLAN_SANDBOX=process`` opts into the weaker process sandbox.
+untrusted code is timed from outside, on the parent's clock (a shared
+heartbeat only names the call), and the whole sandbox is killed when it
+overruns; an answer past its cap kills it too (``too_large``). Without
+``bwrap`` veriplan refuses to run model-written code
+(:class:`SandboxUnavailableError`) unless ``VERIPLAN_SANDBOX=process`` opts
+into the weaker process sandbox.
 
 ``run_job(target, payload, limits)`` calls the trusted function ``target``
 ("module:function") with ``payload`` inside the child, after the audit hook is
@@ -22,6 +24,7 @@ from typing import Any
 # Names load on first use: the sandbox child imports only veriplan.sandbox.child.
 _LAZY = {"SandboxUnavailableError": "veriplan.sandbox.bwrap",
          "available": "veriplan.sandbox.bwrap", "mode": "veriplan.sandbox.bwrap",
+         "Category": "veriplan.sandbox.runner", "Overran": "veriplan.sandbox.runner",
          "Ended": "veriplan.sandbox.runner", "Job": "veriplan.sandbox.runner",
          "Limits": "veriplan.sandbox.runner", "Outcome": "veriplan.sandbox.runner",
          "Stalled": "veriplan.sandbox.runner", "StreamError": "veriplan.sandbox.runner",

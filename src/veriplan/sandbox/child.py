@@ -39,17 +39,21 @@ class _Sink:
         return "".join(self.parts)
 
 
-HEADER = 24  # heartbeat, stream offset of the buffer, bytes buffered
+# heartbeat, stream offset of the buffer, bytes buffered, last call started
+HEADER = 32
 BUFFER = 256 * 1024  # answer lines not yet written to the pipe
+BOOTED = b'["B"]\n'  # the first line, written before any untrusted code runs
 
 
 class Channel:
     """The child's answer stream and heartbeat, on memory shared with the
     parent: ``beat[0]`` holds the code of the call of untrusted code in
-    progress (0: none), which the parent times; lines collect in a shared
-    buffer and go down the pipe when it fills (or at the end), so a line costs
-    no system call, and when a call has to be killed the parent still reads
-    every line written before it."""
+    progress (0: none) and ``beat[3]`` the code of the last call started (it
+    stays when the call ends): they name the call; the parent keeps the time
+    itself, so untrusted code that rewrites them only changes the name. Lines
+    collect in a shared buffer and go down the pipe when it fills (or at the
+    end), so a line costs no system call, and when a call has to be killed the
+    parent still reads every line written before it."""
 
     def __init__(self, out_fd: int, shared_fd: int) -> None:
         self.fd = out_fd
@@ -102,6 +106,12 @@ class Channel:
         self.sequence += 1
         return (self.sequence << 24) | role_bit
 
+    def begin(self, code: int) -> None:
+        """A call of untrusted code starts (``code``); ``beat[0] = 0`` ends it.
+        (The search loops write ``beat[0] = beat[3] = code`` themselves.)"""
+        beat = self.beat
+        beat[0] = beat[3] = code
+
 
 CHANNEL: Channel | None = None
 
@@ -122,6 +132,8 @@ def main(out_fd: int, beat_fd: int, job_fd: int, scratch: str) -> None:
     with os.fdopen(job_fd, "rb") as f:
         job = json.loads(f.read())
     CHANNEL = channel = Channel(out_fd, beat_fd)
+    channel.send_bytes(BOOTED)  # on the pipe now: from here the parent keeps the time
+    channel.flush()
     dump = json.dumps  # kept before untrusted code runs
     module, _, name = job["target"].partition(":")
     target = getattr(importlib.import_module(module), name)

@@ -3,9 +3,23 @@
 The child writes its answers as JSON lines on a pipe (the only data that
 comes back; nothing it leaves in its scratch folder is read, and the folder is
 a tmpfs only the sandbox sees) and marks each call of untrusted code on a
-shared 16-byte heartbeat (:class:`Job`), so that the parent can time calls
-from outside and kill a call stuck in C code. :func:`run_job` is a one-shot job:
-the target's return value comes back as an :class:`Outcome`.
+shared heartbeat (:class:`Job`). The heartbeat only says *which* call runs:
+the time is kept here, in the parent. Once the child has booted (its first
+line, written before any untrusted code runs, is on the pipe) the job must
+show progress (a new heartbeat, a new line) at least every ``call_limit``
+seconds, or ``call_limit`` + :data:`IDLE_GRACE` while the heartbeat says no
+call runs, whatever the child wrote on it; a reader may also give a stretch
+of the job a deadline of its own (:meth:`Job.expect`). So code that zeroes
+the heartbeat and loops in C is still killed within its call's limit.
+
+The answer pipe is read in pieces of at most :data:`READ` bytes; an
+incomplete line is kept as a list of pieces (the newline is looked for in the
+new piece only) and is never longer than ``Limits.line_mb``, the whole answer
+never more than ``Limits.answer_mb``: past either the child is killed and the
+outcome is ``too_large``. The log (the child's standard output and error) goes
+to a file the child's file-size limit bounds; only its last bytes are read.
+:func:`run_job` is a one-shot job: the target's return value comes back as an
+:class:`Outcome`.
 """
 
 from __future__ import annotations
@@ -25,16 +39,22 @@ import tempfile
 import time
 from collections import deque
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from veriplan.sandbox import bwrap
 
 CLONE_NEWNET = 0x40000000
 IDLE = 0
-HEADER, BUFFER = 24, 256 * 1024  # the child's shared heartbeat and line buffer
+# the shared header: the call running (0: none), the stream offset of the line
+# buffer, the bytes in it, the last call started (kept after the call ends)
+HEADER, BUFFER = 32, 256 * 1024  # the child's shared heartbeat and line buffer
 PIECE = 32 * 1024  # answer lines parsed at a time (see Job._parse_piece)
+READ = 1 << 20  # most bytes read from the answer pipe at a time
 SHARED = HEADER + BUFFER
 ROLE_BIT = 1 << 23  # heartbeat: (sequence << 24) | (role << 23) | index
+BOOTED = b'["B"]\n'  # the child's first line, before any untrusted code runs
+IDLE_GRACE = 1.0  # seconds past call_limit for the harness's own work between calls
 
 
 @dataclass(frozen=True)
@@ -48,15 +68,29 @@ class Limits:
     output_bytes: int = 65536  # printed text kept for the report; the rest is counted
     network_namespace: bool = True  # process sandbox only: also cut the network off
     answer_mb: int = 1024  # most answer data the parent accepts from one job
+    line_mb: int = 64  # longest answer line the parent accepts (held in its memory)
+
+
+class Category(StrEnum):
+    """What stopped a job (:attr:`Outcome.category`)."""
+
+    TIMEOUT = "timeout"  # the job's wall clock
+    CPU_LIMIT = "cpu_limit"
+    MEMORY = "memory"
+    EXIT = "exit"  # the code called sys.exit
+    EXCEPTION = "exception"
+    UNSERIALIZABLE = "unserializable"  # the result is not JSON
+    CRASH = "crash"  # the process died of a signal
+    NO_RESULT = "no_result"  # no answer, or a malformed one
+    TOO_LARGE = "too_large"  # more answer data than Limits allow: killed at the cap
 
 
 @dataclass
 class Outcome:
     """``category`` is None when the target returned (``result``); otherwise
-    what stopped the job: timeout, cpu_limit, memory, exit, exception,
-    unserializable, crash, no_result."""
+    what stopped the job (:class:`Category`)."""
 
-    category: str | None
+    category: Category | None
     result: Any = None
     detail: str = ""
     seconds: float = 0.0
@@ -76,10 +110,12 @@ class StreamError(Exception):
 
 
 class Stalled(StreamError):
-    """A call of untrusted code ran past its limit; the job was killed."""
+    """A call of untrusted code ran past its limit (the job showed no
+    progress for longer than the call limit); the job was killed. ``code``:
+    the call that ran, as the heartbeat named it."""
 
-    def __init__(self, code: int, seconds: float) -> None:
-        super().__init__(f"a call ran for {seconds:.1f} s")
+    def __init__(self, code: int, seconds: float, message: str = "") -> None:
+        super().__init__(message or f"a call ran for {seconds:.1f} s")
         self.code, self.seconds = code, seconds
 
     @property
@@ -89,6 +125,14 @@ class Stalled(StreamError):
     @property
     def index(self) -> int:
         return self.code & (ROLE_BIT - 1)
+
+
+class Overran(Stalled):
+    """A stretch of the job ran past the deadline the reader gave it
+    (:meth:`Job.expect`); the job was killed."""
+
+    def __init__(self, code: int, seconds: float) -> None:
+        super().__init__(code, seconds, f"the stretch ran for {seconds:.1f} s")
 
 
 class Ended(StreamError):
@@ -165,20 +209,19 @@ class Job:
 
     def __init__(self, target: str, payload: Any, limits: Limits = Limits(),
                  call_limit: float | None = None) -> None:
-        self.limits, self.call_limit = limits, call_limit
+        self._init_reading(limits, call_limit)
         self.mode = bwrap.mode()
         if self.mode == "bwrap":
             bwrap.bwrap_path()  # refuse before anything is set up
         self.start = time.perf_counter()
         self.deadline = self.start + limits.wall_seconds
         self.killed: str | None = None
-        self.received = 0
-        self._buf = b""
-        self._lines: deque[Any] = deque()
-        self._pending: deque[tuple[bytes, int]] = deque()  # complete lines not yet parsed
         self._eof = False
         self._stalled: Stalled | None = None
-        self._seen_code, self._seen_at = 0, 0.0
+        self._seen: tuple[int, ...] = ()  # the shared header when last seen changing ...
+        self._seen_at = 0.0  # ... and when (the parent's clock)
+        self._expect: float | None = None  # a deadline for the current stretch (expect)
+        self._expect_limit = 0.0
         job = json.dumps({"target": target, "payload": payload,
                           "output_bytes": limits.output_bytes}).encode()
         fds: list[int] = []
@@ -219,6 +262,30 @@ class Job:
             for fd in fds:
                 os.close(fd)
 
+    def _init_reading(self, limits: Limits, call_limit: float | None = None) -> None:
+        """The state of the answer stream's reading."""
+        self.limits, self.call_limit = limits, call_limit
+        self.received = 0
+        self._partial: list[bytes] = []  # the incomplete last line, in pieces
+        self._partial_size = 0
+        self._lines: deque[Any] = deque()
+        self._pending: deque[tuple[bytes, int]] = deque()  # complete lines not yet parsed
+        self._booted = False  # the child's first line has come: untrusted code may run
+
+    @classmethod
+    def reader(cls, limits: Limits = Limits()) -> Job:
+        """Only the line reading, without a process (for tests and
+        benchmarks: feed it with ``_take``; the stream has no boot line)."""
+        job = cls.__new__(cls)
+        job._init_reading(limits)
+        job._booted = True
+        return job
+
+    @property
+    def partial(self) -> bytes:
+        """The incomplete last line received so far."""
+        return b"".join(self._partial)
+
     def _preexec(self) -> None:
         os.setsid()
         lim, mb = self.limits, 1024 * 1024
@@ -247,6 +314,16 @@ class Job:
 
     def heartbeat(self) -> int:
         return struct.unpack_from("<Q", self.beat, 0)[0]
+
+    def expect(self, seconds: float | None) -> None:
+        """From now (or from the child's boot, if it has not booted yet), the
+        job has ``seconds`` of the parent's clock until the reader calls this
+        again (e.g. one instance's search, from the line that starts it: the
+        child must flush that line); past it, with no answer waiting, the job
+        is killed and :meth:`next` raises :class:`Overran` after the lines
+        written before. None: no deadline."""
+        self._expect_limit = seconds or 0.0
+        self._expect = None if seconds is None else time.perf_counter() + seconds
 
     @property
     def lines(self) -> deque[Any]:
@@ -325,25 +402,39 @@ class Job:
         poll = 0.25 if self.call_limit is None else min(0.25, max(self.call_limit / 8, 0.01))
         ready, _, _ = select.select([self.fd], [], [], min(poll, self.deadline - now))
         if ready:
-            data = os.read(self.fd, 1 << 20)
+            data = os.read(self.fd, READ)
             if not data:
                 self._end()
                 return
             self.received += len(data)
-            if self.received > self.limits.answer_mb * 1024 * 1024:
+            self._seen_at = time.perf_counter()  # progress
+            if self.received > self.limits.answer_mb * 1024 * 1024 or not self._take(data):
                 self.kill("too_large")
-                return
-            self._take(data)
+            return
+        self._watch()
+
+    def _watch(self) -> None:
+        """No answer waiting: has the job made progress? Timed on the
+        parent's clock from the child's first line; what the heartbeat says
+        only names the call (and gives the harness's own work between calls
+        :data:`IDLE_GRACE` more)."""
+        if not self._booted:  # trusted code only so far: the job's wall clock holds
+            return
+        words = struct.unpack_from("<4Q", self.beat, 0)
+        now = time.perf_counter()
+        code = words[3] or words[0]  # the call started last, even if the heartbeat is 0
+        if self._expect is not None and now > self._expect:
+            self.kill("overran")
+            self._stalled = Overran(code, self._expect_limit + now - self._expect)
             return
         if self.call_limit is None:
             return
-        code = self.heartbeat()
-        if code == IDLE:
-            self._seen_code = 0
-        elif code != self._seen_code:
-            self._seen_code, self._seen_at = code, time.perf_counter()
-        elif time.perf_counter() - self._seen_at > self.call_limit:
-            seconds = time.perf_counter() - self._seen_at
+        if words != self._seen:
+            self._seen, self._seen_at = words, now
+            return
+        limit = self.call_limit if words[0] else self.call_limit + IDLE_GRACE
+        if now - self._seen_at > limit:
+            seconds = now - self._seen_at
             self.kill("stalled")
             self._stalled = Stalled(code, seconds)  # after the lines written before it
 
@@ -357,8 +448,11 @@ class Job:
         if self.received >= base and size <= BUFFER:
             start = min(self.received - base, size)
             tail = bytes(self.beat[HEADER + start:HEADER + size])
-            rest = self._buf + tail  # the last line may have no newline
-            self._buf = b""
+            if self._partial_size + len(tail) > self.limits.line_mb * 1024 * 1024:
+                self._clear_partial()
+                return
+            rest = self._unboot(b"".join([*self._partial, tail]))  # may have no newline
+            self._clear_partial()
             if rest:
                 self._pending.append((rest, 0))
 
@@ -372,35 +466,65 @@ class Job:
         with contextlib.suppress(ProcessLookupError):
             self.proc.kill()
         self.proc.wait()
-        if why == "stalled":  # keep every line written before the call
+        if why in ("stalled", "overran"):  # keep every line written before the call
             self._drain()
         else:
             self._eof = True
             self._lines.clear()
             self._pending.clear()
+            self._clear_partial()
 
     def _drain(self) -> None:
+        """What is left in the pipe of a killed job (at most the pipe's size)."""
         while True:
             try:
-                data = os.read(self.fd, 1 << 20)
+                data = os.read(self.fd, READ)
             except OSError:
                 data = b""
             if not data:
                 break
             self.received += len(data)
-            self._take(data)
+            if not self._take(data):
+                return
         self._end()
 
-    def _take(self, data: bytes) -> None:
-        """The complete lines of what came in (the last, incomplete, waits)."""
-        data = self._buf + data if self._buf else data
+    def _take(self, data: bytes) -> bool:
+        """The complete lines of what came in (the last, incomplete, waits as
+        a piece; the newline is looked for in the new piece only). False when
+        the incomplete line outgrows ``Limits.line_mb``."""
         end = data.rfind(b"\n")
         if end < 0:
-            self._buf = data
-            return
-        self._buf = data[end + 1:]
-        if end:
-            self._pending.append((data[:end], 0))
+            self._partial.append(data)
+            self._partial_size += len(data)
+            return self._partial_size <= self.limits.line_mb * 1024 * 1024
+        head = data[:end]
+        if self._partial:
+            if self._partial_size + end > self.limits.line_mb * 1024 * 1024:
+                return False
+            head = b"".join([*self._partial, head])
+        head = self._unboot(head)
+        self._clear_partial()
+        rest = data[end + 1:]
+        if rest:
+            self._partial.append(rest)
+            self._partial_size = len(rest)
+        if head:
+            self._pending.append((head, 0))
+        return True
+
+    def _clear_partial(self) -> None:
+        self._partial.clear()
+        self._partial_size = 0
+
+    def _unboot(self, data: bytes) -> bytes:
+        """The lines without the child's boot line (the stream's first)."""
+        if self._booted:
+            return data
+        self._booted = True
+        self._seen_at = time.perf_counter()
+        if self._expect is not None:  # set before the boot: from the boot
+            self._expect = self._seen_at + self._expect_limit
+        return data[len(BOOTED) - 1:].lstrip(b"\n") if data.startswith(BOOTED[:-1]) else data
 
     def wait(self) -> int:
         """The child's status, a signal as a negative number (bubblewrap
@@ -417,7 +541,8 @@ class Job:
             return (f"the job ran past {self.limits.wall_seconds:g} s of wall-clock time "
                     "and was killed")
         if self.killed == "too_large":
-            return f"the job answered more than {self.limits.answer_mb} MB and was killed"
+            return (f"the job answered more than {self.limits.answer_mb} MB, or a line longer "
+                    f"than {self.limits.line_mb} MB, and was killed at that size")
         return "the job was killed"
 
     def _exit_detail(self, rc: int) -> str:
@@ -481,15 +606,16 @@ def run_job(target: str, payload: Any, limits: Limits = Limits()) -> Outcome:
     common = {"seconds": seconds, "network_isolated": job.network_isolated, "returncode": rc,
               "extra": {"sandbox": job.mode, "seccomp": job.seccomp, "uid": job.uid}}
     if not isinstance(data, dict):
-        return Outcome("no_result", detail="the job's answer is malformed", **common)
+        return Outcome(Category.NO_RESULT, detail="the job's answer is malformed", **common)
     common |= {"stdout": str(data.get("stdout", ""))[: limits.output_bytes],
                "stdout_size": _int(data.get("stdout_size"))}
     if "escaped" in data:
-        kind = str(data["escaped"])
-        if kind not in ("exit", "memory", "exception", "unserializable"):
-            kind = "no_result"
+        kind = {c.value: c for c in _ESCAPED}.get(str(data["escaped"]), Category.NO_RESULT)
         return Outcome(kind, detail=str(data.get("detail", ""))[:4000], **common)
     return Outcome(None, result=data.get("returned"), **common)
+
+
+_ESCAPED = (Category.EXIT, Category.MEMORY, Category.EXCEPTION, Category.UNSERIALIZABLE)
 
 
 def _int(x: Any) -> int:
@@ -501,12 +627,14 @@ def _ended(e: Ended, job: Job, limits: Limits, seconds: float) -> Outcome:
               "network_isolated": job.network_isolated,
               "extra": {"sandbox": job.mode, "seccomp": job.seccomp, "uid": job.uid}}
     if e.kind == "timeout":
-        return Outcome("timeout", detail=e.detail, **common)
+        return Outcome(Category.TIMEOUT, detail=e.detail, **common)
+    if e.kind == "too_large":
+        return Outcome(Category.TOO_LARGE, detail=e.detail, **common)
     rc = e.returncode
     if rc in (-signal.SIGXCPU, -signal.SIGKILL) and not job.killed:
-        return Outcome("cpu_limit", detail=f"the job used more than {limits.cpu_seconds} s "
-                       "of CPU time", **common)
+        return Outcome(Category.CPU_LIMIT, detail=f"the job used more than "
+                       f"{limits.cpu_seconds} s of CPU time", **common)
     if rc is not None and rc < 0:
-        return Outcome("crash", detail=e.detail, **common)
-    kind = "memory" if "MemoryError" in job.stderr_tail() else "no_result"
+        return Outcome(Category.CRASH, detail=e.detail, **common)
+    kind = Category.MEMORY if "MemoryError" in job.stderr_tail() else Category.NO_RESULT
     return Outcome(kind, detail=e.detail, **common)

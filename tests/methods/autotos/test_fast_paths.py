@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import random
 import re
-from collections import deque
 
 import pytest
 
@@ -68,9 +67,7 @@ def test_an_input_grown_or_replaced_by_another_type_is_caught():
 # --- the answer stream ----------------------------------------------------------------
 
 def reader() -> runner.Job:
-    job = object.__new__(runner.Job)  # only the line reading, no process
-    job._buf, job._lines, job._pending = b"", deque(), deque()
-    return job
+    return runner.Job.reader()  # only the line reading, no process
 
 
 def parsed(job: runner.Job) -> list:
@@ -106,15 +103,15 @@ def test_lines_read_in_blocks_are_the_lines_read_one_by_one(text, size):
     got = parsed(job)
     expected = one_by_one(lines)  # up to the first line that is not JSON (the reader
     assert got[:len(expected)] == expected  # stops there; later reads may add lines)
-    assert job._buf == b""
+    assert job.partial == b""
 
 
 def test_a_line_cut_short_waits_for_the_rest():
     job = reader()
     job._take(b'["X",1,[[1,2]]]\n["X",0,[[3')
-    assert parsed(job) == [["X", 1, [[1, 2]]]] and job._buf == b'["X",0,[[3'
+    assert parsed(job) == [["X", 1, [[1, 2]]]] and job.partial == b'["X",0,[[3'
     job._take(b',4]]]\n')
-    assert parsed(job)[-1] == ["X", 0, [[3, 4]]] and job._buf == b""
+    assert parsed(job)[-1] == ["X", 0, [[3, 4]]] and job.partial == b""
 
 
 def test_lines_are_parsed_a_piece_at_a_time_in_order():

@@ -9,7 +9,9 @@ lines, and a line that is missing or does not fit is an error category there.
 Lines (each a JSON array):
 
 * ``["I", k]``: instance ``k`` of the payload starts (``["A", k]``: its
-  alternative, PrOntoQA's negated target, after a search that found nothing).
+  alternative, PrOntoQA's negated target, after a search that found nothing);
+  written to the pipe at once (the parent gives each instance a deadline of
+  its own from this line).
 * ``["V", value]``: one call's result (goal tests: the goal test's answer;
   completeness: the successor function's states).
 * ``["X", n, successors]``: one expansion of the search: ``n`` goal tests
@@ -30,8 +32,9 @@ Lines (each a JSON array):
   ``n`` false goal answers; the failure's ``role`` says which function.
 
 Every call of a generated function writes its code on the heartbeat first
-(:class:`veriplan.sandbox.child.Channel`), so the parent times each call from
-outside and kills the sandbox when one overruns, C loops included.
+(:class:`veriplan.sandbox.child.Channel`: ``beat[0]`` while it runs, ``beat[3]``
+kept after), so the parent, which keeps the time itself, knows which call
+overran when it kills the sandbox (C loops included).
 """
 
 from __future__ import annotations
@@ -95,7 +98,7 @@ def load_function(code: str, name: str, role: str, channel: Any) -> Callable:
         compiled = compile(code, f"<generated {role}>", "exec")
     except SyntaxError as e:
         raise Failure("parse_error", f"the {role} code does not parse: {e}", role) from None
-    channel.beat[0] = channel.code(GOAL if role == "goal" else SUCC)
+    channel.begin(channel.code(GOAL if role == "goal" else SUCC))
     try:
         exec(compiled, namespace)
     except BaseException as e:  # noqa: BLE001 - the model's code failed while defining
@@ -140,10 +143,11 @@ def job(payload: dict) -> None:
                  for i in payload["instances"]]
     for k, inst in enumerate(instances):
         ch.send(["I", k])
+        ch.flush()  # on the pipe now: the parent times the instance from it
         try:
             if mode == "goal_tests":
                 args = domain.goal_args(inst)
-                ch.beat[0] = ch.code(GOAL)
+                ch.begin(ch.code(GOAL))
                 try:
                     value = bool(goal(inst.init, *args))
                 except BaseException as e:  # noqa: BLE001 - the model's error
@@ -151,7 +155,7 @@ def job(payload: dict) -> None:
                 ch.send(["V", value])
             elif mode == "completeness":
                 args = domain.succ_args(inst)
-                ch.beat[0] = ch.code(SUCC)
+                ch.begin(ch.code(SUCC))
                 try:
                     out = list(succ(inst.init, *args))
                 except BaseException as e:  # noqa: BLE001 - the model's error
@@ -162,6 +166,7 @@ def job(payload: dict) -> None:
                 other = domain.alternative(inst)  # PrOntoQA: the negated target
                 if other is not None:
                     ch.send(["A", k])
+                    ch.flush()
                     search(domain, other, succ, goal, ch, payload)
         except Failure as f:
             ch.send(["F", 0, f.data()])
@@ -216,7 +221,7 @@ def search(d: SearchDomain, inst: Instance, succ: Callable, goal: Callable, ch: 
         fast = None
     clock = time.perf_counter
     init = inst.init
-    beat[0] = ch.code(GOAL)
+    ch.begin(ch.code(GOAL))
     try:
         reached = bool(goal(init, *gargs))
     except BaseException as e:  # noqa: BLE001 - timeout or the model's error
@@ -249,7 +254,7 @@ def search(d: SearchDomain, inst: Instance, succ: Callable, goal: Callable, ch: 
                 else:
                     before = _text(dumps, None if plain else encode, s)
             sequence += 1
-            beat[0] = sequence << 24
+            beat[0] = beat[3] = sequence << 24
             calls += 1
             try:
                 out = list(succ(s, *sargs) if sargs else succ(s))
@@ -313,7 +318,7 @@ def search(d: SearchDomain, inst: Instance, succ: Callable, goal: Callable, ch: 
                     return "failed"
                 child = out[j]
                 seen[kc] = (ks, child)
-                beat[0] = base + j
+                beat[0] = beat[3] = base + j
                 try:  # the answer's truth value is the model's code too
                     if goal(child, *gargs) if gargs else goal(child):
                         reached = True

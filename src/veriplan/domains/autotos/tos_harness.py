@@ -105,7 +105,7 @@ def load(code: str, ch: Channel) -> tuple[Callable[..., object], ...]:
         compiled = compile(code, "<generated tos>", "exec")
     except (SyntaxError, ValueError) as e:  # ValueError: a null byte in the source
         raise CodeFailure("parse_error", "", f"the code does not parse: {e}") from None
-    ch.beat[0] = ch.code(SUCC) | DEFINE
+    ch.begin(ch.code(SUCC) | DEFINE)
     try:
         exec(compiled, namespace)  # noqa: S102 - model code, inside the sandbox only
     except BaseException as e:  # noqa: BLE001 - the model's code failed while defining
@@ -140,7 +140,7 @@ def search(functions: tuple[Callable[..., object], ...], ch: Channel, max_depth:
     deadline = time.perf_counter() + search_limit
 
     def call(code: int, fn: Callable[[], T], name: str) -> T:
-        ch.beat[0] = code
+        ch.begin(code)
         try:
             return fn()
         except CodeFailure:

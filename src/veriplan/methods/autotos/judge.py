@@ -16,15 +16,18 @@ functions and only reports their answers).
 * The evaluation without checks: the sandbox returns each path, which the
   caller validates independently of the model's code.
 
-A call that overruns its limit is seen from outside on the sandbox's
-heartbeat: the sandbox is killed (C loops included) and the call is
-``succ_too_slow`` / ``goal_too_slow``; the evaluation restarts a sandbox for
-the instances left. The sandbox may report its own failures (an exception, a
-value that is not a state, its search time running out): a failure claimed
-only hurts the code that claims it. Anything else that does
-not fit — a missing, malformed or inconsistent answer, a process that ended
-between calls — is ``malformed_answer``. Nothing the sandbox says can make a
-check pass that the model's functions, as they answered, do not pass.
+A call that overruns its limit is seen from outside, on this process's clock
+(the sandbox's heartbeat only names the call; a heartbeat the code zeroes
+does not stop the clock): the sandbox is killed (C loops included) and the
+call is ``succ_too_slow`` / ``goal_too_slow``; an instance whose search runs
+past its search limit (plus one call's) is ``search_timeout``, killed from
+outside too; the evaluation restarts a sandbox for the instances left. The
+sandbox may report its own failures (an exception, a value that is not a
+state, its search time running out): a failure claimed only hurts the code
+that claims it. Anything else that does not fit — a missing, malformed or
+inconsistent answer, a process that ended between calls — is
+``malformed_answer``. Nothing the sandbox says can make a check pass that the
+model's functions, as they answered, do not pass.
 """
 
 from __future__ import annotations
@@ -38,7 +41,8 @@ from contextlib import contextmanager
 from typing import Any
 
 from veriplan.domains.autotos.base import Instance, SearchDomain, identity
-from veriplan.sandbox import Ended, Job, Limits, Stalled
+from veriplan.sandbox import Ended, Job, Limits, Overran, Stalled
+from veriplan.sandbox.runner import IDLE_GRACE
 
 TARGET = "veriplan.domains.autotos.harness:job"
 MALFORMED = "malformed_answer"
@@ -46,6 +50,8 @@ MALFORMED = "malformed_answer"
 CLAIMS = ("succ_exception", "goal_exception", "input_changed", "succ_soundness",
           "search_timeout", "parse_error")
 _HIDDEN_META = ("expected", "optimal")  # answers the sandbox must not see
+ONE_CALL = {"goal_tests": "goal", "completeness": "succ"}  # modes: each instance one call
+SLACK = 5.0  # seconds past an instance's own limit before it is killed from outside
 
 
 class Failed(Exception):
@@ -62,7 +68,7 @@ class Failed(Exception):
         from veriplan.domains.autotos.harness import jsonable_or_repr
 
         evidence = {k: jsonable_or_repr(v) for k, v in self.evidence.items()}
-        if self.category in (MALFORMED, "parse_error"):
+        if self.category in (MALFORMED, "parse_error", "search_timeout"):
             evidence.setdefault("function", self.role)
         return {"category": self.category, "message": self.message, "evidence": evidence}
 
@@ -79,10 +85,12 @@ class Session:
                  call_limit: float, search_limit: float, instances: list[dict],
                  limits: Limits, **extra: Any) -> None:
         self.d, self.limit, self.mode = domain, call_limit, mode
+        self.search_limit = search_limit
         payload = {"domain": domain.name, "mode": mode, "succ_code": succ, "goal_code": goal,
                    "search_limit": search_limit, "instances": [_public(i) for i in instances],
                    **extra}
         self.job = Job(TARGET, payload, limits, call_limit=call_limit)
+        self.job.expect(2 * call_limit + IDLE_GRACE + SLACK)  # defining the two functions
         self.loaded = False
 
     def close(self) -> None:
@@ -94,10 +102,15 @@ class Session:
         try:
             line = self.job.next()
         except Stalled as e:
+            role = ONE_CALL.get(self.mode, e.role)  # what runs here is known in these modes
+            if isinstance(e, Overran) and self.mode not in ONE_CALL:
+                raise Failed("search_timeout", f"the search ran past its {self.search_limit:g} "
+                             f"s (stopped from outside, in the {role} function)", role,
+                             dead=True) from None
             what = "took longer than" if self.loaded else "took longer to define than"
-            raise Failed(f"{e.role}_too_slow", f"the {e.role} function {what} "
-                         f"{self.limit:g} s (stopped from outside)", e.role, dead=True,
-                         **_safe(where, e.role, e.index)) from None
+            raise Failed(f"{role}_too_slow", f"the {role} function {what} "
+                         f"{self.limit:g} s (stopped from outside)", role, dead=True,
+                         **_safe(where, role, e.index)) from None
         except Ended as e:
             raise self._ended(e, where) from None
         if not isinstance(line, list) or not line or not isinstance(line[0], str):
@@ -111,8 +124,9 @@ class Session:
             return Failed("search_timeout", f"the sandbox's time ran out: {e.detail}",
                           dead=True)
         if e.kind == "too_large":
-            return Failed("succ_exception", f"the successor function's answers outgrew what "
-                          f"veriplan accepts: {e.detail}", dead=True)
+            role = ONE_CALL.get(self.mode, "succ")
+            return Failed(f"{role}_exception", f"the {role} function's answers outgrew what "
+                          f"veriplan accepts: {e.detail}", role, dead=True)
         if e.kind == "exit" and e.code:
             return Failed(f"{e.role}_exception", f"the {e.role} function ended the sandbox's "
                           f"process ({e.detail})", e.role, dead=True,
@@ -139,6 +153,10 @@ class Session:
             line = self.line(lambda role, i: {})
             if line[0] == tag and line[1:] == [k]:
                 self.loaded = True
+                # from its first line, on this process's clock: the instance's search (or
+                # its one call), one call past it and the harness's own work
+                own = self.limit if self.mode in ONE_CALL else self.search_limit + self.limit
+                self.job.expect(own + self.limit + IDLE_GRACE + SLACK)
                 return
             if line[0] == "F" and not self.loaded and len(line) == 3:
                 raise self.claim(line[2])
