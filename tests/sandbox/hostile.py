@@ -132,6 +132,33 @@ import collections, itertools
 collections.deque(itertools.count(), maxlen=0)
 """
 
+# The watchdog switched off (issue 46): the heartbeat zeroed, then a loop in C
+ZERO_HEARTBEAT = """
+from veriplan.sandbox.child import CHANNEL
+CHANNEL.beat[0] = 0
+import collections, itertools
+collections.deque(itertools.count(), maxlen=0)
+"""
+
+# The heartbeat forged: rewritten, every word of it, from a loop that never ends
+FORGE_HEARTBEAT = """
+from veriplan.sandbox.child import CHANNEL
+i = 1 << 40
+while True:
+    i += 1
+    for k in range(len(CHANNEL.beat)):
+        CHANNEL.beat[k] = i
+"""
+
+# The answer pipe flooded without a newline ({mb} pieces of 1 MB)
+FLOOD_ANSWER = """
+import os
+from veriplan.sandbox.child import CHANNEL
+piece = b"x" * (1 << 20)
+for _ in range({mb}):
+    os.write(CHANNEL.fd, piece)
+"""
+
 
 def indent(body: str, spaces: int = 4) -> str:
     return "".join(" " * spaces + line + "\n" for line in body.strip("\n").splitlines())

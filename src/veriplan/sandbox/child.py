@@ -132,8 +132,6 @@ def main(out_fd: int, beat_fd: int, job_fd: int, scratch: str) -> None:
     with os.fdopen(job_fd, "rb") as f:
         job = json.loads(f.read())
     CHANNEL = channel = Channel(out_fd, beat_fd)
-    channel.send_bytes(BOOTED)  # on the pipe now: from here the parent keeps the time
-    channel.flush()
     dump = json.dumps  # kept before untrusted code runs
     module, _, name = job["target"].partition(":")
     target = getattr(importlib.import_module(module), name)
@@ -144,6 +142,8 @@ def main(out_fd: int, beat_fd: int, job_fd: int, scratch: str) -> None:
     sink = _Sink(int(job.get("output_bytes", 65536)))
     sys.stdout = sys.stderr = sink  # type: ignore[assignment]
     guard.install(scratch)
+    channel.send_bytes(BOOTED)  # on the pipe now: from here the parent keeps the time
+    channel.flush()
     try:
         result: dict = {"returned": target(job["payload"])}
     except SystemExit as e:

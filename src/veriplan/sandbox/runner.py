@@ -393,7 +393,8 @@ class Job:
             code = self.heartbeat()
             rc = self.wait()
             if self.killed:
-                raise Ended(self.killed, self._kill_detail(), code, rc)
+                kind = "too_large" if self.killed == "line_too_large" else self.killed
+                raise Ended(kind, self._kill_detail(), code, rc)
             raise Ended("exit", self._exit_detail(rc), code, rc)
         now = time.perf_counter()
         if now > self.deadline:
@@ -408,8 +409,10 @@ class Job:
                 return
             self.received += len(data)
             self._seen_at = time.perf_counter()  # progress
-            if self.received > self.limits.answer_mb * 1024 * 1024 or not self._take(data):
+            if self.received > self.limits.answer_mb * 1024 * 1024:
                 self.kill("too_large")
+            elif not self._take(data):
+                self.kill("line_too_large")
             return
         self._watch()
 
@@ -541,8 +544,11 @@ class Job:
             return (f"the job ran past {self.limits.wall_seconds:g} s of wall-clock time "
                     "and was killed")
         if self.killed == "too_large":
-            return (f"the job answered more than {self.limits.answer_mb} MB, or a line longer "
-                    f"than {self.limits.line_mb} MB, and was killed at that size")
+            return (f"the job answered more than {self.limits.answer_mb} MB (answer_mb) and "
+                    "was killed at that size")
+        if self.killed == "line_too_large":
+            return (f"the job answered a line longer than {self.limits.line_mb} MB (line_mb) "
+                    "and was killed at that size")
         return "the job was killed"
 
     def _exit_detail(self, rc: int) -> str:
