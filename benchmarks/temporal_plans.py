@@ -223,27 +223,23 @@ def val(args) -> None:
                                    *files], capture_output=True, text=True, env=tool.env,
                                   timeout=600)
             report = parse_report(proc.stdout, files, proc.returncode)
-            values = _final_values(proc.stdout, files)
-            for r, f in zip(group, files):
-                v = report.get(f) if report else None
+            for k, v in enumerate(report):
+                if v is None:  # no section for it in the batched report: VAL alone on it
+                    one = subprocess.run([str(tool.validate), "-v", str(data / dom),
+                                          str(data / prob), files[k]], capture_output=True,
+                                         text=True, env=tool.env, timeout=600)
+                    report[k] = parse_report(one.stdout, [files[k]], one.returncode)[0]
+            for r, v in zip(group, report):
                 verdicts.append({"id": r["id"], "val": None if v is None else v.valid,
-                                 "value": values.get(f)})
+                                 "outcome": None if v is None else str(v.outcome),
+                                 "action": None if v is None else v.action,
+                                 "value": None if v is None else v.value})
     with open(OUT / "val_verdicts.jsonl", "w") as out:
         for v in verdicts:
             out.write(json.dumps(v) + "\n")
     print(f"{len(verdicts)} VAL verdicts: valid {sum(v['val'] is True for v in verdicts)}, "
           f"invalid {sum(v['val'] is False for v in verdicts)}, "
           f"none {sum(v['val'] is None for v in verdicts)}")
-
-
-def _final_values(text: str, files: list[str]) -> dict[str, float]:
-    """VAL's "Value: x" of each valid plan (its "Successful plans:" list)."""
-    out: dict[str, float] = {}
-    for f in files:
-        m = re.search(r"^\s*" + re.escape(f) + r"\s+([-0-9.e+]+)\s*$", text, re.M)
-        if m:
-            out[f] = float(m.group(1))
-    return out
 
 
 # ----- compare -----------------------------------------------------------------------------

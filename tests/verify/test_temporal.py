@@ -149,3 +149,34 @@ def test_timed_literals_need_a_temporal_domain():
                      ":precondition (p) :effect (not (p))))")
     with pytest.raises(UnsupportedRequirementError, match="timed initial literals"):
         parse_problem("(define (problem q) (:domain d) (:init (at 3 (p))) (:goal (p)))", d)
+
+
+CORPUS = Path(__file__).resolve().parents[1] / "data" / "temporal_plans"
+
+
+def test_planner_plans_and_mutants_judged_as_val_judged_them(data_dir):
+    """TAMER's plans on ipc-dev's temporal variants and their mutants in time, beside
+    VAL's recorded verdicts and makespans (benchmarks/temporal_plans.py made them)."""
+    import json
+    import warnings
+
+    from veriplan.pddl.task import load_task
+
+    rows = [json.loads(x) for x in (CORPUS / "plans.jsonl").read_text().splitlines()]
+    vals = {v["id"]: v for v in map(json.loads,
+                                    (CORPUS / "val_verdicts.jsonl").read_text().splitlines())}
+    assert len(rows) >= 150 and {r["kind"] for r in rows} >= {"planner", "same-time",
+                                                              "shrink-duration"}
+    tasks: dict = {}
+    for r in rows:
+        key = (r["domain"], r["problem"])
+        if key not in tasks:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                tasks[key] = load_task(data_dir / key[0], data_dir / key[1])
+        ours = validate_plan(tasks[key], parse_plan(r["plan"], tasks[key]))
+        v = vals[r["id"]]
+        assert ours.valid == v["val"], (r["id"], ours.feedback(), v)
+        if ours.valid and v["value"] is not None:
+            assert ours.metric is not None and ours.metric.value == pytest.approx(v["value"],
+                                                                                 rel=1e-4)
