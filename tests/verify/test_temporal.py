@@ -180,3 +180,10 @@ def test_planner_plans_and_mutants_judged_as_val_judged_them(data_dir):
         if ours.valid and v["value"] is not None:
             assert ours.metric is not None and ours.metric.value == pytest.approx(v["value"],
                                                                                  rel=1e-4)
+
+
+def test_a_trace_has_one_state_a_step(task):
+    # (MCP's simulate reads the trace as the state after each step)
+    r = _judge(task, ["0.000: (move c1 x y) [4.000]", "4.5: (load c1 y) [2.000]"], trace=True)
+    assert r.valid and len(r.trace) == 3 and "(at c1 y)" in r.trace[1]
+    assert "(done c1)" in r.trace[2] and "(done c1)" not in r.trace[1]

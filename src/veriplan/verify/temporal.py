@@ -182,10 +182,22 @@ class _Run:
         self.holds = N.Holds(task.facts.find, task.objects_of_type)
         self.bits = task.base_init
         self.values: N.Values = {k: float(v) for k, v in task.problem.numeric_init.items()}
+        # (trace) the initial state, then the state after the happening that
+        # finishes each step, in the plan's order: one state a step, as sequential
+        # plans have (the happenings between are not shown)
         self.states: list[tuple[int, N.Values]] = [(self.bits, self.values)] if trace else []
+        self.finished: dict[int, tuple[int, N.Values]] = {}
         self.done = 0  # steps whose every member has been applied
 
     # ----- results -------------------------------------------------------------------
+    def trace_states(self) -> list[tuple[int, N.Values]]:
+        out = self.states[:1]
+        for i in range(len(self.steps)):
+            if i not in self.finished:
+                break
+            out.append(self.finished[i])
+        return out
+
     def fail(self, err: StepError, errors: tuple[StepError, ...] = ()) -> ValidationResult:
         from veriplan.verify.numeric import _trace
 
@@ -194,7 +206,7 @@ class _Run:
             error=err.kind, detail=err.detail, unsatisfied=err.unsatisfied,
             step_errors=errors, cost=self.values.get(FuncTerm("total-cost"), 0.0),
             steps_executed=self.done,
-            trace=_trace(self.task, self.states) if self.trace else None)
+            trace=_trace(self.task, self.trace_states()) if self.trace else None)
 
     # ----- one member's parts --------------------------------------------------------
     def schema(self, m: Member) -> ActionSchema:
@@ -273,8 +285,6 @@ class _Run:
                 m = next((m for m, ex in done if ex.ups), g[-1])
                 return self.fail(self.undefined(m, u, "an effect has no value", t))
             self.bits = (self.bits & ~delete) | add
-            if self.trace:
-                self.states.append((self.bits, self.values))
             for m in g:
                 if m.part is Part.START and where[m.index][1] > k:
                     active.append(m.index)
@@ -284,6 +294,8 @@ class _Run:
                     ends_left[m.index] -= 1
                     if ends_left[m.index] == 0:
                         self.done += 1
+                        if self.trace:
+                            self.finished[m.index] = (self.bits, self.values)
             for i in active:  # over all: the open interval, after this happening
                 err = self.invariant(i, at[i], durs[i], t, g)
                 if err is not None:
@@ -299,7 +311,7 @@ class _Run:
         return ValidationResult(
             valid=not unmet, plan=steps, unmet_goals=unmet,
             cost=self.values.get(FuncTerm("total-cost"), 0.0), steps_executed=len(steps),
-            trace=_trace(self.task, self.states) if self.trace else None,
+            trace=_trace(self.task, self.trace_states()) if self.trace else None,
             metric=metric_value(self.task, self.values, last_plan_time))
 
     def member_reads(self, m: Member, at: list[float], durs: list[float | None],
