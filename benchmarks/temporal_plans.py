@@ -285,9 +285,10 @@ def compare(args) -> None:
         speed(rows, data, args.rounds)
 
 
-def speed(rows, data: Path, rounds: int) -> None:
-    """``validate --batch`` (one process) against VAL batched per problem, CPU and wall,
-    in interleaved rounds."""
+def speed(rows, data: Path, rounds: int, repeat: int = 10) -> None:
+    """``validate --batch`` (one process) against VAL batched per problem (one
+    ``Validate`` a problem with all its plans), CPU and wall, in interleaved rounds,
+    every plan listed ``repeat`` times (as benchmarks/numeric_batch_speed.py does)."""
     tool = _val()
     with tempfile.TemporaryDirectory() as tmp:
         batch = Path(tmp) / "batch.jsonl"
@@ -298,9 +299,11 @@ def speed(rows, data: Path, rounds: int) -> None:
                 for i, r in enumerate(group):
                     f = Path(tmp) / f"{abs(hash((dom, prob)))}-{i}.plan"
                     f.write_text(r["plan"])
-                    files.setdefault((dom, prob), []).append(str(f))
-                    b.write(json.dumps({"domain": str(data / dom), "problem": str(data / prob),
-                                        "plan_file": str(f)}) + "\n")
+                    for _ in range(repeat):
+                        files.setdefault((dom, prob), []).append(str(f))
+                        b.write(json.dumps({"domain": str(data / dom),
+                                            "problem": str(data / prob),
+                                            "plan_file": str(f)}) + "\n")
         ours_wall = ours_cpu = val_wall = val_cpu = 0.0
         exe = str(Path(sys.executable).parent / "veriplan")
         for _ in range(rounds):
@@ -312,8 +315,8 @@ def speed(rows, data: Path, rounds: int) -> None:
                               tool.env)
                 val_wall += w
                 val_cpu += c
-    n = len(rows) * rounds
-    print(f"speed over {rounds} rounds of {len(rows)} plans: VAL batched {val_cpu:.2f} s CPU "
+    n = len(rows) * rounds * repeat
+    print(f"speed over {rounds} rounds of {len(rows)} x {repeat} plans: VAL batched {val_cpu:.2f} s CPU "
           f"({val_wall:.2f} s wall), validate --batch {ours_cpu:.2f} s CPU "
           f"({ours_wall:.2f} s wall): {val_wall / ours_wall:.1f}x wall, "
           f"{val_cpu / ours_cpu:.1f}x CPU ({1000 * ours_cpu / n:.2f} ms CPU a plan)")
