@@ -11,6 +11,37 @@ import os
 from collections.abc import Mapping
 from typing import Protocol
 
+from veriplan.lazyre import LazyPattern
+
+#: The longest name or token from the input (an object of a plan, a word of a PDDL
+#: file, a key of a batch line) a message shows whole: a longer one is shown by its
+#: start and its length (:func:`shown`), never whole.
+SHOWN_MAX = 200
+#: How many of its first characters a name cut by :func:`shown` keeps.
+SHOWN_HEAD = 40
+
+# A run of characters a name may hold (no space, bracket, quote, colon or separator) over
+# SHOWN_MAX: a word :func:`bounded` cuts.
+_LONG_WORD = LazyPattern(r"[^\s()'\"\[\]{},;:]{" + str(SHOWN_MAX + 1) + ",}")
+
+
+def shown(text: str, limit: int = SHOWN_MAX) -> str:
+    """``text`` as a message shows a name from the input: whole when it has at most
+    ``limit`` characters, else its start and its length, ``"aaaa…" (52,428,800
+    characters)``. Every message that echoes a name, token or line it was given
+    passes it through here (or :func:`bounded`)."""
+    if len(text) <= limit:
+        return text
+    return f'"{text[:SHOWN_HEAD]}…" ({len(text):,} characters)'
+
+
+def bounded(message: str) -> str:
+    """``message`` with every word over :data:`SHOWN_MAX` characters cut by
+    :func:`shown`: what every :class:`VeriplanError` does to its message."""
+    if len(message) <= SHOWN_MAX:
+        return message
+    return _LONG_WORD.sub(lambda m: shown(m.group()), message)
+
 
 class StaleUnitLike(Protocol):
     """What :class:`StaleUnitsError` reads of a stale unit."""
@@ -26,7 +57,14 @@ class StaleUnitLike(Protocol):
 
 
 class VeriplanError(Exception):
-    """Base class of every error veriplan raises on purpose."""
+    """Base class of every error veriplan raises on purpose. A message never holds
+    a long name whole (:func:`bounded`): a 50 MB object name is shown by its start
+    and length."""
+
+    def __init__(self, *args: object) -> None:
+        if args and type(args[0]) is str and len(args[0]) > SHOWN_MAX:
+            args = (bounded(args[0]), *args[1:])
+        super().__init__(*args)
 
 
 class SourceError(VeriplanError):
@@ -40,7 +78,7 @@ class SourceError(VeriplanError):
         line: int | None = None,
         col: int | None = None,
     ) -> None:
-        self.message = message
+        self.message = bounded(message)
         self.file = file
         self.line = line
         self.col = col

@@ -44,6 +44,17 @@ def error_category(exc: BaseException) -> str:
     return f"crash:{type(exc).__name__}"  # a bug in a method: recorded, sweep goes on
 
 
+def error_reason(rec: UnitRecord) -> str:
+    """One line on why an error unit failed: the exception's message (its class
+    is in the unit's ``error_category``), from the last line of the stored
+    traceback."""
+    lines = (rec.error or "").strip().splitlines()
+    if not lines:
+        return rec.error_category or "no reason recorded"
+    name, sep, message = lines[-1].partition(": ")
+    return message if sep and " " not in name and message else lines[-1]
+
+
 def make_llm(spec: BackendSpec, cache_path: Path | None, max_in_flight: int = 8) -> LLM:
     backend = create_backend(spec.name, **spec.kwargs())
     cache = ResponseCache(cache_path) if cache_path is not None else None

@@ -10,7 +10,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from veriplan.bench.datasets import Instance, load_dataset
-from veriplan.bench.execute import error_category, error_record, execute, make_llm, version
+from veriplan.bench.execute import (
+    error_category,
+    error_reason,
+    error_record,
+    execute,
+    make_llm,
+    version,
+)
 from veriplan.bench.ray_executor import run_on_ray
 from veriplan.bench.store import RunStore, UnitRecord
 from veriplan.bench.units import BackendSpec, SweepPlan, Unit, canonical
@@ -19,8 +26,13 @@ from veriplan.errors import ConfigError, StaleUnitsError, VeriplanError
 from veriplan.llm import LLM
 from veriplan.methods import METHODS, get_method, method_specs
 
-__all__ = ["Progress", "Work", "error_category", "error_record", "execute", "find_sweep",
-           "make_llm", "method_sweeps", "plan_work", "run_sweep", "version"]
+__all__ = ["STOP_AFTER_SAME_ERRORS", "Progress", "SweepStoppedError", "Work", "error_category",
+           "error_record", "execute", "find_sweep", "make_llm", "method_sweeps", "plan_work",
+           "run_sweep", "version"]
+
+# A run whose first this many units all end in the same error stops there (0: never):
+# a server that is not running, a wrong model name or a bug fails every unit alike.
+STOP_AFTER_SAME_ERRORS = 3
 
 
 def method_sweeps() -> dict[str, Path]:
@@ -57,13 +69,23 @@ class Progress:
     started: float = field(default_factory=time.perf_counter)
     # verified units by what they were verified against (never pooled in words)
     by_scope: dict[Scope, int] = field(default_factory=dict)
+    # the first error unit's category and one line on why (None: no error yet)
+    first_error: tuple[str, str] | None = None
+    # how each of the first units ended, in order: (category, reason), None when no error
+    opening: list[tuple[str, str] | None] = field(default_factory=list)
 
     def add(self, rec: UnitRecord) -> None:
         self.done += 1
         self.tokens += rec.tokens
         self.cost += rec.cost or 0.0
-        if rec.status == "error":
+        way = (rec.error_category or "error", error_reason(rec)) \
+            if rec.status == "error" else None
+        if len(self.opening) < _OPENING:
+            self.opening.append(way)
+        if way is not None:
             self.errors += 1
+            if self.first_error is None:
+                self.first_error = way
         elif rec.verified:
             self.verified += 1
             if rec.scope is not None:
@@ -77,6 +99,32 @@ class Progress:
             return f"verified {self.verified}"
         return "verified " + ", ".join(f"{n} ({scope.value})"
                                        for scope, n in sorted(self.by_scope.items()))
+
+
+_OPENING = 100  # how many first units Progress.opening keeps (a bound on --stop-after)
+
+
+class SweepStoppedError(VeriplanError):
+    """The first ``units`` units of a run all ended in the same error
+    (``category``, ``reason``); the run stopped there. Their records are in
+    the store; ``progress`` holds the run's counts."""
+
+    def __init__(self, progress: Progress, category: str, reason: str) -> None:
+        self.progress, self.category, self.reason = progress, category, reason
+        self.units = progress.done
+        super().__init__(
+            f"stopped after {self.units} units failing the same way ({category}): {reason}. "
+            f"Their records are stored as errors; fix the cause, then run the same command "
+            f"again with --rerun-errors to resume ({progress.total - progress.done} unit(s) "
+            f"not run yet), or with --stop-after 0 never to stop early")
+
+
+def same_way(opening: list[tuple[str, str] | None], n: int) -> tuple[str, str] | None:
+    """The one way the first ``n`` units failed when they all failed alike, else None."""
+    if n <= 0 or len(opening) < n:
+        return None
+    first = opening[0]
+    return first if first is not None and all(w == first for w in opening[:n]) else None
 
 
 @dataclass
@@ -134,11 +182,21 @@ def run_sweep(plan: SweepPlan, out_dir: str | Path, *, data_root: str | Path | N
               unit_timeout: float | None = None, rerun_errors: bool = False,
               rerun_stale: bool = False,
               on_done: OnDone | None = None, llms: dict[BackendSpec, LLM] | None = None,
+              on_start: Callable[[Progress], None] | None = None,
+              stop_after: int = STOP_AFTER_SAME_ERRORS,
               ) -> Progress:
     """Run every unit of ``plan`` not yet in ``out_dir``'s store. A stored unit
     that ran on another version of its dataset is stale: the sweep refuses to
     go on beside it (:class:`~veriplan.errors.StaleUnitsError`) unless
-    ``rerun_stale``, which runs it again and replaces its record."""
+    ``rerun_stale``, which runs it again and replaces its record.
+
+    ``on_start`` is called once the units to run are known, before the first
+    starts; ``on_done`` after each. When the first ``stop_after`` units of
+    this run all end in the same error (category and reason), the run stops
+    with :class:`SweepStoppedError` (0: never)."""
+    if not 0 <= stop_after <= _OPENING:
+        raise ConfigError(f"--stop-after (stop_after) must be 0 (never stop early) to "
+                          f"{_OPENING}, not {stop_after}")
     store = RunStore(out_dir)
     store.compact()  # a store from before compressed results
     llms = dict(llms or {})
@@ -153,6 +211,8 @@ def run_sweep(plan: SweepPlan, out_dir: str | Path, *, data_root: str | Path | N
         raise StaleUnitsError(store.path, stale)
     todo = [w for w in work if w.unit.id not in finished or w.unit.id in stale]
     progress = Progress(total=len(todo), skipped=len(work) - len(todo))
+    if on_start:
+        on_start(progress)
 
     def record(rec: UnitRecord) -> None:
         replace = rerun_errors or rec.id in stale
@@ -161,6 +221,10 @@ def run_sweep(plan: SweepPlan, out_dir: str | Path, *, data_root: str | Path | N
             progress.add(rec)
             if on_done:
                 on_done(rec, progress)
+            if progress.done == stop_after and progress.done < progress.total:
+                way = same_way(progress.opening, stop_after)
+                if way is not None:
+                    raise SweepStoppedError(progress, *way)
 
     if executor == "ray":
         run_on_ray(todo, record, workers=workers, cache_path=cache_path, data_root=data_root)

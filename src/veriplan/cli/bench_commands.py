@@ -15,6 +15,7 @@ from veriplan.errors import ConfigError
 
 def add_parsers(sub) -> None:
     from veriplan.bench.datasets import DATASETS
+    from veriplan.bench.runner import STOP_AFTER_SAME_ERRORS
     from veriplan.llm.registry import DEFAULT_BACKEND, available
     from veriplan.methods import available_methods
 
@@ -58,6 +59,10 @@ def add_parsers(sub) -> None:
                                                                "error again")
     b.add_argument("--rerun-stale", action="store_true", help="run again the stored units "
                    "whose dataset has changed since they ran (their records are replaced)")
+    b.add_argument("--stop-after", type=int, default=STOP_AFTER_SAME_ERRORS, metavar="N",
+                   help="stop the run when its first N units all end in the same error "
+                        "(a server that is not running, a wrong model name); 0: never "
+                        f"(default {STOP_AFTER_SAME_ERRORS})")
     b.add_argument("--no-cache", action="store_true")
     b.add_argument("--cache-path")
     b.add_argument("--json", action="store_true", help="print the run's counts as JSON at "
@@ -117,32 +122,81 @@ def _own_file(datasets: list[str], path: str, base: str, factory: str) -> list[s
         else datasets + [name]
 
 
-def _bench(args: argparse.Namespace) -> int:
-    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+class _Screen:
+    """A bench run's progress on standard error: a live bar on a terminal, else
+    a line when the run starts, after its first unit and its last, and at most
+    every ``every`` seconds between; the first error's reason as it happens."""
 
+    def __init__(self, every: float = 10.0) -> None:
+        import sys
+        import time
+
+        from rich.console import Console
+
+        self._clock = time.perf_counter
+        self._every, self._last = every, float("-inf")
+        self._console = Console(stderr=True)
+        self._plain = not self._console.is_terminal
+        self._stream = sys.stderr
+        self._bar = None
+        self._task = None
+        self._told_error = False
+
+    def __enter__(self) -> _Screen:
+        if not self._plain:
+            from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self._bar = Progress(TextColumn("{task.description}"), BarColumn(),
+                                 TextColumn("{task.completed}/{task.total}"),
+                                 TimeRemainingColumn(), TextColumn("{task.fields[stats]}"),
+                                 console=self._console)
+            self._bar.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(None, None, None)
+
+    def _say(self, line: str) -> None:
+        if self._bar is not None:
+            self._bar.console.print(line, markup=False, highlight=False)
+        else:
+            print(line, file=self._stream, flush=True)
+
+    def start(self, p) -> None:
+        if self._bar is not None:
+            self._task = self._bar.add_task("units", total=p.total, stats="")
+        else:
+            self._say(f"bench: {p.total} unit(s) to run, {p.skipped} already in the store")
+
+    def done(self, rec, p) -> None:
+        stats = (f"{p.verified_words()}, not verified {p.failed}, errors {p.errors}, "
+                 f"tokens {p.tokens:,}, cost ${p.cost:.4f}")
+        if p.first_error is not None and not self._told_error:
+            self._told_error = True
+            category, reason = p.first_error
+            self._say(f"bench: first error, unit {rec.id} ({category}): {reason}")
+        if self._bar is not None:
+            self._bar.update(self._task, completed=p.done, stats=stats)
+            return
+        now = self._clock()
+        if p.done in (1, p.total) or now - self._last >= self._every:
+            self._last = now
+            self._say(f"bench: {p.done}/{p.total} units done: {stats}")
+
+
+def _bench(args: argparse.Namespace) -> int:
     from veriplan.bench.runner import run_sweep
     from veriplan.llm import default_cache_path
 
     plan = _plan(args)
     cache = None if args.no_cache else Path(args.cache_path or default_cache_path())
-    bar = Progress(TextColumn("{task.description}"), BarColumn(),
-                   TextColumn("{task.completed}/{task.total}"), TimeRemainingColumn(),
-                   TextColumn("{task.fields[stats]}"))
-    state: dict = {}
-
-    def on_done(rec, p) -> None:
-        if "task" not in state:
-            state["task"] = bar.add_task("units", total=p.total, stats="")
-        bar.update(state["task"], completed=p.done, stats=(
-            f"{p.verified_words()}  failed {p.failed}  errors {p.errors}  "
-            f"tokens {p.tokens:,}  cost ${p.cost:.4f}"))
-
-    with bar:
+    with _Screen() as screen:
         progress = run_sweep(plan, args.out, data_root=args.data_dir, workers=args.workers,
                              executor=args.executor, cache_path=cache,
                              unit_timeout=args.unit_timeout, rerun_errors=args.rerun_errors,
-                             rerun_stale=args.rerun_stale,
-                             on_done=on_done)
+                             rerun_stale=args.rerun_stale, stop_after=args.stop_after,
+                             on_start=screen.start, on_done=screen.done)
     if args.json:
         emit("bench", {
             "store": Path(args.out) / "runs.sqlite", "total": progress.total,
