@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping
+from dataclasses import replace
 
 from veriplan.core.plan import Step, _new, _set_args, _set_line, _set_name, make_step
+from veriplan.errors import SHOWN_MAX, bounded, shown
 from veriplan.lazyre import LazyPattern
 from veriplan.pddl.names import CLEAN_STEP, NAME
 from veriplan.planio.parsed import (
@@ -441,4 +443,37 @@ def read_with(text: str, vocab: Vocabulary, *, objects: Container[str] | None = 
             out.add_prose(n, "names no action of the domain")
         else:
             out.unread.append(UnreadLine(n, line, got))
-    return out.done()
+    return bounded_plan(out.done(), actions, objects)
+
+
+#: The longest line of the answer a plan's unread or prose lines show whole.
+LINE_SHOWN = 1000
+
+
+def _line_shown(u: UnreadLine) -> UnreadLine:
+    text, reason = u.text, u.reason
+    if len(text) <= SHOWN_MAX and len(reason) <= SHOWN_MAX:
+        return u
+    return UnreadLine(u.line, shown(bounded(text), LINE_SHOWN), bounded(reason))
+
+
+def bounded_plan(plan: ParsedPlan, actions: Container[str] | None = None,
+                 objects: Container[str] | None = None) -> ParsedPlan:
+    """``plan`` with every name over :data:`~veriplan.errors.SHOWN_MAX` characters
+    that is no name of the task (``actions``, ``objects``; None: none known) cut
+    by :func:`~veriplan.errors.shown`, and so every line it did not read: a 50 MB
+    object name is then echoed by no step, message or record. The verdict is the
+    same (a cut name holds a space, so names no object either)."""
+    def cut(name: str, known: Container[str] | None) -> str:
+        return name if len(name) <= SHOWN_MAX or (known is not None and name in known) \
+            else shown(name)
+
+    steps = plan.steps
+    if any(len(s.name) > SHOWN_MAX or any(len(a) > SHOWN_MAX for a in s.args) for s in steps):
+        steps = tuple(make_step(cut(s.name, actions), tuple(cut(a, objects) for a in s.args),
+                                s.line) for s in steps)
+    unread = tuple(map(_line_shown, plan.unread))
+    prose = tuple(map(_line_shown, plan.prose))
+    if steps is plan.steps and unread == plan.unread and prose == plan.prose:
+        return plan
+    return replace(plan, steps=steps, unread=unread, prose=prose)

@@ -17,7 +17,7 @@ from veriplan.errors import ConfigError, InputFileError, VeriplanError
 from veriplan.pddl.ast import And, Atom, Formula
 from veriplan.pddl.inputs import read_text
 from veriplan.planio.parsed import LINE, Collector, ParsedPlan, UnreadLine, split_answer
-from veriplan.planio.pddl_plan import Vocabulary
+from veriplan.planio.pddl_plan import Vocabulary, bounded_plan
 
 _ARTICLE = r"(?:(?:the|a|an)\s+)?"
 
@@ -446,7 +446,7 @@ def read_planbench_plan(text: str, cfg: PlanBenchConfig, objects: Sequence[str])
             out.add_prose(n, "names no action of the domain")
         else:
             out.unread.append(UnreadLine(n, line, got))
-    return out.done()
+    return bounded_plan(out.done(), None, objects)
 
 
 def _choose(matches: list[Step], line: str) -> Step | None:
