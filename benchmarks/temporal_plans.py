@@ -316,7 +316,8 @@ def speed(rows, data: Path, rounds: int, repeat: int = 10) -> None:
                 val_wall += w
                 val_cpu += c
     n = len(rows) * rounds * repeat
-    print(f"speed over {rounds} rounds of {len(rows)} x {repeat} plans: VAL batched {val_cpu:.2f} s CPU "
+    print(f"speed over {rounds} rounds of {len(rows)} x {repeat} plans: "
+          f"VAL batched {val_cpu:.2f} s CPU "
           f"({val_wall:.2f} s wall), validate --batch {ours_cpu:.2f} s CPU "
           f"({ours_wall:.2f} s wall): {val_wall / ours_wall:.1f}x wall, "
           f"{val_cpu / ours_cpu:.1f}x CPU ({1000 * ours_cpu / n:.2f} ms CPU a plan)")

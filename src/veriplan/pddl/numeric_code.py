@@ -49,7 +49,7 @@ from veriplan.pddl.ast import (
     Or,
     UpdateOp,
 )
-from veriplan.pddl.numeric import Holds, ground_term
+from veriplan.pddl.numeric import Holds, Undefined, ground_term
 
 _TOTAL_COST = FuncTerm("total-cost")
 
@@ -270,8 +270,8 @@ def _has_numeric(effects) -> bool:
 
 # ----- ground steps ----------------------------------------------------------------------------
 class CompiledStep:
-    """One ground step (or the goal) of a numeric task, compiled: ``run(bits,
-    values)`` gives the bitset after it (``values`` updated in place) or None
+    """One ground step (or the goal) of a numeric task, compiled: ``fn(bits,
+    values, self)`` gives the bitset after it (``values`` updated in place) or None
     (``values`` as given). ``simple`` False: the general path runs it."""
 
     __slots__ = ("step", "fn", "pos", "neg", "derived", "add", "keep", "slots", "general",
@@ -312,9 +312,6 @@ class CompiledStep:
         self.add = add
         self.keep = ~delete
 
-    def run(self, bits: int, values: list[float | None]) -> int | None:
-        return self.fn(bits, values, self) if self.simple else None  # type: ignore[operator]
-
 
 def _general(holds: Holds, f: Formula, sub: dict[str, str], slots: Slots, bit, derived):
     """A precondition part that is neither a literal nor a comparison as a test of
@@ -325,8 +322,6 @@ def _general(holds: Holds, f: Formula, sub: dict[str, str], slots: Slots, bit, d
         return _node_test(node)
 
     def test(bits: int, values: list[float | None]) -> bool:
-        from veriplan.pddl.numeric import Undefined
-
         try:
             return holds(f, sub, bits, SlotValues(slots, values))
         except Undefined:

@@ -15,7 +15,13 @@ from typing import TYPE_CHECKING
 from veriplan.core.plan import Step
 from veriplan.errors import PDDLSemanticError
 from veriplan.pddl.names import CLEAN_LINE
-from veriplan.pddl.numeric_code import SlotValues, compiled_goal, compiled_step, task_slots
+from veriplan.pddl.numeric_code import (
+    CompiledStep,
+    SlotValues,
+    compiled_goal,
+    compiled_step,
+    task_slots,
+)
 from veriplan.verify.consistency import check_step, plainly_well_formed
 from veriplan.verify.records import (
     encode_str,
@@ -195,7 +201,7 @@ def _numeric_record(task: Task, line: int, ident: Any, lines: list[str]
     memo = task.__dict__.get("_quick_numeric")
     if memo is None or len(memo) > _BY_TEXT:
         memo = task.__dict__["_quick_numeric"] = {}
-    ops = []
+    ops: list[CompiledStep] = []
     for text in lines:
         cs = memo.get(text)
         if cs is None:
@@ -232,8 +238,8 @@ def _numeric_record(task: Task, line: int, ident: Any, lines: list[str]
                              "", "", "", metric)
 
 
-def _resumed(task: Task, line: int, ident: Any, ops: list, done: int, bits: int,
-             values: list) -> tuple[bool, str]:
+def _resumed(task: Task, line: int, ident: Any, ops: list[CompiledStep], done: int,
+             bits: int, values: list[float | None]) -> tuple[bool, str]:
     """The record of a plan whose first ``done`` steps the compiled steps ran to
     (``bits``, ``values``): the general validator's from there. A compiled step that
     could not say fails (the general path says why), and what it says depends on the
@@ -268,7 +274,7 @@ def _resumed(task: Task, line: int, ident: Any, ops: list, done: int, bits: int,
                                 action, failure, detail, unsatisfied, unmet, "", metric)
 
 
-def _numeric_op(task: Task, group: str, index: int) -> Any:
+def _numeric_op(task: Task, group: str, index: int) -> CompiledStep | None:
     """The compiled step ``(group)`` of a plan on a numeric task, if the PDDL
     reader reads it as the step and it is well-formed; else None."""
     words = group.split()
