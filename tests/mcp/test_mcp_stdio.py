@@ -158,10 +158,12 @@ def test_check_task_reports_location_and_support(server: Server, root: Path) -> 
     conforms("check_task", doc)
     assert not doc["ok"] and doc["errors"][0]["file"] == "domain"
     assert doc["errors"][0]["line"] is not None
-    durative = ("(define (domain d) (:requirements :durative-actions) (:predicates (p))\n"
-                " (:durative-action a :parameters () :duration (= ?duration 1)\n"
-                "  :condition (at start (p)) :effect (at end (not (p)))))")
-    doc = server.call("check_task", {"domain": durative}).structured_content
+    # durative actions are read now (issue 47); continuous effects are refused by name
+    continuous = ("(define (domain d) (:requirements :durative-actions :numeric-fluents\n"
+                  " :continuous-effects) (:predicates (p)) (:functions (f))\n"
+                  " (:durative-action a :parameters () :duration (= ?duration 1)\n"
+                  "  :condition (at start (p)) :effect (increase (f) (* #t 1))))")
+    doc = server.call("check_task", {"domain": continuous}).structured_content
     assert not doc["supported"] and doc["errors"][0]["requirement"]
 
 
