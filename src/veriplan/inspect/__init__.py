@@ -22,6 +22,10 @@ from veriplan.errors import VeriplanError
 class InspectUnavailableError(VeriplanError, ImportError):
     """inspect-ai is not installed (names the extra that installs it)."""
 
+    def __init__(self, message: str, *, name: str) -> None:
+        VeriplanError.__init__(self, message)
+        self.name = name  # ImportError's field: the module that is missing
+
 
 try:
     import inspect_ai  # noqa: F401
