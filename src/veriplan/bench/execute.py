@@ -55,8 +55,16 @@ def error_reason(rec: UnitRecord) -> str:
     return message if sep and " " not in name and message else lines[-1]
 
 
-def make_llm(spec: BackendSpec, cache_path: Path | None, max_in_flight: int = 8) -> LLM:
-    backend = create_backend(spec.name, **spec.kwargs())
+def make_llm(spec: BackendSpec, cache_path: Path | None, max_in_flight: int = 8,
+             data_root: str | Path | None = None) -> LLM:
+    """The unit's client. ``data_root`` (the sweep's ``--data-dir``) reaches a backend
+    that reads the benchmark data itself (a controlled model's truth) as its
+    ``data_dir`` option, unless the spec names one; backends ignore options they do
+    not take."""
+    options = spec.kwargs()
+    if data_root is not None:
+        options.setdefault("data_dir", str(data_root))
+    backend = create_backend(spec.name, **options)
     cache = ResponseCache(cache_path) if cache_path is not None else None
     return LLM(backend, cache=cache, max_in_flight=max_in_flight)
 

@@ -20,10 +20,11 @@ from veriplan.errors import VeriplanError
 _LLMS: dict = {}
 
 
-def _remote_execute(work, cache_path: str | None) -> UnitRecord:
+def _remote_execute(work, cache_path: str | None, data_root: str | None = None) -> UnitRecord:
     llm = _LLMS.get(work.spec)
     if llm is None:
-        llm = _LLMS[work.spec] = make_llm(work.spec, Path(cache_path) if cache_path else None)
+        llm = _LLMS[work.spec] = make_llm(work.spec, Path(cache_path) if cache_path else None,
+                                          data_root=data_root)
     return execute(work.unit, work.instance, llm, work.dataset_version)
 
 
@@ -40,6 +41,7 @@ def run_on_ray(todo: list, record: Callable[[UnitRecord], None], *, workers: int
                  log_to_driver=False)
     remote = ray.remote(_remote_execute)
     cache = str(cache_path) if cache_path else None
+    root = str(data_root) if data_root is not None else None
     queue = iter(todo)
     pending: dict = {}
     while True:
@@ -47,7 +49,7 @@ def run_on_ray(todo: list, record: Callable[[UnitRecord], None], *, workers: int
             w = next(queue, None)
             if w is None:
                 break
-            pending[remote.remote(w, cache)] = w
+            pending[remote.remote(w, cache, root)] = w
         if not pending:
             return
         ready, _ = ray.wait(list(pending), num_returns=1)

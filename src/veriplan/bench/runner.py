@@ -202,7 +202,7 @@ def run_sweep(plan: SweepPlan, out_dir: str | Path, *, data_root: str | Path | N
     llms = dict(llms or {})
     for spec in plan.backends:
         if spec not in llms and executor == "local":
-            llms[spec] = make_llm(spec, cache_path)
+            llms[spec] = make_llm(spec, cache_path, data_root=data_root)
     models = {s: s.model_name() for s in plan.backends}
     work = plan_work(plan, models, data_root)
     finished = store.finished_ids(include_errors=not rerun_errors)
