@@ -26,14 +26,17 @@ ROOT = Path(veriplan.__file__).parent
 
 # package -> packages it must never import
 FORBIDDEN = {
-    "core": {"bench", "cli", "methods", "domains", "envs", "pddl", "verify", "planio", "llm"},
-    "domains": {"bench", "cli"},
-    "envs": {"bench", "cli", "methods"},
+    "core": {"bench", "cli", "methods", "domains", "envs", "pddl", "verify", "planio", "llm",
+             "papers"},
+    "domains": {"bench", "cli", "papers"},
+    "envs": {"bench", "cli", "methods", "papers"},
     # backends only: a method's controlled stand-in plugs in by name (veriplan.llm.controlled)
-    "llm": {"bench", "cli", "mcp", "inspect", "methods", "domains", "envs"},
-    "methods": {"bench", "cli"},
-    "verify": {"bench", "cli", "methods", "envs", "domains", "llm"},
-    "pddl": {"bench", "cli", "methods", "verify"},
+    "llm": {"bench", "cli", "mcp", "inspect", "methods", "domains", "envs", "papers"},
+    "methods": {"bench", "cli", "papers"},
+    # the papers' claims and protocols: on the harness's floor (they run sweeps, read stores)
+    "papers": {"cli", "mcp", "inspect"},
+    "verify": {"bench", "cli", "methods", "envs", "domains", "llm", "papers"},
+    "pddl": {"bench", "cli", "methods", "verify", "papers"},
 }
 # A method's modules of the upper floors (see above): floor -> what it must never import.
 PLUGIN_FLOORS = {"report": {"cli", "mcp", "inspect"}, "commands": {"mcp", "inspect"}}
@@ -41,12 +44,16 @@ PLUGIN_FLOORS = {"report": {"cli", "mcp", "inspect"}, "commands": {"mcp", "inspe
 
 def plugin_floor(module: str) -> str | None:
     """``report`` for a method's report modules (``veriplan.methods.<m>.report``,
-    ``...report_<part>``), ``commands`` for its command module, else None."""
+    ``...report_<part>``) and its paper (``...paper``: it runs the harness and
+    reads stores, through ``veriplan.papers``), ``commands`` for its command
+    module, else None."""
     parts = module.split(".")
     if len(parts) != 4 or parts[:2] != ["veriplan", "methods"]:
         return None
     if parts[3] == "commands":
         return "commands"
+    if parts[3] == "paper":
+        return "report"
     return "report" if parts[3] == "report" or parts[3].startswith("report_") else None
 
 
@@ -209,6 +216,7 @@ def test_the_floors_of_a_methods_modules() -> None:
     assert plugin_floor("veriplan.methods.aec.report") == "report"
     assert plugin_floor("veriplan.methods.aec.report_episodes") == "report"
     assert plugin_floor("veriplan.methods.sqbcp.commands") == "commands"
+    assert plugin_floor("veriplan.methods.sqbcp.paper") == "report"
     assert plugin_floor("veriplan.methods.aec.reporting") is None
     assert plugin_floor("veriplan.methods.aec.controller") is None
     assert plugin_floor("veriplan.methods.records") is None

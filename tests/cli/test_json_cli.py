@@ -158,6 +158,7 @@ CASES: dict[str, Case] = {
     "aec calibrate": Case("aec_calibrate", lambda c: [
         "aec", "calibrate", "--dataset", "kitchen_valid", "--name", "kitchen", *SCRIPTED,
         "--script", "tests.methods.aec.kitchen:answer"], needs=("kitchen",)),
+    "paper": Case("paper", lambda c: ["paper", "--list"]),
     "aec select-tau": Case("aec_select_tau", lambda c: [
         "aec", "select-tau", "--dataset", "kitchen_valid", "--name", "kitchen", "--taus", "0.1",
         "0.9", "--out", str(c.tmp / "tau-runs"), *SCRIPTED,

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 # of veriplan, which a run of ``validate --batch`` over thousands of plans should not
 # wait for.
 _COMMAND_MODULES = ("llm_commands", "bench_commands", "env_commands", "import_commands",
-                    "mcp_commands")
+                    "mcp_commands", "paper_commands")
 
 
 def _commands() -> dict[str, Any]:
@@ -158,6 +158,7 @@ def _parser(only_validate: bool = False) -> argparse.ArgumentParser:
         inspect_commands,
         llm_commands,
         mcp_commands,
+        paper_commands,
     )
 
     s = sub.add_parser("solve-classical", help="solve a PDDL task with a classical planner "
@@ -196,6 +197,7 @@ def _parser(only_validate: bool = False) -> argparse.ArgumentParser:
     inspect_commands.add_parsers(sub, _commands())
     import_commands.add_parsers(sub)
     mcp_commands.add_parsers(sub)
+    paper_commands.add_parsers(sub)
     for module in method_commands():  # each method's own (AutoToS, SQ-BCP's ask, AEC, ...)
         module.add_parsers(sub)
     return ap

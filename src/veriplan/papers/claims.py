@@ -1,0 +1,188 @@
+"""A paper's claims, what was measured for each, and the one rule that turns
+the numbers into a verdict (:func:`judge`).
+
+A :class:`Claim` is one statement of a paper with the paper's number as the
+paper gives it (``paper_number``, words) and as the rule compares it
+(``paper_value``, in the claim's :class:`Scale`), its setting and its source
+(a table, figure or section). A :class:`Measured` is what a store gave for it:
+the value on model-solved units (fallback-solved counted apart), a 95%
+interval, the units it counts, which kind of model answered and the command
+that measured it. :func:`judge` is the only place a verdict is decided:
+
+- :attr:`Comparison.WITHIN`: the claim is a number; it HOLDS when the paper's
+  number lies inside the measured interval, else DOES_NOT_HOLD.
+- :attr:`Comparison.BELOW` / :attr:`Comparison.ABOVE`: the claim is a direction
+  (a rate below a baseline's: the measured value is then the difference, and
+  ``threshold`` 0); it HOLDS when the whole interval is on the claim's side of
+  ``threshold`` (the direction holds at the interval's bound), else
+  DOES_NOT_HOLD (the reason says whether the opposite direction holds or the
+  interval straddles the threshold).
+- nothing measured (the available models cannot measure it, e.g. a backbone
+  table with one model) or no units: NOT_MEASURABLE, with the reason.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class Verdict(StrEnum):
+    HOLDS = "holds"
+    DOES_NOT_HOLD = "does not hold"
+    NOT_MEASURABLE = "not measurable"
+
+
+class ModelKind(StrEnum):
+    """Who answered: veriplan's embedded model, a controlled test model (a
+    seeded stand-in whose errors are set), recorded answers (another run's
+    outputs replayed or counted), or the user's own endpoint."""
+
+    EMBEDDED = "embedded"
+    CONTROLLED = "controlled"
+    RECORDED = "recorded"
+    USER = "user"
+
+
+class Comparison(StrEnum):
+    """How the rule compares a measurement with the claim (see :func:`judge`)."""
+
+    WITHIN = "within"  # the paper's number inside the measured interval
+    BELOW = "below"    # the measured interval wholly below the threshold
+    ABOVE = "above"    # the measured interval wholly above the threshold
+
+
+class Scale(StrEnum):
+    """How a claim's numbers read: a rate (a fraction, shown as %), a
+    difference of rates (shown in percentage points), or a plain number."""
+
+    RATE = "rate"
+    POINTS = "points"
+    NUMBER = "number"
+
+    def show(self, value: float | None) -> str:
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            return "-"
+        if self is Scale.RATE:
+            return f"{100 * value:.1f}%"
+        if self is Scale.POINTS:
+            return f"{100 * value:+.1f} pp"
+        return f"{value:.3g}" if abs(value) < 1000 else f"{value:,.0f}"
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim of a paper. ``paper_value`` is the number the rule compares
+    (in ``scale``; None for a claim the paper states without a number, which
+    a direction can still test), ``threshold`` the bound of a direction claim
+    (:attr:`Comparison.BELOW` / :attr:`Comparison.ABOVE`; 0 for a difference).
+    ``needs`` says what measuring it takes, when not every model can (several
+    real models for a backbone table)."""
+
+    paper: str           # the paper's registry name (sqbcp, aec, ...)
+    id: str              # unique within the paper: "T1.wikihow.violation"
+    statement: str       # the claim in our words
+    paper_number: str    # the paper's number as it gives it ("14.9% vs 26.0%")
+    setting: str         # the paper's setting (model, data, sizes)
+    source: str          # "Table 1", "Figure 2", "Section 5.3", "Abstract"
+    comparison: Comparison = Comparison.WITHIN
+    paper_value: float | None = None
+    threshold: float | None = None
+    scale: Scale = Scale.RATE
+    needs: str = ""
+
+    def __post_init__(self) -> None:
+        if self.comparison is Comparison.WITHIN and self.paper_value is None:
+            raise ValueError(f"claim {self.paper}:{self.id}: a WITHIN claim needs its "
+                             "paper_value")
+        if self.comparison is not Comparison.WITHIN and self.threshold is None:
+            raise ValueError(f"claim {self.paper}:{self.id}: a {self.comparison} claim "
+                             "needs its threshold")
+
+
+@dataclass(frozen=True)
+class Measured:
+    """What was measured for a claim. ``value`` and ``interval`` (95%) are
+    computed on model-solved units only; ``fallback_solved`` counts units a
+    fallback (a search, a planner) solved, shown apart and never in the rate.
+    ``n`` is the number of units (or paired units, or values) the value is
+    computed on; ``detail`` says how in words ("43 of 50", "SQ-BCP 3/80 against
+    Self-Ask 20/80")."""
+
+    value: float
+    interval: tuple[float, float] | None
+    n: int
+    model_kind: ModelKind
+    command: str
+    model: str = ""
+    model_solved: int | None = None
+    fallback_solved: int | None = None
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    claim: Claim
+    measured: Measured | None
+    verdict: Verdict
+    reason: str
+
+
+_EPS = 1e-12
+
+
+def judge(claim: Claim, measured: Measured | None, reason: str = "") -> ClaimResult:
+    """The verdict the numbers give (the module's rule; ``reason``: why nothing
+    was measured, when ``measured`` is None)."""
+    if measured is None:
+        why = reason or claim.needs or "no unit in the stores read measures it"
+        return ClaimResult(claim, None, Verdict.NOT_MEASURABLE, why)
+    if measured.n == 0 or measured.interval is None or any(
+            math.isnan(x) for x in (measured.value, *measured.interval)):
+        return ClaimResult(claim, measured, Verdict.NOT_MEASURABLE,
+                           reason or "no units measured it")
+    lo, hi = measured.interval
+    show = claim.scale.show
+    span = f"[{show(lo)}, {show(hi)}]"
+    if claim.comparison is Comparison.WITHIN:
+        target = claim.paper_value
+        assert target is not None  # checked by Claim
+        if lo - _EPS <= target <= hi + _EPS:
+            return ClaimResult(claim, measured, Verdict.HOLDS,
+                               f"the paper's {show(target)} is inside the interval {span}")
+        side = "above" if target > hi else "below"
+        return ClaimResult(claim, measured, Verdict.DOES_NOT_HOLD,
+                           f"the paper's {show(target)} is {side} the interval {span}")
+    bound = claim.threshold
+    assert bound is not None  # checked by Claim
+    want_below = claim.comparison is Comparison.BELOW
+    if (hi < bound - _EPS) if want_below else (lo > bound + _EPS):
+        return ClaimResult(claim, measured, Verdict.HOLDS,
+                           f"the interval {span} is wholly {claim.comparison} {show(bound)}")
+    if (lo >= bound) if want_below else (hi <= bound):
+        other = "above" if want_below else "below"
+        why = f"the interval {span} is at or {other} {show(bound)}: the opposite direction"
+    else:
+        why = f"the interval {span} contains {show(bound)}: the direction is not shown"
+    return ClaimResult(claim, measured, Verdict.DOES_NOT_HOLD, why)
+
+
+@dataclass(frozen=True)
+class PaperReport:
+    """One paper's results as rendered: every claim, once or once a model kind
+    and model measured it (never pooled). ``available`` is False for a paper
+    registered whose module is not there yet (``note`` says so)."""
+
+    name: str
+    title: str
+    quick: str
+    results: tuple[ClaimResult, ...] = ()
+    stores: tuple[str, ...] = ()
+    available: bool = True
+    note: str = ""
+    claims: tuple[Claim, ...] = field(default=())
+
+
+__all__ = ["Claim", "ClaimResult", "Comparison", "Measured", "ModelKind", "PaperReport",
+           "Scale", "Verdict", "judge"]
