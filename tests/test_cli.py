@@ -62,10 +62,10 @@ def test_usage_and_parse_errors_exit_2(capsys, tmp_path):
                        "--plan", "x")
     assert code == 2 and "missing.pddl: cannot read PDDL file" in err
     broken = tmp_path / "d.pddl"
-    broken.write_text("(define (domain x)\n  (:requirements :preferences))")
+    broken.write_text("(define (domain x)\n  (:requirements :object-fluents))")
     code, _, err = run(capsys, "validate", "--domain", str(broken), "--problem", PROB,
                        "--plan", "x")
-    assert code == 2 and f"{broken}:2:18: requirement :preferences is not supported" in err
+    assert code == 2 and f"{broken}:2:18: requirement :object-fluents is not supported" in err
     with pytest.raises(SystemExit) as info:
         main(["validate"])
     assert info.value.code == 2

@@ -57,8 +57,6 @@ def _error(text: str, problem: str | None = None) -> PDDLParseError:
                                 ":continuous-effects))"),
         (":object-fluents", "(define (domain x) (:types t) (:predicates (p)) "
                             "(:functions (f) - t))"),
-        (":preferences", "(define (domain x) (:requirements :strips :preferences))"),
-        (":constraints", "(define (domain x) (:predicates (p)) (:constraints (p)))"),
     ],
 )
 def test_outside_the_subset_names_the_requirement(requirement, text):

@@ -149,7 +149,7 @@ def test_plain_layouts_are_read_plainly(text, typed):
     TYPED_PROBLEM.replace("a b - block c", "a b c -"),
     TYPED_PROBLEM.replace("a b - block c", "a, b - block c"),
     TYPED_PROBLEM.replace("(:domain typed)", "(:domain other)"),
-    TYPED_PROBLEM.replace("(:domain typed)", "(:domain typed) (:requirements :preferences)"),
+    TYPED_PROBLEM.replace("(:domain typed)", "(:domain typed) (:requirements :object-fluents)"),
     TYPED_PROBLEM.replace("(:domain typed)", ""),  # no :domain: the parser's layout
     TYPED_PROBLEM.replace("(:goal (and (on a b) (on b t0)))", "(:goal (and (on a b) ()))"),
     TYPED_PROBLEM.replace("(:goal (and (on a b) (on b t0)))", "(:goal (and (and) (on a b)))"),

@@ -105,6 +105,7 @@ class FindingKind(StrEnum):
     GOAL = "goal"  # a goal part false at the end
     MUTEX = "mutex"  # two steps at one time interfere (one happening cannot hold both)
     NUMERIC = "numeric"  # an expression with no value (a fluent never set, division by 0)
+    CONSTRAINT = "constraint"  # a PDDL 3 trajectory constraint broken by the plan's states
     MISSING_ITEM = "missing_item"  # a step uses something the user lacks
     RESOURCE = "resource"  # a step consumes a resource nothing produced
     NOT_PRODUCED = "not_produced"  # the goal's product (r*) is never produced

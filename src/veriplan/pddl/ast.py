@@ -11,9 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import cached_property
-from typing import Union
+from typing import TYPE_CHECKING, Union
 
 from veriplan.core.atom import Atom, Literal
+
+if TYPE_CHECKING:
+    from veriplan.pddl.constraints import Constraint, Preference
 
 __all__ = [
     "DURATION", "NEVER", "OBJECT", "TOTAL_COST", "TOTAL_TIME", "TRUE", "ActionSchema", "And",
@@ -295,6 +298,10 @@ class Domain:
     # (:derived ...) rules, and their predicates' strata (lowest first)
     derived: tuple[DerivedRule, ...] = ()
     strata: tuple[tuple[str, ...], ...] = field(default=(), compare=False)
+    #: PDDL 3: the hard constraints of the domain's (:constraints ...), and its
+    #: preferences (in its :constraints, and in its actions' preconditions)
+    constraints: tuple[Constraint, ...] = ()
+    preferences: tuple[Preference, ...] = ()
 
     @cached_property
     def numeric(self) -> bool:
@@ -363,6 +370,10 @@ class Problem:
     file: str = field(default="<text>", compare=False)
     #: ``(at t literal)`` of :init, in order of time (PDDL 2.2 timed initial literals)
     timed_literals: tuple[TimedLiteral, ...] = ()
+    #: PDDL 3: the hard constraints of (:constraints ...), and the preferences of the
+    #: goal and of (:constraints ...) (:mod:`veriplan.pddl.constraints`)
+    constraints: tuple[Constraint, ...] = ()
+    preferences: tuple[Preference, ...] = ()
 
 
 def _walk_effects(effects: tuple[Effect, ...]):

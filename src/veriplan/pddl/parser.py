@@ -62,6 +62,8 @@ from veriplan.pddl.ast import (
     either_members,
     either_type,
 )
+from veriplan.pddl.constraints import IS_VIOLATED, Constraint, Preference, PreferenceSite
+from veriplan.pddl.constraints import Reader as Pddl3Reader
 from veriplan.pddl.inputs import BOM, read_text
 from veriplan.pddl.names import is_name
 from veriplan.pddl.sexpr import (
@@ -84,10 +86,9 @@ SUPPORTED_REQUIREMENTS = frozenset({
     ":universal-preconditions", ":quantified-preconditions",
     ":conditional-effects", ":adl", ":action-costs", ":numeric-fluents", ":fluents",
     ":derived-predicates", ":durative-actions", ":duration-inequalities",
-    ":timed-initial-literals",
+    ":timed-initial-literals", ":preferences", ":constraints",
 })
 UNSUPPORTED_SECTIONS = {
-    ":constraints": ":constraints",
     ":process": ":time (PDDL+)",
     ":event": ":time (PDDL+)",
 }
@@ -171,6 +172,11 @@ class _Parser:
         self.undeclared: set[str] = set()
         self.in_durative = False  # (reading a durative action: ?duration has a value)
         self.timed: list[TimedLiteral] = []  # a problem's timed initial literals
+        # PDDL 3's parts (preferences, :constraints, is-violated), read by its reader
+        self.pddl3 = Pddl3Reader(self)
+        if domain is not None:
+            for pref in domain.preferences:
+                self.pddl3.names.setdefault(pref.name, pref.line)
 
     def _read(self) -> list:
         if self.located:
@@ -194,6 +200,11 @@ class _Parser:
         return top
 
     # ----- helpers -------------------------------------------------------
+    def need_location(self) -> None:
+        """Read the text again with positions (PDDL 3's parts keep their lines)."""
+        if not self.located:
+            raise _NeedLocation
+
     def fail(self, msg: str, node: object, **kw: object) -> PDDLParseError:
         if not self.located:
             raise _NeedLocation
@@ -304,7 +315,9 @@ class _Parser:
         actions: list[SList] = []
         derived_nodes: list[SList] = []
         self.derived_preds: set[str] = set()
+        self.action_prefs: list[Preference] = []  # preferences in preconditions
         constant_nodes: list[tuple[Sym, str]] = []
+        constraint_nodes: list[SList] = []
         for sec in top[2:]:
             sec = self.lst(sec, "a domain section")
             key = self.head(sec, "a section keyword")
@@ -329,6 +342,8 @@ class _Parser:
                 actions.append(sec)
             elif key == ":derived":
                 derived_nodes.append(sec)
+            elif key == ":constraints":
+                constraint_nodes.append(sec)
             elif key in UNSUPPORTED_SECTIONS:
                 req = UNSUPPORTED_SECTIONS[key]
                 raise self.fail(f"{key} is not supported (requirement {req})", sec,
@@ -349,9 +364,16 @@ class _Parser:
         for a, node in zip(parsed, actions):
             if names.count(a.name) > 1:
                 raise self.fail(f"action {a.name} is defined twice", node)
+        hard: list[Constraint] = []
+        prefs = list(self.action_prefs)
+        for sec in constraint_nodes:
+            h, p = self.pddl3.section(sec)
+            hard += h
+            prefs += p
         return Domain(str(name), reqs, self.types, self.constants, self.predicates,
                       self.functions, parsed, tuple(self.warnings), self.src.file,
-                      tuple(sorted(self.undeclared)), rules, strata)
+                      tuple(sorted(self.undeclared)), rules, strata, tuple(hard),
+                      tuple(prefs))
 
     # ----- derived predicates ---------------------------------------------------------
     def derived_head(self, sec: SList) -> str:
@@ -519,7 +541,10 @@ class _Parser:
         env = {p.name: p.type for p in params}
         pre: Formula = ast.TRUE
         if ":precondition" in fields:
-            pre = self.formula(self.lst(fields[":precondition"], "precondition"), env)
+            node, prefs = self.pddl3.split(self.lst(fields[":precondition"], "precondition"),
+                                           env, PreferenceSite.PRECONDITION, str(name))
+            self.action_prefs.extend(prefs)
+            pre = self.formula(node, env)
         effects: tuple[Effect, ...] = ()
         if ":effect" in fields:
             effects = self.effects(self.lst(fields[":effect"], "effect"), env)
@@ -553,6 +578,11 @@ class _Parser:
         if ":parameters" in fields:
             params = self.params(list(self.lst(fields[":parameters"], "parameter list")))
         env = {p.name: p.type for p in params}
+        if ":condition" in fields and _mentions(fields[":condition"], "preference"):
+            raise self.fail(f"a preference in the condition of durative action {name} is not "
+                            "supported (preferences of instantaneous actions, goals and "
+                            ":constraints are)", fields[":condition"],
+                            requirement=":preferences", cls=UnsupportedRequirementError)
         self.in_durative = True
         try:
             duration = self.duration(self.lst(fields[":duration"], "a duration constraint"),
@@ -799,6 +829,8 @@ class _Parser:
             return Arith(op, args)
         if metric and head == "total-time" and len(node) == 1:
             return TOTAL_TIME
+        if metric and head == IS_VIOLATED:
+            return self.pddl3.is_violated(node)
         return self.func_term(node, env)
 
     def func_term(self, node: SList, env: dict[str, str]) -> FuncTerm:
@@ -938,8 +970,8 @@ class _Parser:
         name = self.header(top, "problem")
         domain_name = ""
         self.objects: dict[str, str] = {}
-        init_node = goal_node = None
-        metric = None
+        init_node = goal_node = metric_node = None
+        constraint_nodes: list[SList] = []
         self.types = self.dom.types
         for sec in top[2:]:
             sec = self.lst(sec, "a problem section")
@@ -974,7 +1006,9 @@ class _Parser:
                     raise self.fail("expected (:goal FORMULA)", sec)
                 goal_node = self.lst(sec[1], "goal formula")
             elif key == ":metric":
-                metric = self.metric(sec)
+                metric_node = sec
+            elif key == ":constraints":
+                constraint_nodes.append(sec)
             else:
                 raise self.fail(f"unknown problem section {key}", sec, requirement=None)
         if goal_node is None:
@@ -982,10 +1016,18 @@ class _Parser:
         if not self.located and not self.types:
             self.fast_names = {**self.dom.constants, **self.objects}
         init, numeric = self.init(init_node)
+        goal_node, prefs = self.pddl3.split(goal_node, {}, PreferenceSite.GOAL)
         goal = self.formula(goal_node, {})
+        hard: list[Constraint] = []
+        for sec in constraint_nodes:
+            h, p = self.pddl3.section(sec)
+            hard += h
+            prefs += p
+        metric = self.metric(metric_node) if metric_node is not None else None
         timed = tuple(sorted(self.timed, key=lambda x: x.time))
         return Problem(str(name), domain_name, dict(self.objects), init, numeric, goal,
-                       metric, tuple(self.warnings), self.src.file, timed)
+                       metric, tuple(self.warnings), self.src.file, timed, tuple(hard),
+                       tuple(prefs))
 
     def init(self, sec: SList | None) -> tuple[tuple[Atom, ...], dict[FuncTerm, float]]:
         atoms: list[Atom] = []
@@ -1074,10 +1116,6 @@ class _Parser:
                 and TOTAL_COST not in self.dom.functions):
             expr: NumExpr = FuncTerm(TOTAL_COST)  # classical costs declare it or not
         else:
-            if isinstance(sec[2], list) and sec[2] and sec[2][0] == "is-violated":
-                raise self.fail("'is-violated' (PDDL 3 preferences) is not supported",
-                                sec[2], requirement=":preferences",
-                                cls=UnsupportedRequirementError)
             expr = self.expr(sec[2], {}, metric=True)
         return Metric(MetricDirection(str(sec[1])), expr)
 
@@ -1218,7 +1256,7 @@ def _plain_problem(text: str, dom: Domain, file: str) -> Problem | None:
     _set(problem, "__dict__", {
         "name": name, "domain_name": domain_name, "objects": objects, "init": tuple(init),
         "numeric_init": {}, "goal": goal, "metric": None, "warnings": (), "file": file,
-        "timed_literals": ()})
+        "timed_literals": (), "constraints": (), "preferences": ()})
     return problem
 
 

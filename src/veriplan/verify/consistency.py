@@ -21,6 +21,7 @@ class StepErrorKind(StrEnum):
     MUTEX = "mutex"  # two steps at one time (one happening) interfere
     UNDEFINED = "undefined-value"  # a step reads a fluent without a value, or divides by 0
     UNREAD = "unread"  # a line of the plan text was not read as a step (no step error)
+    CONSTRAINT = "constraint"  # a PDDL 3 trajectory constraint is broken
 
 
 @dataclass(frozen=True, slots=True)

@@ -31,6 +31,10 @@ def _steps_text(result: ValidationResult, *, read: bool) -> str:
         prefix = "of the steps read, " if read else ""
         return f"{prefix}step {result.failed_step} {result.action}: {result.detail}"
     goals = [g.pddl() for g in result.unmet_goals]
+    broken = [c for c in result.constraints if c.step is None or c.at_end]
+    if not goals and broken:
+        head = f"the {steps} read" if read else f"the plan ({steps})"
+        return f"{head}: {broken[0].text()}"
     if not goals:
         if read:
             return f"the {steps} read reach{'es' if n == 1 else ''} the goal"

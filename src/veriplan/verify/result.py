@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from veriplan.core.verdict import Judgement
     from veriplan.pddl.task import Task
     from veriplan.planio.parsed import UnreadLine  # noqa: F401
+    from veriplan.verify.constraints import ConstraintViolation, PreferenceReport
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +76,13 @@ class ValidationResult:
     that executed (None without a metric). ``cost`` sums the action costs
     (``total-cost``).
 
+    PDDL 3 (:mod:`veriplan.verify.constraints`): ``constraints`` lists the hard
+    trajectory constraints the plan breaks (error ``constraint``: the step whose
+    state breaks one while the plan runs is ``failed_step``; one judged at the end
+    leaves ``failed_step`` None); ``preferences`` counts each preference's
+    violations (a plan that violates preferences is still valid), and ``metric``
+    prices them as ``(is-violated NAME)``.
+
     ``unread`` holds the lines of the plan text that were not read as steps
     (from a :class:`~veriplan.planio.ParsedPlan`); a plan with one is never
     valid. The other fields then judge the steps that were read, and ``error``
@@ -97,6 +105,10 @@ class ValidationResult:
     trace: tuple[tuple[str, ...], ...] | None = None
     unread: tuple[UnreadLine, ...] = ()
     metric: MetricValue | None = None
+    #: PDDL 3: the hard trajectory constraints the plan's states break, and (for a
+    #: plan that executed on a task with preferences) each preference's violations
+    constraints: tuple[ConstraintViolation, ...] = ()
+    preferences: PreferenceReport | None = None
 
     @property
     def length(self) -> int:
@@ -106,7 +118,8 @@ class ValidationResult:
     def steps_reach_goal(self) -> bool:
         """True when the steps read execute and reach the goal (``valid`` also
         requires that no line went unread)."""
-        return self.failed_step is None and not self.unmet_goals
+        return (self.failed_step is None and not self.unmet_goals
+                and self.error is not StepErrorKind.CONSTRAINT)
 
     @property
     def unsatisfied_predicates(self) -> tuple[str, ...]:
@@ -142,6 +155,9 @@ class ValidationResult:
                                  self.detail))
         found += [Finding(FindingKind.GOAL, None, g.pddl(), f"goal {g.pddl()} is not reached")
                   for g in self.unmet_goals]
+        found += [Finding(FindingKind.CONSTRAINT, None if c.at_end else c.step,
+                          c.constraint, c.text()) for c in self.constraints
+                  if c.at_end or c.step is None or c.step != self.failed_step]
         if self.valid:
             return Judgement(Verdict.VALID, Scope.PLAN_ON_TASK)
         if not found:  # an invalid plan always says why; keep the detail if nothing else does
@@ -179,6 +195,9 @@ class ValidationResult:
                              for u in self.unread],
             "metric": self.metric.to_dict() if self.metric is not None else None,
             "judgement": self.judgement().to_dict(),
+            "constraints": [c.to_dict() for c in self.constraints],
+            "preferences": (self.preferences.to_dict() if self.preferences is not None
+                            else None),
         }
 
 
@@ -195,6 +214,7 @@ def _step_kinds() -> dict:
         StepErrorKind.MUTEX: FindingKind.MUTEX,
         StepErrorKind.UNDEFINED: FindingKind.NUMERIC,
         StepErrorKind.UNREAD: FindingKind.UNREAD,
+        StepErrorKind.CONSTRAINT: FindingKind.CONSTRAINT,
     }
 
 

@@ -48,7 +48,7 @@ from veriplan.pddl.ast import (
 )
 from veriplan.pddl.task import Task
 from veriplan.verify.consistency import StepError, StepErrorKind, check_plan
-from veriplan.verify.happening import TOLERANCE, same_happening
+from veriplan.verify.happening import TOLERANCE, check_tolerance, same_happening
 from veriplan.verify.numeric import _effect_reads, _Executed, _interfere, _reads, false_parts
 from veriplan.verify.result import ValidationResult, join_parts, metric_value
 
@@ -92,7 +92,8 @@ def num(v: float) -> str:
 
 def validate_temporal(task: Task, steps: tuple[Step, ...], times: Sequence[float] | None,
                       durations: Sequence[float | None] | None, *, trace: bool = False,
-                      tolerance: float = TOLERANCE) -> ValidationResult:
+                      tolerance: float = TOLERANCE,
+                      final: list[tuple[int, N.Values]] | None = None) -> ValidationResult:
     """The :class:`ValidationResult` of ``steps`` at ``times`` with ``durations`` (one
     each, None for a step written without ``[d]``) on a temporal ``task``. Without
     ``times`` the steps are at 1, 2, 3, ... (as VAL times an untimed plan)."""
@@ -100,9 +101,7 @@ def validate_temporal(task: Task, steps: tuple[Step, ...], times: Sequence[float
         raise UnsupportedRequirementError(
             f"task {task.name}: derived predicates in a domain with durative actions are not "
             "supported", requirement=":derived-predicates")
-    if not (tolerance > 0 and math.isfinite(tolerance)):
-        raise ValueError(f"tolerance {tolerance!r}: give a positive finite number (VAL's "
-                         f"default is {TOLERANCE})")
+    tolerance = check_tolerance(tolerance)
     n = len(steps)
     at = [float(i + 1) for i in range(n)] if times is None else [float(t) for t in times]
     durs: list[float | None] = [None] * n if durations is None else list(durations)
@@ -129,7 +128,10 @@ def validate_temporal(task: Task, steps: tuple[Step, ...], times: Sequence[float
         members.append(Member(til.time, Part.TIMED, j))
     members.sort(key=lambda m: m.time)  # (stable: plan order within one time)
     groups = happenings(members, tolerance)
-    return run.execute(groups, at, durs, tolerance)
+    result = run.execute(groups, at, durs, tolerance)
+    if final is not None:  # (a hook: PDDL 3's goal preferences read the final state)
+        final.append((run.bits, run.values))
+    return result
 
 
 def happenings(members: list[Member], tolerance: float) -> list[list[Member]]:

@@ -98,10 +98,13 @@ def validate_plan(task: Task, plan: Sequence[Step | Operator | str] | Iterable,
     (``durations``, one per step, None where a step has no ``[d]``; a ParsedPlan
     carries its own). ``tolerance`` is VAL's ``-t`` (default 0.01): durations
     within it of their constraint pass, and steps less than a tenth of it apart
-    are one happening (on every task).
+    are one happening (on every task); anything but a positive finite number is a
+    :class:`~veriplan.verify.happening.ToleranceError`.
     """
     if unread not in ("fail", "ignore"):
         raise ValueError(f"unread={unread!r}: use 'fail' or 'ignore'")
+    if tolerance != happening.TOLERANCE:
+        tolerance = happening.check_tolerance(tolerance)
     lines = getattr(plan, "unread", ()) if unread == "fail" and hasattr(plan, "steps") else ()
     given = getattr(plan, "steps", plan)
     # A ParsedPlan's steps are a tuple of Steps already: no copy of a long plan. (The
@@ -116,11 +119,19 @@ def validate_plan(task: Task, plan: Sequence[Step | Operator | str] | Iterable,
         raise ValueError(f"times: {len(times)} given for {len(steps)} steps")
     if durations is None and isinstance(plan, ParsedPlan):
         durations = plan.durations
+    pddl3 = _has_pddl3(task)
     if task.domain.temporal or task.problem.timed_literals:
         from veriplan.verify.temporal import validate_temporal
 
+        final: list = []
+        if pddl3:
+            _refuse_temporal_pddl3(task)
         result = validate_temporal(task, steps, times, durations, trace=trace,
-                                   tolerance=tolerance)
+                                   tolerance=tolerance, final=final if pddl3 else None)
+        if pddl3 and final:
+            from veriplan.verify.constraints import judge_temporal_goals
+
+            result = judge_temporal_goals(task, steps, result, *final[0], times, durations)
         if not lines:
             return result
         return replace(result, valid=False, unread=tuple(lines),
@@ -135,10 +146,34 @@ def validate_plan(task: Task, plan: Sequence[Step | Operator | str] | Iterable,
                   else _validate_happenings(task, steps, trace, spans, times))
         if task.problem.metric is not None and result.steps_reach_goal:
             result = replace(result, metric=_classical_metric(task, result))
+    if pddl3:
+        from veriplan.verify.constraints import judge_pddl3
+
+        result = judge_pddl3(task, steps, result, spans, times)
     if not lines:
         return result
     return replace(result, valid=False, unread=tuple(lines),
                    error=result.error or StepErrorKind.UNREAD)
+
+
+def _has_pddl3(task: Task) -> bool:
+    d, p = task.domain, task.problem
+    return bool(d.constraints or d.preferences or p.constraints or p.preferences)
+
+
+def _refuse_temporal_pddl3(task: Task) -> None:
+    """PDDL 3 on a temporal task: goal preferences are judged; the rest is refused."""
+    from veriplan.verify.constraints import temporal_refusal
+
+    why = temporal_refusal(task)
+    if why is not None:
+        from veriplan.errors import UnsupportedRequirementError
+
+        raise UnsupportedRequirementError(
+            f"task {task.name}: {why} on a temporal plan (durative actions or timed "
+            "literals) are not supported: only goal preferences are judged on timed "
+            "trajectories", file=task.problem.file,
+            requirement=":constraints" if "constraint" in why else ":preferences")
 
 
 def _classical_metric(task: Task, result: ValidationResult) -> MetricValue | None:
