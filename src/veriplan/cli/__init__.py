@@ -75,6 +75,27 @@ def _size_value(text: str) -> int:
     return parse_size(text)
 
 
+def _tolerance(text: str) -> float:
+    """--tolerance read by argparse (its error says what to give)."""
+    try:
+        return _tolerance_value(text)
+    except ValueError as exc:
+        import argparse
+
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _tolerance_value(text: str) -> float:
+    """--tolerance read by :func:`_batch_args` (ValueError: argparse says why)."""
+    from veriplan.verify.happening import check_tolerance
+
+    try:
+        return check_tolerance(float(text))
+    except ValueError:
+        raise ValueError(f"tolerance {text!r}: give a positive finite number of time units, "
+                         "such as VAL's default 0.01") from None
+
+
 def _parser(only_validate: bool = False) -> argparse.ArgumentParser:
     """The whole command line; ``only_validate``: the validate command alone (the
     other commands' options import much of veriplan, which a run of
@@ -92,7 +113,7 @@ def _parser(only_validate: bool = False) -> argparse.ArgumentParser:
         "validate", help="check a plan against a PDDL task (or many: --batch)",
         usage="veriplan validate --domain D --problem P --plan FILE [options]\n"
               "       veriplan validate --batch FILE.jsonl [--workers N] [--window N] "
-              "[--base-dir DIR [--confine]]",
+              "[--base-dir DIR [--confine]] [--tolerance T]",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="--batch reads JSON Lines, one plan a line:\n"
                "  {\"id\": ..., \"domain\": PATH, \"problem\": PATH, \"plan\": TEXT}\n"
@@ -140,6 +161,10 @@ def _parser(only_validate: bool = False) -> argparse.ArgumentParser:
     v.add_argument("--max-bytes", type=_size, default=None, metavar="SIZE",
                    help="refuse files (and --batch lines) larger than SIZE: bytes, or with "
                         "K, M or G (default 64M)")
+    v.add_argument("-t", "--tolerance", type=_tolerance, default=None, metavar="T",
+                   help="VAL's -t, for timed plans (also with --batch): a step's duration "
+                        "may miss its constraint by T, and steps at most T/10 apart in "
+                        "time are one happening (a positive number; default 0.01)")
     v.add_argument("--format", choices=["pddl", "planbench"], default="pddl",
                    help="plan format: (action args) lines, or PlanBench natural language")
     v.add_argument("--planbench-config", help="PlanBench YAML config (for --format planbench)")
@@ -240,18 +265,20 @@ def _parser_class() -> type[argparse.ArgumentParser]:
 # The options of ``validate --batch`` read by _batch_args: name -> how its value is
 # read (None: a flag), as the validate parser of _parser reads it.
 _BATCH_OPTIONS = {"--batch": str, "--workers": int, "--window": int, "--base-dir": str,
-                  "--max-bytes": _size_value, "--confine": None, "--lenient": None}
+                  "--max-bytes": _size_value, "--confine": None, "--lenient": None,
+                  "--tolerance": _tolerance_value}
 # Every attribute the validate parser sets, with its default.
 _VALIDATE_DEFAULTS = {"domain": None, "problem": None, "lenient": False, "plan": None,
                       "batch": None, "workers": 1, "window": None, "base_dir": None,
-                      "confine": False,
+                      "confine": False, "tolerance": None,
                       "max_bytes": None, "format": "pddl", "planbench_config": None,
                       "json": False, "trace": False, "explain_reading": False}
 
 
 def _batch_args(argv: list[str]) -> SimpleNamespace | None:
     """The arguments of the common ``veriplan validate --batch FILE [--workers N]
-    [--window N] [--base-dir DIR] [--confine] [--max-bytes SIZE] [--lenient]``, read without
+    [--window N] [--base-dir DIR] [--confine] [--max-bytes SIZE] [--lenient]
+    [--tolerance T]``, read without
     argparse (building its parser costs a batch run more than judging a few hundred
     plans): the same attributes and values as ``_parser().parse_args(argv)``. None
     for any other command line, also one argparse would read the same way (an

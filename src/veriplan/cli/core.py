@@ -79,7 +79,8 @@ def _validate(args: argparse.Namespace) -> int:
     task = load_task_args(args)
     text = read_text(args.plan, "plan file", args.max_bytes)
     parsed = parse_plan(text, task, format=args.format, config=config)
-    result = validate_plan(task, parsed, trace=args.trace)  # unread lines: not valid
+    result = validate_plan(task, parsed, trace=args.trace,  # unread lines: not valid
+                           **_tolerance_of(args))
     reading = None
     if getattr(args, "explain_reading", False):
         from veriplan.planio.explain import explain_reading, render_reading
@@ -105,6 +106,12 @@ def _validate(args: argparse.Namespace) -> int:
             for i, state in enumerate(result.trace):
                 print(f"state {i}: {' '.join(state)}")
     return EXIT_OK if result.valid else EXIT_FAIL
+
+
+def _tolerance_of(args: argparse.Namespace) -> dict[str, float]:
+    """``tolerance=`` for the validator when ``--tolerance`` was given (VAL's ``-t``)."""
+    t = getattr(args, "tolerance", None)
+    return {} if t is None else {"tolerance": t}
 
 
 def _validate_batch(args: argparse.Namespace) -> int:
@@ -179,7 +186,8 @@ def _validate_batch(args: argparse.Namespace) -> int:
             lines = read_lines(stream, args.max_bytes) if hasattr(stream, "readline") else stream
             records = batch_lines(lines, base_dir=args.base_dir, strict=not args.lenient,
                                   workers=args.workers, window=window,
-                                  confine=args.confine, max_bytes=args.max_bytes)
+                                  confine=args.confine, max_bytes=args.max_bytes,
+                                  **_tolerance_of(args))
             if sys.stderr.isatty():
                 if stream is not sys.stdin and os.path.isfile(args.batch):
                     with open(args.batch, "rb") as f:

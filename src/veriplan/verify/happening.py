@@ -11,16 +11,34 @@ plans whose times all differ, have one step a happening.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from veriplan.core.condition import condition_bits
 from veriplan.core.facts import State
 from veriplan.core.operator import Operator
+from veriplan.errors import VeriplanError
 
 #: VAL's default tolerance (``Validate -t``): steps at most a tenth of it apart in
 #: time are one happening (measured with -t 0.01: 0 and 0.001 are one, 0 and 0.00101
 #: or 0.005 two; with -t 0.1, 0 and 0.005 one, 0 and 0.011 two).
 TOLERANCE = 0.01
+
+
+class ToleranceError(VeriplanError, ValueError):
+    """A tolerance that is not a positive finite number (VAL's ``-t``)."""
+
+
+def check_tolerance(tolerance: object) -> float:
+    """``tolerance`` as a float when it is a positive finite number (VAL's ``-t``:
+    durations within it of their constraint pass; steps a tenth of it apart are one
+    happening); else :class:`ToleranceError` saying what to give."""
+    number = isinstance(tolerance, int | float) and not isinstance(tolerance, bool)
+    t = float(tolerance) if number else math.nan  # type: ignore[arg-type]
+    if not (t > 0 and math.isfinite(t)):
+        raise ToleranceError(f"tolerance {tolerance!r}: give a positive finite number of "
+                             f"time units, such as VAL's default {TOLERANCE}")
+    return t
 
 
 def same_happening(first: float, t: float, tolerance: float = TOLERANCE) -> bool:

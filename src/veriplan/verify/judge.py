@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from veriplan.errors import ConfigError, InputFileError, PDDLSemanticError, SourceError
 from veriplan.pddl import inputs
 from veriplan.pddl.task import cached_domain
+from veriplan.verify.happening import TOLERANCE, check_tolerance
 from veriplan.verify.quick import QUICK_MAX, quick_record
 from veriplan.verify.records import error_record, result_record
 from veriplan.verify.task_cache import CONFIGS, RACY_NS, TASK_CACHE_SIZE, task_for
@@ -50,8 +51,10 @@ class ItemJudge:
     order."""
 
     def __init__(self, base: str | None, strict: bool, confine: bool = False,
-                 max_bytes: int | None = None) -> None:
+                 max_bytes: int | None = None, tolerance: float = TOLERANCE) -> None:
         self.base = base
+        # VAL's -t for timed plans (None: the default, the one-pass judge's plans)
+        self.tolerance = check_tolerance(tolerance)
         self.strict = strict
         self.confine = confine
         self.max_bytes = inputs.DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
@@ -274,7 +277,8 @@ class ItemJudge:
                 task = raw[2]
                 from veriplan.planio import parse_plan
 
-                return validate_plan(task, parse_plan(plan_text, task))
+                return validate_plan(task, parse_plan(plan_text, task),
+                                     tolerance=self.tolerance)
         if not isinstance(item, Mapping):
             raise NotJudged(ItemError("item", f"an item must be a JSON object, not "
                                          f"{type(item).__name__}"))
@@ -333,14 +337,15 @@ class ItemJudge:
 
         parsed = parse_plan(plan_text, task, format=fmt, config=config)
         try:
-            return validate_plan(task, parsed)
+            return validate_plan(task, parsed, tolerance=self.tolerance)
         except PDDLSemanticError as exc:  # an action that cannot be grounded
             raise pddl_error(exc) from None
 
 
 def validate_many(items: Iterable[Mapping], *, base_dir: str | Path | None = None,
                   strict: bool = True, confine: bool = False,
-                  max_bytes: int | None = None) -> Iterator[BatchVerdict]:
+                  max_bytes: int | None = None,
+                  tolerance: float = TOLERANCE) -> Iterator[BatchVerdict]:
     """Judge each item (see :mod:`veriplan.verify.batch` for its keys), in order.
 
     Yields one :class:`BatchVerdict` per item, lazily: ``verdict.line`` is the
@@ -356,10 +361,11 @@ def validate_many(items: Iterable[Mapping], *, base_dir: str | Path | None = Non
     ``strict=False`` accepts known defects of published PDDL files with a
     :class:`~veriplan.errors.PDDLLenientWarning`. Domains and problems are
     parsed once per file identity (see
-    :func:`~veriplan.verify.task_cache.cached_task`).
+    :func:`~veriplan.verify.task_cache.cached_task`). ``tolerance`` is VAL's ``-t``
+    for every item's timed plan (see :func:`~veriplan.verify.validator.validate_plan`).
     """
     judge = ItemJudge(os.fspath(base_dir) if base_dir is not None else None, strict,
-                      confine, max_bytes)
+                      confine, max_bytes, tolerance)
     for n, item in enumerate(items, 1):
         yield judge.verdict(n, item)
 

@@ -57,6 +57,8 @@ def quick_record(task: Task, line: int, ident: Any, plan_text: str
     ``(action arg ...)``) and the task has no numbers and no derived predicates;
     None otherwise (the general path judges it: the same record). The caller keeps
     plans over :data:`QUICK_MAX` characters from it."""
+    if task.domain.temporal:
+        return None  # durative actions: the temporal validator's (an untimed step too)
     axioms = task.axioms
     if axioms is not None and (not task.numeric or axioms.numeric):
         return None  # derived predicates on a classical task, or numeric rules: general

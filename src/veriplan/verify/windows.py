@@ -9,6 +9,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from veriplan.pddl import inputs
+from veriplan.verify.happening import TOLERANCE, check_tolerance
 from veriplan.verify.input_lines import BLANK, read_line
 from veriplan.verify.judge import ItemJudge, item_record
 from veriplan.verify.workers import pooled, worker_cap
@@ -30,7 +31,8 @@ WINDOW_CHARS = 8 << 20
 def batch_lines(lines: Iterable[str], *, base_dir: str | Path | None = None,
                 strict: bool = True, workers: int = 1, window: int | None = None,
                 window_chars: int = WINDOW_CHARS, confine: bool = False,
-                max_bytes: int | None = None) -> Iterator[tuple[bool | None, str]]:
+                max_bytes: int | None = None,
+                tolerance: float = TOLERANCE) -> Iterator[tuple[bool | None, str]]:
     """Judge the items of JSON Lines ``lines`` and yield, for each, its verdict
     (True valid, False not valid, None not judged) and its record's JSON text
     (:meth:`~veriplan.verify.verdicts.BatchVerdict.to_dict`, ``line`` = the input
@@ -39,7 +41,8 @@ def batch_lines(lines: Iterable[str], *, base_dir: str | Path | None = None,
     ``json``, a line over ``max_bytes`` one with kind ``too-large``; whatever a line
     holds, every other line gets its record. Records are strict JSON (see
     :func:`~veriplan.verify.records.json_text` for writing them to a stream that
-    cannot encode every character). ``base_dir``, ``confine`` and ``max_bytes``: see
+    cannot encode every character). ``base_dir``, ``confine``, ``max_bytes`` and
+    ``tolerance`` (VAL's ``-t`` for timed plans): see
     :func:`~veriplan.verify.judge.validate_many`.
 
     ``window``: the lines are judged ``window`` at a time (``window_chars``
@@ -63,15 +66,16 @@ def batch_lines(lines: Iterable[str], *, base_dir: str | Path | None = None,
     are re-issued here, once each."""
     base = os.fspath(base_dir) if base_dir is not None else None
     limit = inputs.DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
+    tolerance = check_tolerance(tolerance)
     if window is not None and window < 1:
         raise ValueError(f"window must be at least 1 line, not {window}")
     if workers > 1:
         workers = min(workers, worker_cap())
     if workers > 1:
         yield from pooled(_windows(lines, limit, window or WINDOW, window_chars),
-                          (base, strict, confine, limit), workers)
+                          (base, strict, confine, limit, tolerance), workers)
         return
-    judge = ItemJudge(base, strict, confine, limit)
+    judge = ItemJudge(base, strict, confine, limit, tolerance)
     if window is None or window == 1:
         for n, text in enumerate(lines, 1):
             item = read_line(n, text, limit)

@@ -18,13 +18,13 @@ from veriplan.verify.verdicts import ItemError
 
 
 def _work(base: str | None, strict: bool, confine: bool, max_bytes: int | None,
-          chunk: list[tuple[int, Any]]
+          tolerance: float, chunk: list[tuple[int, Any]]
           ) -> tuple[list[tuple[int, tuple[bool | None, str]]], list[str]]:
     """In a worker process: each item's verdict and record text, and the
     lenient warnings raised."""
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", PDDLLenientWarning)
-        judge = ItemJudge(base, strict, confine, max_bytes)
+        judge = ItemJudge(base, strict, confine, max_bytes, tolerance)
         judge.new_window()  # the chunk is (part of) a window
         out = [(n, item_record(judge, n, item)) for n, item in chunk]
     return out, list(dict.fromkeys(str(w.message) for w in caught
@@ -68,7 +68,7 @@ def pooled(windows: Iterator[list[tuple[int, Any]]], setup: tuple, workers: int
            ) -> Iterator[tuple[bool | None, str]]:
     """The records of the numbered items of ``windows``, in input order, judged in
     ``workers`` processes, each with an :class:`~veriplan.verify.judge.ItemJudge` of
-    ``setup`` (base, strict, confine, max_bytes); the next window is judged while
+    ``setup`` (base, strict, confine, max_bytes, tolerance); the next window is judged while
     this one's records are taken. Lenient warnings of the workers are re-issued
     here, once each."""
     import multiprocessing
