@@ -11,10 +11,18 @@ Each plan is listed ``--copies`` times (default 10: more plans a problem favour 
 batched, whose cost is mostly its start and its reading of the files). Wall time is
 the round's; CPU is the children's user+system time (``resource.RUSAGE_CHILDREN``).
 Printed: the totals over rounds and VAL/veriplan (above 1: veriplan is faster), for
-the numeric plans and the derived-predicate plans apart.
+the numeric plans and the derived-predicate plans apart (``--kinds numeric``: the
+numeric plans alone; VAL takes minutes a round on the derived-predicate ones).
+
+The ``--batch`` processes run from compiled bytecode, as an installed package does
+(see ``validate_speed.py``): with ``PYTHONDONTWRITEBYTECODE`` set in the environment,
+as on the machine these figures come from, each process would compile veriplan's
+sources again (about 0.2 s CPU a process). The bytecode is kept in a temporary
+directory (``PYTHONPYCACHEPREFIX``; the warm-up run writes it); ``--no-bytecode``
+runs the processes with the environment as it is.
 
     python benchmarks/numeric_batch_speed.py [--data-dir ../shared/data] [--copies 10]
-        [--rounds 5]
+        [--rounds 5] [--kinds numeric,derived] [--no-bytecode]
 """
 
 from __future__ import annotations
@@ -44,7 +52,15 @@ def main() -> int:
     ap = common.parser(__doc__)
     ap.add_argument("--copies", type=int, default=10)
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--kinds", default="numeric,derived",
+                    help="which plans: numeric, derived or both (default)")
+    ap.add_argument("--no-bytecode", action="store_true",
+                    help="run --batch with the environment as it is (no bytecode kept "
+                         "when it sets PYTHONDONTWRITEBYTECODE)")
     args = ap.parse_args()
+    wanted = {k.strip() for k in args.kinds.split(",") if k.strip()}
+    if not wanted or wanted - {"numeric", "derived"}:
+        ap.error("--kinds: numeric, derived or both (comma-separated)")
     from veriplan.verify.val import ValUnavailable, find_val
 
     try:
@@ -57,9 +73,12 @@ def main() -> int:
     kinds = {"numeric": [r for r in rows if "derived" not in r["variant"]],
              "derived": [r for r in rows if "derived" in r["variant"]]}
     veriplan = str(Path(sys.executable).parent / "veriplan")
-    env = dict(os.environ, PYTHONPYCACHEPREFIX=tempfile.mkdtemp(prefix="veriplan-pyc-"))
+    env = dict(os.environ)
+    if not args.no_bytecode:
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = tempfile.mkdtemp(prefix="veriplan-pyc-")
     for kind, chosen in kinds.items():
-        if not chosen:
+        if not chosen or kind not in wanted:
             continue
         by_problem: dict[tuple[str, str], list[str]] = defaultdict(list)
         for r in chosen:
