@@ -45,6 +45,8 @@ PLUGINS: dict[str, dict[str, str]] = {
         "controlled-aec": "veriplan.methods.aec.controlled:ControlledAECBackend",
         # the closed loop, DRIP, direct generation and back-prompting (one shared model)
         "controlled-plan": "veriplan.methods.controlled_plan:ControlledPlanBackend",
+        # AutoToS: a function writer with seeded bugs of the paper's error classes
+        "controlled-autotos": "veriplan.methods.autotos.controlled:ControlledAutoToSBackend",
     },
 }
 

@@ -8,6 +8,7 @@ Names load on first use: the sandbox child imports only ``harness``.
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 from typing import Any
 
 from veriplan.methods.autotos.metrics import Metric
@@ -25,6 +26,8 @@ PROBLEM = "autotos"
 METRICS = Metric
 REPORT = "veriplan.methods.autotos.report:section"
 COMMANDS = "veriplan.methods.autotos.commands"
+# the controlled study's sweep files (`veriplan bench --matrix autotos:NAME`)
+SWEEPS = Path(__file__).parent / "sweeps"
 
 
 def __getattr__(name: str) -> Any:
