@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import random
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -203,5 +204,69 @@ def mean(units: Sequence[Unit], value: Callable[[Unit], float | None], *, comman
                     f"mean of {len(values)}{(' ' + what) if what else ''}")
 
 
-__all__ = ["Unit", "difference", "groups", "mean", "model_kind", "newcombe_interval", "rate",
-           "read_units", "select"]
+def _resample(values: Sequence[float], rng: random.Random) -> list[float]:
+    return [values[rng.randrange(len(values))] for _ in values]
+
+
+def _percentile(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    i = min(len(xs) - 1, max(0, int(round(q * (len(xs) - 1)))))
+    return xs[i]
+
+
+def mean_difference(a: Sequence[Unit], b: Sequence[Unit],
+                    value: Callable[[Unit], float | None], *, command: str,
+                    names: tuple[str, str] = ("A", "B"), reps: int = 2000,
+                    seed: int = 0) -> Measured:
+    """mean(a) - mean(b) of ``value`` with a 95% percentile bootstrap interval
+    (each arm resampled on its own, from its values sorted: seeded, so the same
+    units give the same interval)."""
+    va = sorted(v for v in (value(u) for u in a) if v is not None)
+    vb = sorted(v for v in (value(u) for u in b) if v is not None)
+    first = (a or b)
+    kind, model = (first[0].kind, first[0].model) if first else (ModelKind.USER, "")
+    detail = (f"{names[0]} mean {sum(va) / len(va):.3g} of {len(va)} against {names[1]} "
+              f"mean {sum(vb) / len(vb):.3g} of {len(vb)}" if va and vb else
+              f"{names[0]} {len(va)} values, {names[1]} {len(vb)}")
+    if not va or not vb:
+        return Measured(math.nan, None, 0, kind, command, model, detail=detail)
+    rng = random.Random(seed)
+    diffs = []
+    for _ in range(reps):
+        ra, rb = _resample(va, rng), _resample(vb, rng)
+        diffs.append(sum(ra) / len(ra) - sum(rb) / len(rb))
+    d = sum(va) / len(va) - sum(vb) / len(vb)
+    return Measured(d, (_percentile(diffs, 0.025), _percentile(diffs, 0.975)),
+                    min(len(va), len(vb)), kind, command, model,
+                    sum(1 for u in a if u.model_solved),
+                    sum(1 for u in (*a, *b) if u.fallback_solved), detail)
+
+
+def slope(points: Sequence[tuple[float, float]], *, kind: ModelKind, model: str,
+          command: str, what: str = "", reps: int = 2000, seed: int = 0) -> Measured:
+    """The least-squares slope of y on x, with a 95% percentile bootstrap
+    interval over the points (seeded); n is the number of points."""
+    pts = sorted(points)
+
+    def fit(ps: Sequence[tuple[float, float]]) -> float | None:
+        n = len(ps)
+        mx = sum(x for x, _ in ps) / n
+        my = sum(y for _, y in ps) / n
+        sxx = sum((x - mx) ** 2 for x, _ in ps)
+        if sxx == 0:
+            return None
+        return sum((x - mx) * (y - my) for x, y in ps) / sxx
+
+    b = fit(pts) if len(pts) >= 2 else None
+    if b is None:
+        return Measured(math.nan, None, 0, kind, command, model,
+                        detail=f"{len(pts)} points with fewer than two x values")
+    rng = random.Random(seed)
+    boots = [v for v in (fit(_resample(pts, rng)) for _ in range(reps)) if v is not None]
+    return Measured(b, (_percentile(boots, 0.025), _percentile(boots, 0.975)), len(pts),
+                    kind, command, model,
+                    detail=f"slope over {len(pts)} units{(' ' + what) if what else ''}")
+
+
+__all__ = ["Unit", "difference", "groups", "mean", "mean_difference", "model_kind",
+           "newcombe_interval", "rate", "read_units", "select", "slope"]
