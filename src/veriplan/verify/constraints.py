@@ -40,11 +40,16 @@ from veriplan.verify.consistency import StepErrorKind
 
 if TYPE_CHECKING:
     from veriplan.pddl.task import Task
-    from veriplan.verify.result import ValidationResult
+    from veriplan.verify.result import MetricValue, ValidationResult
 
 #: VAL reads (hold-after t F) as (always F) from the plan's start (measured); True
 #: keeps that reading, so verdicts and counts agree with VAL's.
 VAL_HOLD_AFTER = True
+
+#: VAL judges (hold-during t1 t2 F) by the first state of the trajectory within [t1, t2)
+#: alone (measured: F false in a later state of the window is not a violation); True
+#: keeps that reading.
+VAL_HOLD_DURING = True
 
 # kinds broken at a state while the plan runs; the others are judged at its end
 _DURING = frozenset({ConstraintKind.ALWAYS, ConstraintKind.WITHIN, ConstraintKind.AT_MOST_ONCE,
@@ -80,9 +85,11 @@ class ConstraintViolation:
         return self.preference is None
 
     def text(self) -> str:
+        at = N.number_text(self.time)
         where = ("at the end of the plan" if self.at_end else
-                 "in the initial state" if self.step is None else
-                 f"in the state after step {self.step} (time {N.number_text(self.time)})")
+                 "in the initial state" if self.state == 0 else
+                 f"in the state after the happening at time {at}" if self.step is None else
+                 f"in the state after step {self.step} (time {at})")
         return f"constraint {self.constraint} is broken {where}: {self.reason}"
 
     def to_dict(self) -> dict[str, object]:
@@ -272,6 +279,11 @@ def _judge(c: Constraint, sub: dict[str, str], tr: _Trajectory
     if kind is ConstraintKind.HOLD_DURING:
         t1, t2 = c.times
         for i in range(n):
+            if VAL_HOLD_DURING and t1 <= times[i] < t2:  # the first state in it decides
+                if at(i, f):
+                    return None
+                return (i, False, f"it is false at time {N.number_text(times[i])}, the "
+                        f"first state within [{N.number_text(t1)}, {N.number_text(t2)})", f)
             if t1 <= times[i] < t2 and not at(i, f):
                 return (i, False, f"it is false at time {N.number_text(times[i])}, within "
                         f"[{N.number_text(t1)}, {N.number_text(t2)})", f)
@@ -308,7 +320,9 @@ def _judge(c: Constraint, sub: dict[str, str], tr: _Trajectory
         for i in range(n):
             if at(i, f) and not any(times[j] - times[i] <= t and at(j, g)
                                     for j in range(i, n)):
-                return (last, True, f"its first formula holds at time "
+                # found when its time is past (VAL: at the first state after it)
+                late = next((j for j in range(i, n) if times[j] - times[i] > t), last)
+                return (late, late == last, f"its first formula holds at time "
                         f"{N.number_text(times[i])} and its second holds in no state "
                         f"within {N.number_text(t)} of it", g)
         return None
@@ -318,6 +332,9 @@ def _judge(c: Constraint, sub: dict[str, str], tr: _Trajectory
 def _violation(c: Constraint, sub: dict[str, str], name: str | None, tr: _Trajectory,
                found: tuple[int, bool, str, Formula]) -> ConstraintViolation:
     i, end, why, shown = found
+    # VAL judges the final state after "Plan executed successfully": a constraint broken
+    # there is unmet at the end, as a goal is (an empty plan's initial state too)
+    end = end or i == len(tr.states) - 1
     bits, values = tr.states[i]
     return ConstraintViolation(c.pddl(sub), c.kind, name, i, tr.last_step[i], tr.times[i],
                                end, why, _witness(tr.holds, shown, sub, bits, values))
@@ -333,6 +350,39 @@ def judge_pddl3(task: Task, steps: tuple[Step, ...], result: ValidationResult,
     done = [(a, b) for a, b in spans if b <= executed]
     tr = _Trajectory(task)
     tr.run(steps, done, times)
+    failed_state = None if result.failed_step is None else _state_of(result.failed_step, spans)
+    return _judge_all(task, steps, result, tr, failed_state, float(len(steps)))
+
+
+def judge_temporal(task: Task, steps: tuple[Step, ...], result: ValidationResult,
+                   states: list[tuple[float, int, N.Values]], times: Sequence[float] | None,
+                   durations: Sequence[float | None] | None) -> ValidationResult:
+    """A temporal plan's ``result`` with the task's PDDL 3 judged on ``states``, the
+    initial state and the state after each happening with its time (as the temporal
+    validator recorded them), and the metric priced with (total-time) the plan's
+    last happening."""
+    tr = _Trajectory(task)
+    for t, bits, values in states:
+        tr.states.append((bits, values))
+        tr.times.append(t)
+        tr.last_step.append(None)  # (a happening holds ends of steps, not steps)
+    n = len(steps)
+    at = [float(i + 1) for i in range(n)] if times is None else [float(t) for t in times]
+    last = 0.0
+    for i, step in enumerate(steps):
+        d = durations[i] if durations is not None and i < len(durations) else None
+        durative = isinstance(task.schemas.get(step.name), DurativeAction)
+        last = max(last, at[i] + (d if durative and d is not None else 0.0))
+    failed_state = None if result.failed_step is None else len(tr.states)
+    return _judge_all(task, steps, result, tr, failed_state, last)
+
+
+def _judge_all(task: Task, steps: tuple[Step, ...], result: ValidationResult,
+               tr: _Trajectory, failed_state: int | None, total_time: float
+               ) -> ValidationResult:
+    """``result`` with the hard constraints and preferences judged on ``tr``
+    (``failed_state``: the trajectory's index of the state the failing step would
+    have made; None when the plan executed)."""
     hard: list[ConstraintViolation] = []
     for c in (*task.domain.constraints, *task.problem.constraints):
         for b in _bindings(tr.holds, c.params):
@@ -340,8 +390,7 @@ def judge_pddl3(task: Task, steps: tuple[Step, ...], result: ValidationResult,
             if found is not None:
                 hard.append(_violation(c, b, None, tr, found))
     first = min((v for v in hard if not v.at_end), key=lambda v: v.state, default=None)
-    if first is not None and (result.failed_step is None or first.state < _state_of(
-            result.failed_step, spans)):
+    if first is not None and (failed_state is None or first.state < failed_state):
         return _constraint_failure(task, steps, result, first, hard)
     if result.failed_step is not None:
         return replace(result, constraints=tuple(hard))
@@ -380,7 +429,7 @@ def judge_pddl3(task: Task, steps: tuple[Step, ...], result: ValidationResult,
         tuple(PreferenceCount(name, site, v, n) for name, (site, v, n) in sorted(counts.items())),
         tuple(shown))
     hard_end = tuple(v for v in hard if v.at_end)
-    metric = _metric(task, result, values, report, steps, times)
+    metric = _metric(task, values, report, total_time)
     if hard_end:
         return replace(result, valid=False, error=result.error or StepErrorKind.CONSTRAINT,
                        detail=result.detail or hard_end[0].text(), constraints=tuple(hard),
@@ -389,8 +438,8 @@ def judge_pddl3(task: Task, steps: tuple[Step, ...], result: ValidationResult,
 
 
 def _state_of(failed_step: int, spans: list[tuple[int, int]]) -> int:
-    """The trajectory index of the state before the happening of step ``failed_step``
-    (1-based), plus one: a constraint broken in an earlier state comes first."""
+    """The trajectory index of the state the happening of step ``failed_step``
+    (1-based) would make: a constraint broken in an earlier state comes first."""
     for k, (a, b) in enumerate(spans):
         if a < failed_step <= b:
             return k + 1
@@ -403,11 +452,12 @@ def _constraint_failure(task: Task, steps: tuple[Step, ...], result: ValidationR
     from veriplan.verify.consistency import check_plan
 
     known = [v for v in hard if v.state <= first.state]
-    if first.step is None:  # the initial state breaks it
+    if first.step is None:  # the initial state (or a happening of a timed plan) breaks it
         return replace(result, valid=False, failed_step=None, action=None,
                        error=StepErrorKind.CONSTRAINT, detail=first.text(), unsatisfied=(),
-                       unmet_goals=(), steps_executed=0, constraints=tuple(known),
-                       metric=None, step_errors=check_plan(task, steps))
+                       unmet_goals=(), steps_executed=0 if first.state == 0 else
+                       result.steps_executed, constraints=tuple(known), metric=None,
+                       step_errors=check_plan(task, steps))
     step = steps[first.step - 1]
     detail = (f"the state after it breaks constraint {first.constraint}: {first.reason}"
               + (f" ({', '.join(first.state_atoms)})" if first.state_atoms else ""))
@@ -418,9 +468,9 @@ def _constraint_failure(task: Task, steps: tuple[Step, ...], result: ValidationR
                    step_errors=check_plan(task, steps))
 
 
-def _metric(task: Task, result: ValidationResult, values: N.Values,
-            report: PreferenceReport, steps: tuple[Step, ...],
-            times: Sequence[float] | None, total_time: float | None = None):
+def _metric(task: Task, values: N.Values, report: PreferenceReport,
+            total_time: float) -> MetricValue | None:
+    """The metric on the final ``values`` with ``(is-violated NAME)`` each name's count."""
     from veriplan.verify.result import metric_value
 
     if task.problem.metric is None:
@@ -428,50 +478,13 @@ def _metric(task: Task, result: ValidationResult, values: N.Values,
     priced = dict(values)
     for c in report.counts:
         priced[violation_term(c.name)] = float(c.violated)
-    if total_time is None:
-        total_time = float(len(steps))
     return metric_value(task, priced, total_time)
 
 
-# ----- temporal plans --------------------------------------------------------------------
 def temporal_refusal(task: Task) -> str | None:
-    """Why a temporal task's PDDL 3 parts cannot be judged (None: they can, goal
-    preferences only)."""
-    d, p = task.domain, task.problem
-    if d.constraints or p.constraints:
-        return "hard trajectory constraints"
-    for pref in (*d.preferences, *p.preferences):
-        if pref.site is not PreferenceSite.GOAL:
-            return f"preference {pref.name} ({pref.site.value})"
+    """Why a temporal task's PDDL 3 parts cannot be judged (None: they can):
+    preferences in the preconditions of its instantaneous actions."""
+    for pref in task.domain.preferences:
+        if pref.site is PreferenceSite.PRECONDITION:
+            return f"preference {pref.name} (in the precondition of {pref.action})"
     return None
-
-
-def judge_temporal_goals(task: Task, steps: tuple[Step, ...], result: ValidationResult,
-                         bits: int, values: N.Values, times: Sequence[float] | None,
-                         durations: Sequence[float | None] | None) -> ValidationResult:
-    """A temporal plan's goal preferences judged on its final state (``bits``,
-    ``values``), and the metric priced; ``result`` as the temporal validator gave it."""
-    if result.failed_step is not None:
-        return result
-    holds = N.Holds(task.facts.find, task.objects_of_type)
-    counts = []
-    shown: list[ConstraintViolation] = []
-    by_name: dict[str, list[int]] = {}
-    for pref in task.problem.preferences:
-        entry = by_name.setdefault(pref.name, [0, 0])
-        for b in _bindings(holds, pref.params):
-            entry[1] += 1
-            if not _true(holds, pref.body, b, bits, values):  # type: ignore[arg-type]
-                entry[0] += 1
-    counts = tuple(PreferenceCount(n, PreferenceSite.GOAL, v, j)
-                   for n, (v, j) in sorted(by_name.items()))
-    report = PreferenceReport(counts, tuple(shown))
-    n = len(steps)
-    at = [float(i + 1) for i in range(n)] if times is None else [float(t) for t in times]
-    last = 0.0
-    for i, step in enumerate(steps):
-        d = durations[i] if durations is not None else None
-        durative = isinstance(task.schemas[step.name], DurativeAction)
-        last = max(last, at[i] + (d if durative and d is not None else 0.0))
-    metric = _metric(task, result, values, report, steps, times, total_time=last)
-    return replace(result, preferences=report, metric=metric)

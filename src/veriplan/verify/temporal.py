@@ -93,7 +93,8 @@ def num(v: float) -> str:
 def validate_temporal(task: Task, steps: tuple[Step, ...], times: Sequence[float] | None,
                       durations: Sequence[float | None] | None, *, trace: bool = False,
                       tolerance: float = TOLERANCE,
-                      final: list[tuple[int, N.Values]] | None = None) -> ValidationResult:
+                      trajectory: list[tuple[float, int, N.Values]] | None = None
+                      ) -> ValidationResult:
     """The :class:`ValidationResult` of ``steps`` at ``times`` with ``durations`` (one
     each, None for a step written without ``[d]``) on a temporal ``task``. Without
     ``times`` the steps are at 1, 2, 3, ... (as VAL times an untimed plan)."""
@@ -108,6 +109,9 @@ def validate_temporal(task: Task, steps: tuple[Step, ...], times: Sequence[float
     if len(at) != n or len(durs) != n:
         raise ValueError(f"{len(at)} times and {len(durs)} durations for {n} steps")
     run = _Run(task, steps, trace)
+    if trajectory is not None:  # (a hook: PDDL 3 judges the states after each happening)
+        run.trajectory = trajectory
+        trajectory.append((0.0, run.bits, run.values))
     errors = check_plan(task, steps)
     if errors:
         return run.fail(errors[0], errors)
@@ -128,10 +132,7 @@ def validate_temporal(task: Task, steps: tuple[Step, ...], times: Sequence[float
         members.append(Member(til.time, Part.TIMED, j))
     members.sort(key=lambda m: m.time)  # (stable: plan order within one time)
     groups = happenings(members, tolerance)
-    result = run.execute(groups, at, durs, tolerance)
-    if final is not None:  # (a hook: PDDL 3's goal preferences read the final state)
-        final.append((run.bits, run.values))
-    return result
+    return run.execute(groups, at, durs, tolerance)
 
 
 def happenings(members: list[Member], tolerance: float) -> list[list[Member]]:
@@ -190,6 +191,8 @@ class _Run:
         self.states: list[tuple[int, N.Values]] = [(self.bits, self.values)] if trace else []
         self.finished: dict[int, tuple[int, N.Values]] = {}
         self.done = 0  # steps whose every member has been applied
+        #: (time, bits, values) after each happening, when asked for (PDDL 3)
+        self.trajectory: list[tuple[float, int, N.Values]] | None = None
 
     # ----- results -------------------------------------------------------------------
     def trace_states(self) -> list[tuple[int, N.Values]]:
@@ -287,6 +290,8 @@ class _Run:
                 m = next((m for m, ex in done if ex.ups), g[-1])
                 return self.fail(self.undefined(m, u, "an effect has no value", t))
             self.bits = (self.bits & ~delete) | add
+            if self.trajectory is not None:
+                self.trajectory.append((t, self.bits, self.values))
             for m in g:
                 if m.part is Part.START and where[m.index][1] > k:
                     active.append(m.index)

@@ -123,15 +123,15 @@ def validate_plan(task: Task, plan: Sequence[Step | Operator | str] | Iterable,
     if task.domain.temporal or task.problem.timed_literals:
         from veriplan.verify.temporal import validate_temporal
 
-        final: list = []
+        states: list = []
         if pddl3:
             _refuse_temporal_pddl3(task)
         result = validate_temporal(task, steps, times, durations, trace=trace,
-                                   tolerance=tolerance, final=final if pddl3 else None)
-        if pddl3 and final:
-            from veriplan.verify.constraints import judge_temporal_goals
+                                   tolerance=tolerance, trajectory=states if pddl3 else None)
+        if pddl3:
+            from veriplan.verify.constraints import judge_temporal
 
-            result = judge_temporal_goals(task, steps, result, *final[0], times, durations)
+            result = judge_temporal(task, steps, result, states, times, durations)
         if not lines:
             return result
         return replace(result, valid=False, unread=tuple(lines),
@@ -171,9 +171,8 @@ def _refuse_temporal_pddl3(task: Task) -> None:
 
         raise UnsupportedRequirementError(
             f"task {task.name}: {why} on a temporal plan (durative actions or timed "
-            "literals) are not supported: only goal preferences are judged on timed "
-            "trajectories", file=task.problem.file,
-            requirement=":constraints" if "constraint" in why else ":preferences")
+            "literals) is not supported (goal preferences and :constraints are)",
+            file=task.domain.file, requirement=":preferences")
 
 
 def _classical_metric(task: Task, result: ValidationResult) -> MetricValue | None:
