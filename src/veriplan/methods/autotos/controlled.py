@@ -47,25 +47,37 @@ probability, drawn independently. ``e=E`` sets all five of Figure 4's classes to
 E (the sweep's axis); without ``e`` the rates are the recorded profile
 (:data:`RECORDED`). Feedback: an answer to feedback naming a class the function
 has (the category it reads from the feedback text: :func:`reported`) removes
-that bug with probability ``q`` and, whatever it fixed, brings in a new
-successor bug with probability ``r`` (a class drawn by the rates, among those
-it does not have). Defaults: ``q`` and ``r`` from the recorded logs.
+that bug with the class's fix probability (:data:`FIX`; ``q=Q`` sets one for
+all) and, whatever it fixed, brings in a new successor bug with probability
+``r`` (:data:`REGRESS`; a class drawn by the rates, among those it does not
+have).
 
 Where every rate comes from (:data:`RECORDED`, :data:`FIX`, :data:`REGRESS`):
-a sample of 9 recorded AutoToS runs, w/ val, from the authors' repository
-(IBM/AutoToS, ``src/clean_logs``, commit a2a0d27): GPT-4o-mini on the 24 Game
-(20240802_234610), Blocksworld (20240802_235303), Sokoban (20240802_124355),
-PrOntoQA (20240804_000943); GPT-4o on the 24 Game (20240803_104248),
-Blocksworld (20240801_111822), Sokoban (20240802_123531), PrOntoQA
-(20240804_001235); Llama3.1-70b on Blocksworld (20240809_001641). Their first
-successor functions: 3 of 9 failed the partial soundness check, 2 raised, 2
-changed their input, 0 were incomplete, 2 had no bug; their first goal tests:
-0 of 9 wrong. Their 24 answers to feedback: 10 fixed the bug reported
-(soundness 5 of 7, exception 3 of 7, input change 2 of 2, completeness 0 of 8),
-and 4 brought in a bug of another class. The sample is small and its
-completeness count comes from one run; the paper itself says completeness
-feedback is common ("more often than not", section 5): hence the sweep over
-``e`` with every class at the same rate, which is the study's main axis.
+a sample of 19 recorded AutoToS runs, w/ val, from the authors' repository
+(IBM/AutoToS, ``src/clean_logs``, commit a2a0d27; the crossword logs are not
+there), named by folder and time stamp: gpt4-mini on 24game (20240802_234610),
+blocks (20240802_235303), sokoban (20240802_124355), prontoqa
+(20240804_000943); gpt4 on 24game (20240803_104248), blocks (20240801_111822),
+sokoban (20240802_123531), prontoqa (20240804_001235); llama3.1-405b on 24game
+(20240808_022206), blocks (20240808_105053), sokoban (20240808_102323),
+prontoqa (20240808_235857); llama3.1-70b on blocks (20240809_001641), sokoban
+(20240810_181143), prontoqa (20240809_000202); deepseek-coderv2 on 24game
+(20240808_022446), blocks (20240808_110852), sokoban (20240808_142113),
+prontoqa (20240808_023643). Their 19 first successor functions: 5 failed the
+partial soundness check (one of them, GPT-4o-mini's PrOntoQA, only once its
+exception was fixed), 2 raised, 3 changed their input, 1 was incomplete, 9 had
+no bug; their 19 first goal tests: none wrong. Their 32 answers to feedback
+whose outcome the log shows (an answer the budget left untested is not
+counted): soundness fixed 5 of 8, exception 4 of 7, input change 3 of 3,
+completeness 1 of 14 (two runs, GPT-4o-mini's 24 Game and Llama3.1-70b's
+Sokoban, spent their budgets on it); 3 of the 32 brought in a bug of a class
+the run had not shown (two soundness fixes that left successors out, one
+exception fix that exposed an unsound successor). The goal test's fix
+probability, with no goal feedback in the sample, is the pooled 13 of 32. The
+sample is small; the paper says completeness feedback is common ("more often
+than not", section 5) where the first functions here were rarely incomplete:
+hence the sweep over ``e``, every class at the same rate, as the study's main
+axis.
 
 Determinism: every draw is seeded by (``seed``, the request's seed, domain,
 function, call), so the same settings give the same answers in any process,
@@ -86,8 +98,8 @@ from veriplan.errors import BackendError, ConfigError
 from veriplan.llm.controlled import ControlledModel
 from veriplan.llm.types import LLMRequest
 
-__all__ = ["FIX", "RECORDED", "REGRESS", "Bug", "ControlledAutoToSBackend", "Settings",
-           "reported", "write"]
+__all__ = ["FIX", "POOLED_FIX", "RECORDED", "REGRESS", "Bug", "ControlledAutoToSBackend",
+           "Settings", "reported", "write"]
 
 
 class Bug(StrEnum):
@@ -103,11 +115,15 @@ SUCC_BUGS = (Bug.UNSOUND, Bug.INCOMPLETE, Bug.SHALLOW, Bug.EXCEPTION, Bug.SLOW)
 # the five classes of the paper's Figure 4 (what ``e=`` sets)
 FIGURE4 = (Bug.UNSOUND, Bug.INCOMPLETE, Bug.SHALLOW, Bug.EXCEPTION, Bug.GOAL)
 
-# First-function rates from the 9 recorded runs named in the module docstring.
-RECORDED: dict[Bug, float] = {Bug.UNSOUND: 3 / 9, Bug.EXCEPTION: 2 / 9, Bug.SHALLOW: 2 / 9,
-                              Bug.INCOMPLETE: 0.0, Bug.GOAL: 0.0, Bug.SLOW: 0.0}
-FIX = 10 / 24  # answers to feedback that fixed the reported bug, same runs
-REGRESS = 4 / 24  # answers to feedback that brought in a bug of another class
+# First-function rates from the 19 recorded runs named in the module docstring.
+RECORDED: dict[Bug, float] = {Bug.UNSOUND: 5 / 19, Bug.EXCEPTION: 2 / 19, Bug.SHALLOW: 3 / 19,
+                              Bug.INCOMPLETE: 1 / 19, Bug.GOAL: 0.0, Bug.SLOW: 0.0}
+# Answers to feedback that fixed the bug reported, by class, same runs (the goal
+# test and slow functions: none in the sample; the pooled 13 of 32).
+POOLED_FIX = 13 / 32
+FIX: dict[Bug, float] = {Bug.UNSOUND: 5 / 8, Bug.EXCEPTION: 4 / 7, Bug.SHALLOW: 3 / 3,
+                         Bug.INCOMPLETE: 1 / 14, Bug.GOAL: POOLED_FIX, Bug.SLOW: POOLED_FIX}
+REGRESS = 3 / 32  # answers to feedback that brought in a bug of a class not seen before
 
 # The feedback category (veriplan.domains.autotos.harness.CATEGORIES) -> the bug
 # it reports.
@@ -120,11 +136,11 @@ CATEGORY_BUG = {"succ_soundness": Bug.UNSOUND, "succ_completeness": Bug.INCOMPLE
 @dataclass(frozen=True)
 class Settings:
     """The writer's rates: ``rates[bug]`` the chance a first function has it,
-    ``q`` the chance an answer fixes the bug reported, ``r`` the chance it
-    brings in a new successor bug, ``seed`` its own seed."""
+    ``q[bug]`` the chance an answer fixes that bug when it is reported, ``r``
+    the chance an answer brings in a new successor bug, ``seed`` its own seed."""
 
     rates: dict[Bug, float] = field(default_factory=lambda: dict(RECORDED))
-    q: float = FIX
+    q: dict[Bug, float] = field(default_factory=lambda: dict(FIX))
     r: float = REGRESS
     seed: int = 0
 
@@ -133,12 +149,12 @@ class Settings:
         """``autotos`` (the recorded profile) or ``autotos:e=0.2,q=0.5,...``;
         keys: ``e`` (all five Figure 4 classes), one class by name
         (``unsound``, ``incomplete``, ``shallow``, ``exception``, ``goal``,
-        ``slow``), ``q``, ``r``, ``seed``."""
+        ``slow``), ``q`` (every class's fix probability), ``r``, ``seed``."""
         family, _, rest = model.partition(":")
         if family.strip() != "autotos":
             raise ConfigError(f"controlled-autotos model {model!r}: write autotos or "
                               "autotos:e=0.2,q=0.42,r=0.17,seed=0")
-        rates, q, r, seed = dict(RECORDED), FIX, REGRESS, 0
+        rates, q, r, seed = dict(RECORDED), dict(FIX), REGRESS, 0
         names = {b.value: b for b in Bug}
         items = [p.split("=", 1) for p in rest.split(",") if p.strip()]
         for item in items:
@@ -165,7 +181,8 @@ class Settings:
         for key, value in given.items():  # a class named wins over e
             if key in names:
                 rates[names[key]] = float(value)
-        q = float(given.get("q", q))
+        if "q" in given:
+            q = dict.fromkeys(Bug, float(given["q"]))
         r = float(given.get("r", r))
         seed = int(given.get("seed", seed))
         return cls(rates, q, r, seed)
@@ -349,7 +366,7 @@ class ControlledAutoToSBackend(ControlledModel):
             fix, new, pick, salt = (rng.random(), rng.random(), rng.random(),
                                     rng.randrange(1 << 30))
             bug = reported(text)
-            if bug is not None and bug in bugs and fix < s.q:
+            if bug is not None and bug in bugs and fix < s.q.get(bug, POOLED_FIX):
                 del bugs[bug]
             if which == "succ" and new < s.r:
                 weights = [(b, s.rates.get(b, 0.0)) for b in SUCC_BUGS
