@@ -114,7 +114,7 @@ def _paper(args: argparse.Namespace) -> int:
         make_report,
         unavailable_report,
     )
-    from veriplan.papers.render import report_doc, to_markdown, to_text
+    from veriplan.papers.render import CLAIMS_HEADING, report_doc, to_markdown, to_text
 
     if args.all and args.name:
         raise ConfigError("give a paper's NAME or --all, not both")
@@ -163,7 +163,8 @@ def _paper(args: argparse.Namespace) -> int:
     if args.json:
         emit("paper", {"papers": [report_doc(r) for r in reports]})
     elif args.markdown:
-        print(to_markdown(reports), end="")
+        heading = CLAIMS_HEADING if args.all and not run and not args.store else ""
+        print(to_markdown(reports, heading=heading), end="")
     else:
         print(to_text(reports), end="")
     return EXIT_OK

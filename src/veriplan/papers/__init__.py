@@ -63,8 +63,9 @@ def get_paper(name: str) -> Paper:
     try:
         return PAPERS.get(name)
     except ModuleNotFoundError as exc:
-        if exc.name != module:  # the module is there, and something it imports is not
-            raise
+        missing = exc.name or ""
+        if not (module == missing or module.startswith(missing + ".")):
+            raise  # the module is there, and something it imports is not
         raise PaperNotAvailableError(name, entry, exc) from exc
     except AttributeError as exc:
         if getattr(exc, "name", None) != attr:

@@ -162,7 +162,7 @@ def judge(claim: Claim, measured: Measured | None, reason: str = "") -> ClaimRes
                            f"the interval {span} is wholly {claim.comparison} {show(bound)}")
     if (lo >= bound) if want_below else (hi <= bound):
         other = "above" if want_below else "below"
-        why = f"the interval {span} is at or {other} {show(bound)}: the opposite direction"
+        why = f"the interval {span} is at or {other} {show(bound)}: not the claimed direction"
     else:
         why = f"the interval {span} contains {show(bound)}: the direction is not shown"
     return ClaimResult(claim, measured, Verdict.DOES_NOT_HOLD, why)
