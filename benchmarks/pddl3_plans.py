@@ -13,6 +13,10 @@ Fast Downward refuse ``:preferences``), so the plans are ours, stated as such:
         # a step dropped, two swapped, a step repeated, the last cut
     python benchmarks/pddl3_plans.py val      # VAL's verdicts (Validate -v, one run a problem)
     python benchmarks/pddl3_plans.py compare  # veriplan beside VAL: the agreement counts
+    python benchmarks/pddl3_plans.py semantics [--seed 49] [--problems 40]
+        # every constraint kind on seeded random trajectories of a three-atom domain
+        # (any state reachable in one step), as preferences and as hard constraints,
+        # VAL's violation counts and outcomes recorded in semantics.json
 """
 
 from __future__ import annotations
@@ -376,9 +380,102 @@ def _delta(expr, vals: dict) -> float:
     return 0.0
 
 
+# ----- the semantics corpus: every constraint kind on random trajectories ---------------
+ATOMS = "pqr"
+
+
+def semantics_domain() -> str:
+    """A domain whose actions ``go-XYZ`` set the three atoms to X, Y, Z (any state in
+    one step): a plan is any trajectory."""
+    import itertools
+
+    acts = []
+    for bits in itertools.product((0, 1), repeat=3):
+        eff = " ".join(f"({a})" if b else f"(not ({a}))" for a, b in zip(ATOMS, bits))
+        acts.append(f"(:action go-{''.join(map(str, bits))} :parameters () "
+                    f":precondition (and) :effect (and {eff}))")
+    return ("(define (domain traj) (:requirements :strips :preferences :constraints "
+            ":negative-preconditions)\n(:predicates (p) (q) (r))\n" + "\n".join(acts) + ")\n")
+
+
+def semantics_problem(constraints: list[str], init: list[str], hard: bool) -> str:
+    if hard:
+        body, metric = "(and " + " ".join(constraints) + ")", ""
+    else:
+        body = "(and " + " ".join(f"(preference c{i} {c})"
+                                  for i, c in enumerate(constraints)) + ")"
+        metric = ("(:metric minimize (+ 0 " + " ".join(
+            f"(is-violated c{i})" for i in range(len(constraints))) + "))")
+    ini = " ".join(f"({a})" for a in init)
+    return (f"(define (problem trajp) (:domain traj) (:init {ini}) (:goal (and)) "
+            f"(:constraints {body}) {metric})\n")
+
+
+def semantics_plan(states: list[str]) -> str:
+    return "".join("(go-" + "".join("1" if a in s else "0" for a in ATOMS) + ")\n"
+                   for s in states)
+
+
+def _random_constraint(rng: random.Random) -> str:
+    def lit() -> str:
+        a = rng.choice(ATOMS)
+        return f"(not ({a}))" if rng.random() < 0.3 else f"({a})"
+
+    def t() -> str:
+        return rng.choice(("0", "1", "2", "3", "1.5", "4"))
+    k = rng.choice(("always", "sometime", "within", "at-most-once", "sometime-after",
+                    "sometime-before", "always-within", "hold-during", "hold-after",
+                    "at end"))
+    if k in ("always", "sometime", "at-most-once", "at end"):
+        return f"({k} {lit()})"
+    if k in ("within", "hold-after"):
+        return f"({k} {t()} {lit()})"
+    if k in ("sometime-after", "sometime-before"):
+        return f"({k} {lit()} {lit()})"
+    if k == "always-within":
+        return f"(always-within {t()} {lit()} {lit()})"
+    a = float(t())
+    return f"(hold-during {a:g} {a + rng.choice((0.5, 1, 2, 3)):g} {lit()})"
+
+
+def semantics(args) -> None:
+    import tempfile
+
+    from veriplan.verify.val import find_val
+
+    tool = find_val()
+    rng = random.Random(args.seed)
+    cases = []
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp) / "d.pddl"
+        d.write_text(semantics_domain())
+        for n in range(args.problems):
+            hard = n % 2 == 1
+            cons = [_random_constraint(rng) for _ in range(rng.choice((1, 2, 3)) if hard
+                                                              else 12)]
+            init = [a for a in ATOMS if rng.random() < 0.5]
+            plans = [["".join(a for a in ATOMS if rng.random() < 0.5)
+                      for _ in range(rng.randint(0, 6))] for _ in range(12)]
+            p = Path(tmp) / "p.pddl"
+            p.write_text(semantics_problem(cons, init, hard))
+            files = []
+            for i, states in enumerate(plans):
+                f = Path(tmp) / f"plan{i}"
+                f.write_text(semantics_plan(states))
+                files.append(f)
+            res = val_run(tool, d, p, files)
+            cases.append({"constraints": cons, "init": init, "hard": hard, "plans": plans,
+                          "val": [{"outcome": r["outcome"], "violations": r.get("violations")}
+                                  for r in res]})
+    (OUT / "semantics.json").write_text(json.dumps(cases, indent=None) + "\n")
+    print(f"{len(cases)} problems, {sum(len(c['plans']) for c in cases)} trajectories",
+          file=sys.stderr)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("step", choices=("make", "mutate", "val", "compare"))
+    ap.add_argument("step", choices=("make", "mutate", "val", "compare", "semantics"))
+    ap.add_argument("--problems", type=int, default=40)
     ap.add_argument("--data-dir", type=Path, default=ROOT.parent / "shared" / "data")
     ap.add_argument("--seed", type=int, default=49)
     ap.add_argument("--walks", type=int, default=3)
@@ -391,6 +488,8 @@ def main() -> None:
         mutate(args)
     elif args.step == "val":
         val(args)
+    elif args.step == "semantics":
+        semantics(args)
     else:
         c = compare(args)
         print(f"left out (VAL's Parser refuses the problem) {c['val_refuses']}; "

@@ -102,6 +102,10 @@ def _validate(args: argparse.Namespace) -> int:
         if result.metric is not None:
             m = result.metric
             print(f"metric: {m.direction.value} {m.expression} = {m.text}")
+        if result.preferences is not None and result.preferences.counts:  # VAL's "Violations:"
+            shown = result.preferences.violated()
+            print("violations: " + (", ".join(f"{n} {c}" for n, c in shown.items())
+                                    if shown else "none"))
         if args.trace and result.trace is not None:
             for i, state in enumerate(result.trace):
                 print(f"state {i}: {' '.join(state)}")

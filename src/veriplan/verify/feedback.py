@@ -11,6 +11,19 @@ _SHOWN = 3  # unread lines named in the feedback; the rest are counted
 
 
 def feedback_text(result: ValidationResult, *, unread: bool = True) -> str:
+    text = _feedback_text(result, unread=unread)
+    prefs = result.preferences
+    if prefs is not None and result.steps_reach_goal:
+        shown = prefs.violated()
+        if shown:
+            names = [f"{n} ({c})" if c > 1 else n for n, c in shown.items()]
+            more = f" and {len(names) - 8} more" if len(names) > 8 else ""
+            text += (f"; {sum(shown.values())} preference violation"
+                     f"{'s' if sum(shown.values()) != 1 else ''}: {', '.join(names[:8])}{more}")
+    return text
+
+
+def _feedback_text(result: ValidationResult, *, unread: bool = True) -> str:
     """One sentence (or a few) saying what is wrong with the plan, e.g.
     ``step 3 (stack a b): precondition (clear b) is false``.
 

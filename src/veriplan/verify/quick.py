@@ -60,6 +60,9 @@ def quick_record(task: Task, line: int, ident: Any, plan_text: str
     if task.domain.temporal:
         return None  # durative actions: the temporal validator's (an untimed step too)
     axioms = task.axioms
+    pr = task.problem
+    if pr.preferences or pr.constraints or task.domain.preferences or task.domain.constraints:
+        return None  # PDDL 3: the general path judges the trajectory
     if axioms is not None and (not task.numeric or axioms.numeric):
         return None  # derived predicates on a classical task, or numeric rules: general
     # (str.islower tests every character's case through Unicode's tables: for an

@@ -62,6 +62,9 @@ def judged_record(line: int, ident: Any, valid: bool, steps: int, failed_step: i
 
 def result_record(line: int, ident: Any, r: ValidationResult) -> tuple[bool, str]:
     """The verdict and record of a judged item from its validation result."""
+    if r.preferences is not None or r.constraints:  # (PDDL 3: the record's extra keys)
+        text = ENCODER.encode(BatchVerdict(line, None, result=r).to_dict())
+        return r.valid, text.replace('"id": null', '"id": ' + id_json(ident), 1)
     enc = encode_str
     unread = ", ".join([f'{{"line": {json_value(u.line)}, "text": {enc(u.text)}, '
                         f'"reason": {enc(u.reason)}}}' for u in r.unread]) if r.unread else ""

@@ -73,6 +73,8 @@ class BatchVerdict:
             {"line", "id", "valid", "steps", "unread", "failed_step", "failed_action",
              "failure", "detail", "unsatisfied", "unmet_goals", "metric", "error"}
 
+        (on a PDDL 3 task, ``violations``, each preference name's count of violations,
+        and ``constraints``, the hard constraints broken, before ``error``);
         ``steps`` is the number of steps read; ``unread`` the lines that were not
         (``line``, ``text``, ``reason``); ``failed_step`` the 1-based number of
         the first step that cannot be executed and ``failed_action`` its text;
@@ -90,7 +92,7 @@ class BatchVerdict:
                     "unread": [], "failed_step": None, "failed_action": None,
                     "failure": None, "detail": None, "unsatisfied": [], "unmet_goals": [],
                     "metric": None, "error": self.error.to_dict()}
-        return {
+        out = {
             "line": self.line, "id": self.id, "valid": r.valid, "steps": len(r.plan),
             "unread": [{"line": u.line, "text": u.text, "reason": u.reason} for u in r.unread],
             "failed_step": r.failed_step, "failed_action": r.action,
@@ -100,6 +102,15 @@ class BatchVerdict:
             "metric": r.metric.value if r.metric is not None else None,
             "error": None,
         }
+        if r.preferences is not None or r.constraints:
+            # PDDL 3: violations per preference name (VAL's "Violations:"), the hard
+            # constraints broken (only on such tasks: other records keep their keys)
+            del out["error"]
+            out["violations"] = (r.preferences.violated() if r.preferences is not None
+                                 else None)
+            out["constraints"] = [c.constraint for c in r.constraints]
+            out["error"] = None
+        return out
 
 
 class NotJudged(Exception):
