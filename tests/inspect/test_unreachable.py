@@ -1,0 +1,49 @@
+"""A veriplan method inside inspect-ai fails at once where nothing listens
+(issue 46, item 4): inspect retries a connection error without end by default;
+the backend makes a refused connection one attempt and a typed error naming the
+URL. Over a real socket on 127.0.0.1 with inspect's OpenAI-compatible provider."""
+
+from __future__ import annotations
+
+import contextvars
+
+import anyio
+import anyio.lowlevel
+import anyio.to_thread
+import pytest
+from inspect_ai.model import GenerateConfig, get_model
+from tenacity import wait_none
+
+from tests.llm.test_unreachable import closed_port
+from veriplan.errors import EndpointUnreachableError
+from veriplan.inspect.backend import InspectBackend
+from veriplan.llm import LLM, LLMRequest
+
+
+def test_a_refused_connection_is_one_attempt_and_names_the_url(monkeypatch):
+    url = f"http://127.0.0.1:{closed_port()}/v1"
+    # max_retries bounds the old behaviour (it retried until stopped) so the
+    # test fails rather than hangs; -M max_retries=0: the SDK's own retries off
+    model = get_model("openai-api/local/m", base_url=url, api_key="k", max_retries=0,
+                      config=GenerateConfig(max_retries=3))
+    monkeypatch.setattr(model.api, "retry_wait", lambda: wait_none())
+    attempts: list[int] = []
+    generate = model.api.generate
+
+    async def counted(*args, **kwargs):
+        attempts.append(1)
+        return await generate(*args, **kwargs)
+
+    monkeypatch.setattr(model.api, "generate", counted)
+
+    async def run() -> None:
+        backend = InspectBackend(model, anyio.lowlevel.current_token(),
+                                 contextvars.copy_context())
+        llm = LLM(backend)
+        await anyio.to_thread.run_sync(llm.complete, LLMRequest.of("q"))
+
+    with pytest.raises(EndpointUnreachableError) as info:
+        anyio.run(run)
+    assert len(attempts) == 1
+    assert info.value.url == url
+    assert str(info.value).startswith(f"nothing listens at {url}: start the server or fix")
