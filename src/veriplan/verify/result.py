@@ -195,10 +195,11 @@ class ValidationResult:
                              for u in self.unread],
             "metric": self.metric.to_dict() if self.metric is not None else None,
             "judgement": self.judgement().to_dict(),
+        } | ({  # PDDL 3 (only on such tasks: other results keep their keys)
             "constraints": [c.to_dict() for c in self.constraints],
             "preferences": (self.preferences.to_dict() if self.preferences is not None
                             else None),
-        }
+        } if self.preferences is not None or self.constraints else {})
 
 
 def _step_kinds() -> dict:

@@ -172,6 +172,11 @@ def _from_sim(outcome: Outcome, task: Task, c: ConstraintSet, couplings: Couplin
     missing = _preds(sim.unsatisfied)
     coupled = couplings.strongest(step.name, missing)
     kept = f"Keep steps 1-{k - 1} (they run). " if k > 1 else ""
+    if sim.detail.startswith("the state after it breaks constraint"):  # PDDL 3
+        return RepairDecision("precondition_probing", (
+            f"{kept}Step {k} {step} runs, but {sim.detail}. The plan must respect the "
+            f"constraint in every state: replace step {k} or reach the goal another way.",),
+            f"trajectory constraint broken at step {k}")
     if coupled is not None:
         pred, value, count, source = coupled
         note = (f"({step.name}, {pred}) is a high-coupling pair (NPMI {value:.2f} over {count} "
