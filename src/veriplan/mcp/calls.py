@@ -1,23 +1,27 @@
 """How a tool call runs on the server: its work in a worker thread, in one of
 the server's slots, within the time limit; a refused input or a veriplan
 error comes back as a tool error with its message, anything else as a tool
-error that names no internals. And registering a tool with its docstring as
-the description. :mod:`veriplan.mcp.server` and :mod:`veriplan.mcp.methods`
-both register their tools through here."""
+error that names no internals. And making a tool (:class:`ContractTool`) with
+its docstring as the description, whose arguments are checked against the
+argument contract (:mod:`veriplan.core.arguments`) before the SDK reads them:
+an unknown argument is refused with the valid names, as in a batch item, and
+numbers out of range with the range. :mod:`veriplan.mcp.server` and
+:mod:`veriplan.mcp.methods` both make their tools through here."""
 
 from __future__ import annotations
 
 import functools
 import inspect
 from collections.abc import Awaitable, Callable
-from typing import TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 import anyio.to_thread
-from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.tools import Tool
 from mcp_types import ToolAnnotations
 
+from veriplan.core.arguments import TOOLS, ArgumentError
 from veriplan.errors import VeriplanError
 from veriplan.mcp import tools as T
 from veriplan.mcp.config import ServerConfig, ToolInputError
@@ -66,13 +70,37 @@ def _slot(cfg: ServerConfig, name: str, work: Callable[[T.Deadline], R],
         cfg.slots.release()
 
 
-def register_tool(server: MCPServer, *, annotations: ToolAnnotations
+if TYPE_CHECKING:
+    from mcp.server.mcpserver import Context
+
+
+class ContractTool(Tool):
+    """A tool whose arguments are checked against its record in
+    :data:`veriplan.core.arguments.TOOLS` first: a key the tool does not take (the
+    SDK alone would drop it unseen), a value of the wrong kind or a number out of
+    range (NaN, infinity, zero or a negative count) is a tool error that names the
+    key and the fix, in the words every face uses."""
+
+    async def run(self, arguments: dict[str, Any], context: Context,  # type: ignore[override]
+                  convert_result: bool = False) -> Any:
+        record = TOOLS.get(self.name)
+        if record is not None:
+            try:
+                record.check(arguments)
+            except ArgumentError as exc:
+                raise ToolError(f"Error executing tool {self.name}: {exc}") from None
+        return await super().run(arguments, context, convert_result=convert_result)
+
+
+def register_tool(tools: list[Tool], *, annotations: ToolAnnotations
           ) -> Callable[[Callable[..., Awaitable[R]]], Callable[..., Awaitable[R]]]:
-    """``server.tool`` with the function's docstring, dedented, as the description."""
+    """Add the function to ``tools`` as a :class:`ContractTool`, with its docstring,
+    dedented, as the description (the server is made with the list)."""
     def register(fn: Callable[..., Awaitable[R]]) -> Callable[..., Awaitable[R]]:
-        return server.tool(description=inspect.cleandoc(fn.__doc__ or ""),
-                           annotations=annotations)(fn)
+        tools.append(ContractTool.from_function(
+            fn, description=inspect.cleandoc(fn.__doc__ or ""), annotations=annotations))
+        return fn
     return register
 
 
-__all__ = ["register_tool", "run_call"]
+__all__ = ["ContractTool", "register_tool", "run_call"]

@@ -12,6 +12,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from veriplan.core.arguments import refused_path
 from veriplan.errors import VeriplanError
 from veriplan.pddl.inputs import check_path, size_text
 
@@ -55,7 +56,8 @@ class Roots:
     def resolve(self, path: str, what: str) -> str:
         """``path`` (relative paths are taken from the first root) resolved, if it
         leads inside a root; else a :class:`ToolInputError` that names the path
-        (never what the file holds)."""
+        (as given: never what the file holds, never a root's absolute path; the same
+        message a batch item gets)."""
         if not isinstance(path, str) or not path:
             raise ToolInputError(f"the {what} path must be a non-empty string")
         try:
@@ -66,10 +68,9 @@ class Roots:
         for root in self.dirs:
             if full == root or full.startswith(root.rstrip(os.sep) + os.sep):
                 return full
-        raise ToolInputError(
-            f"{path}: the {what} is outside the server's roots ({', '.join(self.dirs)}); "
-            "paths may not leave them, also through symlinks or '..' (start the server "
-            "with --root DIR to allow another directory)")
+        raise ToolInputError(refused_path(
+            path, what, "the server's roots",
+            "start the server with --root DIR to allow another directory"))
 
     def relative(self, full: str) -> str:
         """A resolved path as the client should see it: relative to its root."""

@@ -11,8 +11,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated
 
 import anyio.from_thread
-from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
+from mcp.server.mcpserver.tools import Tool
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
@@ -20,7 +20,15 @@ from veriplan.mcp import models as M
 from veriplan.mcp import tools as T
 from veriplan.mcp.calls import register_tool, run_call
 from veriplan.mcp.config import ServerConfig, ToolInputError
-from veriplan.mcp.params import Config, ConfigPath, Domain, DomainPath, Problem, ProblemPath
+from veriplan.mcp.params import (
+    Config,
+    ConfigPath,
+    Domain,
+    DomainPath,
+    Problem,
+    ProblemPath,
+    Settings,
+)
 
 if TYPE_CHECKING:
     from veriplan.llm.client import LLM
@@ -95,11 +103,11 @@ def run(cfg: ServerConfig, model: _Model, deadline: T.Deadline, *, method: str,
         failure=result.failure, last_diagnosis=result.last_diagnosis)
 
 
-def register_run_method(server: MCPServer, cfg: ServerConfig) -> None:
+def register_run_method(tools: list[Tool], cfg: ServerConfig) -> None:
     model = _Model(cfg)
     default = offered_methods()[0]
 
-    @register_tool(server, annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False,
+    @register_tool(tools, annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False,
                                              idempotent_hint=False, open_world_hint=True))
     async def run_method(
             ctx: Context,
@@ -107,8 +115,7 @@ def register_run_method(server: MCPServer, cfg: ServerConfig) -> None:
             domain: Domain = None, domain_path: DomainPath = None, problem: Problem = None,
             problem_path: ProblemPath = None, planbench_config: Config = None,
             planbench_config_path: ConfigPath = None,
-            settings: Annotated[dict[str, str] | None, Field(
-                description="method settings, e.g. {\"max_attempts\": \"3\"}")] = None,
+            settings: Settings = None,
     ) -> M.RunMethodDoc:
         """Run one of veriplan's planning methods on a PDDL task with the language model
         the server was started with; the plan counts only when veriplan's validator

@@ -23,26 +23,37 @@ import anyio.from_thread
 from mcp.server import MCPServer
 from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ResourceError
+from mcp.server.mcpserver.tools import Tool
 from mcp.server.stdio import stdio_server
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
 from veriplan import __version__
+from veriplan.core.arguments import BATCH_ITEM
 from veriplan.mcp import models as M
 from veriplan.mcp import tools as T
 from veriplan.mcp.calls import register_tool, run_call
 from veriplan.mcp.config import ServerConfig
 from veriplan.mcp.methods import register_run_method
 from veriplan.mcp.params import (
+    BatchDomainPath,
+    BatchProblemPath,
     Config,
     ConfigPath,
     Domain,
     DomainPath,
     Format,
+    Limit,
+    MaxStates,
+    Offset,
     Plan,
+    Planner,
     PlanPath,
     Problem,
     ProblemPath,
+    StepsFirst,
+    TimeLimit,
+    Trace,
 )
 
 INSTRUCTIONS = (
@@ -60,17 +71,15 @@ _READ_ONLY = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempo
 
 def build_server(cfg: ServerConfig) -> MCPServer:
     """The server with every tool, resource and prompt, configured by ``cfg``."""
-    server: MCPServer = MCPServer("veriplan", version=__version__, instructions=INSTRUCTIONS,
-                                  log_level="WARNING")
+    tools: list[Tool] = []
 
-    @register_tool(server, annotations=_READ_ONLY)
+    @register_tool(tools, annotations=_READ_ONLY)
     async def validate_plan(domain: Domain = None, domain_path: DomainPath = None,
                             problem: Problem = None, problem_path: ProblemPath = None,
                             plan: Plan = None, plan_path: PlanPath = None,
                             format: Format = "pddl", planbench_config: Config = None,
                             planbench_config_path: ConfigPath = None,
-                            trace: Annotated[bool, Field(
-                                description="also return the state before each step")] = False,
+                            trace: Trace = False,
                             ) -> M.ValidatePlanDoc:
         """Check a plan on a PDDL task with veriplan's sound validator. Returns the typed
         verdict (valid / invalid / unknown), the steps read, the lines left aside and
@@ -82,17 +91,16 @@ def build_server(cfg: ServerConfig) -> MCPServer:
             planbench_config=planbench_config, planbench_config_path=planbench_config_path,
             trace=trace))
 
-    @register_tool(server, annotations=_READ_ONLY)
+    @register_tool(tools, annotations=_READ_ONLY)
     async def validate_batch(
-            items: Annotated[list[dict[str, str | int | list[str] | None]], Field(
+            items: Annotated[list[dict[str, str | int | float | bool | list[str] | None]], Field(
                 description="the plans: objects with plan (text or lines) or plan_path, and "
                             "optionally id, domain_path, problem_path, format "
-                            "('pddl'/'planbench'), planbench_config_path")],
+                            "('pddl'/'planbench'), planbench_config_path; an item takes "
+                            f"{BATCH_ITEM.valid_text()}")],
             ctx: Context,
-            domain_path: Annotated[str | None, Field(
-                description="the domain file of every item that names none")] = None,
-            problem_path: Annotated[str | None, Field(
-                description="the problem file of every item that names none")] = None,
+            domain_path: BatchDomainPath = None,
+            problem_path: BatchProblemPath = None,
     ) -> M.ValidateBatchDoc:
         """Judge many plans in one call (each file parsed once), in order, one record
         each; an item that cannot be judged gets a record with its error, and the rest go
@@ -102,14 +110,13 @@ def build_server(cfg: ServerConfig) -> MCPServer:
             cfg, d, items, domain_path=domain_path, problem_path=problem_path,
             progress=portal_progress))
 
-    @register_tool(server, annotations=_READ_ONLY)
+    @register_tool(tools, annotations=_READ_ONLY)
     async def simulate(domain: Domain = None, domain_path: DomainPath = None,
                        problem: Problem = None, problem_path: ProblemPath = None,
                        plan: Plan = None, plan_path: PlanPath = None, format: Format = "pddl",
                        planbench_config: Config = None,
                        planbench_config_path: ConfigPath = None,
-                       max_states: Annotated[int | None, Field(
-                           description="return at most this many states")] = None,
+                       max_states: MaxStates = None,
                        ) -> M.SimulateDoc:
         """Execute a plan from the initial state and return the state after each step
         (the trace), up to the first step that cannot run."""
@@ -119,15 +126,11 @@ def build_server(cfg: ServerConfig) -> MCPServer:
             planbench_config=planbench_config, planbench_config_path=planbench_config_path,
             max_states=max_states))
 
-    @register_tool(server, annotations=_READ_ONLY)
+    @register_tool(tools, annotations=_READ_ONLY)
     async def applicable_actions(
             domain: Domain = None, domain_path: DomainPath = None, problem: Problem = None,
-            problem_path: ProblemPath = None,
-            plan: Annotated[str | list[str] | None, Field(
-                description="steps to execute first (PDDL lines); none: the initial "
-                            "state")] = None,
-            offset: Annotated[int, Field(description="skip this many actions (paging)")] = 0,
-            limit: Annotated[int, Field(description="at most this many actions")] = 100,
+            problem_path: ProblemPath = None, plan: StepsFirst = None, offset: Offset = 0,
+            limit: Limit = 100,
     ) -> M.ApplicableActionsDoc:
         """The ground actions applicable in the initial state, or after the given steps,
         a page at a time (next_offset for the next page)."""
@@ -135,16 +138,12 @@ def build_server(cfg: ServerConfig) -> MCPServer:
             cfg, d, domain=domain, domain_path=domain_path, problem=problem,
             problem_path=problem_path, plan=plan, offset=offset, limit=limit))
 
-    @register_tool(server, annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False,
-                                             open_world_hint=False))
+    @register_tool(tools, annotations=ToolAnnotations(read_only_hint=True, destructive_hint=False,
+                                                      open_world_hint=False))
     async def solve_classical(
             domain: Domain = None, domain_path: DomainPath = None, problem: Problem = None,
-            problem_path: ProblemPath = None,
-            planner: Annotated[str, Field(
-                description="fd (Fast Downward, lama-first), fd-optimal, or veriplan's own "
-                            "bfs, astar-hadd, astar-hff, gbfs-hff")] = "fd",
-            time_limit: Annotated[float | None, Field(
-                description="seconds (at most the server's limit)")] = None,
+            problem_path: ProblemPath = None, planner: Planner = "fd",
+            time_limit: TimeLimit = None,
     ) -> M.SolveClassicalDoc:
         """Solve a PDDL task with a classical planner; the plan is re-checked by
         veriplan's validator (solved is true only then)."""
@@ -152,7 +151,7 @@ def build_server(cfg: ServerConfig) -> MCPServer:
             cfg, d, domain=domain, domain_path=domain_path, problem=problem,
             problem_path=problem_path, planner=planner, time_limit=time_limit))
 
-    @register_tool(server, annotations=_READ_ONLY)
+    @register_tool(tools, annotations=_READ_ONLY)
     async def check_task(domain: Domain = None, domain_path: DomainPath = None,
                          problem: Problem = None, problem_path: ProblemPath = None,
                          ) -> M.CheckTaskDoc:
@@ -163,8 +162,10 @@ def build_server(cfg: ServerConfig) -> MCPServer:
             problem_path=problem_path))
 
     if cfg.backend is not None:
-        register_run_method(server, cfg)
+        register_run_method(tools, cfg)
 
+    server: MCPServer = MCPServer("veriplan", version=__version__, instructions=INSTRUCTIONS,
+                                  log_level="WARNING", tools=tools)
     _resources(server)
     _prompts(server)
     return server

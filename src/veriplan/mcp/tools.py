@@ -535,48 +535,47 @@ def _ident(item: object) -> str | int | float | bool | None:
     return ident if isinstance(ident, str | int | float | bool) else None
 
 
-_ITEM_KEYS = {"id", "domain_path", "problem_path", "plan", "plan_path", "format",
-              "planbench_config_path"}
-
-
 def _prepare(cfg: ServerConfig, item: object, domain_path: str | None,
              problem_path: str | None) -> Mapping[str, object] | ItemError:
+    """An item as :func:`~veriplan.verify.batch.validate_many` reads it: its own keys
+    (an item of a ``validate --batch`` line, :data:`veriplan.core.arguments.BATCH_ITEM`,
+    older names too), each path resolved inside the roots, the call's domain and
+    problem where it names none; or the error of an item that is not judged."""
+    from veriplan.core.arguments import BATCH_ITEM, ArgumentError
     from veriplan.verify.batch import ItemError
 
     if not isinstance(item, Mapping):
         return ItemError("item", "an item must be an object")
-    extra = set(item) - _ITEM_KEYS
-    if extra:
-        return ItemError("item", f"unknown key(s) {', '.join(sorted(map(str, extra)))}: an item "
-                                 f"has {', '.join(sorted(_ITEM_KEYS))}")
-    out: dict[str, object] = {"id": _ident(item)}
     try:
-        for key, default, what, target in (
-                ("domain_path", domain_path, "domain", "domain"),
-                ("problem_path", problem_path, "problem", "problem"),
-                ("plan_path", None, "plan", "plan_file"),
-                ("planbench_config_path", None, "PlanBench config", "planbench_config")):
-            value = item.get(key, default)
-            if value is not None:
-                if not isinstance(value, str):
-                    return ItemError("item", f"'{key}' must be a path (a string)")
-                out[target] = cfg.roots.resolve(value, what)
+        BATCH_ITEM.check_keys(item)
+    except ArgumentError as exc:
+        return ItemError("item", exc.message)
+    out: dict[str, object] = dict(item)
+    out["id"] = _ident(item)
+    for key, default in (("domain_path", domain_path), ("problem_path", problem_path)):
+        if default is not None and not any(BATCH_ITEM.canonical(k) == key for k in item):
+            out[key] = default
+    for key in ("domain_path", "problem_path"):
+        if not any(BATCH_ITEM.canonical(k) == key for k in out):
+            return ItemError("item", f"the item has no {key} (and the call gives no default "
+                                     f"{key})")
+    try:
+        for key, value in list(out.items()):
+            name = BATCH_ITEM.canonical(key)
+            if name is None or not name.endswith("_path") or value is None:
+                continue
+            if not isinstance(value, str) or not value:
+                return ItemError("item", f"{BATCH_ITEM.label(key)} must be a file path (a "
+                                         "non-empty string)")
+            out[key] = cfg.roots.resolve(value, _WHAT[name])
     except ToolInputError as exc:
         return ItemError("refused", _shown(cfg, str(exc)))
-    for key in ("domain", "problem"):
-        if key not in out:
-            return ItemError("item", f"the item has no {key}_path (and the call gives no "
-                                     "default)")
-    if "plan" in item:
-        plan = item["plan"]
-        if isinstance(plan, list) and all(isinstance(s, str) for s in plan):
-            plan = "\n".join(plan)
-        if not isinstance(plan, str):
-            return ItemError("item", "'plan' must be text or a list of lines")
-        out["plan"] = plan
-    if "format" in item:
-        out["format"] = item["format"]
     return out
+
+
+#: What each path of an item names, in messages.
+_WHAT = {"domain_path": "domain", "problem_path": "problem", "plan_path": "plan",
+         "planbench_config_path": "PlanBench config"}
 
 
 def _record(cfg: ServerConfig, v: BatchVerdict) -> M.BatchRecordDoc:

@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
+from veriplan.core.arguments import BATCH_ITEM, ArgumentError, refused_path
 from veriplan.errors import ConfigError, InputFileError, PDDLSemanticError, SourceError
 from veriplan.pddl import inputs
 from veriplan.pddl.task import cached_domain
@@ -40,6 +41,30 @@ if TYPE_CHECKING:
 
 # The plan readers (veriplan.planio) are imported by the first item that takes the
 # general path: a batch of clean plans does without them (and their start-up).
+
+# An item's keys (veriplan.core.arguments.BATCH_ITEM): the judge reads the names batch
+# files have always had (an item with only those is judged as it is); an item that
+# gives the names every face shares (domain_path, problem_path, plan_path,
+# planbench_config_path) is read under the older ones, and its messages name its own.
+_OLDER = frozenset({"id", "domain", "problem", "plan", "plan_file", "format",
+                    "planbench_config"})
+_AS_READ = {new: old for old, new in BATCH_ITEM.aliases.items()}
+
+
+def contract_item(item: Any) -> tuple[Any, dict[str, str] | None]:
+    """``item`` with its keys as the judge reads them, and the keys it gave for the
+    ones renamed (None: none was); raises :class:`NotJudged` for a key that is not
+    an item's (naming the valid keys) or an older name given with its new one."""
+    if type(item) is dict and _OLDER.issuperset(item):
+        return item, None
+    if not isinstance(item, Mapping):
+        return item, None
+    try:
+        BATCH_ITEM.check_keys(item)
+    except ArgumentError as exc:
+        raise NotJudged(ItemError("item", exc.message)) from None
+    given = {_AS_READ[k]: k for k in item if k in _AS_READ}
+    return {_AS_READ.get(k, k): v for k, v in item.items()}, given or None
 
 
 class ItemJudge:
@@ -82,6 +107,9 @@ class ItemJudge:
         self._fresh_domains: dict[str, Domain] = {}
         # the same tasks by the paths as items give them (not when confined)
         self._named: dict[tuple[str, str], Task] | None = None
+        # the keys the current item gave for the ones the judge reads under older
+        # names (None: it gave the older names), for its messages
+        self._given: dict[str, str] | None = None
 
     def new_window(self) -> None:
         """Start a window of lines: from now on a file whose identity (device, inode,
@@ -93,9 +121,21 @@ class ItemJudge:
         self._fresh_domains.clear()
         self._last = self._raw = self._domain = None  # the window looks at them again
 
+    def key(self, name: str) -> str:
+        """Key ``name`` (as the judge reads it) as the current item gave it."""
+        given = self._given
+        return name if given is None else given.get(name, name)
+
+    def missing(self, name: str) -> str:
+        """Key ``name`` for a message that says the item lacks it: its name, and the
+        older name for the keys that have one."""
+        new = BATCH_ITEM.aliases.get(name)
+        return f"'{name}'" if new is None else f"'{new}' (or '{name}')"
+
     def verdict(self, line: int, item: Any) -> BatchVerdict:
         ident = item.get("id") if isinstance(item, Mapping) else None
         try:
+            item, self._given = contract_item(item)
             return BatchVerdict(line, ident, result=self._judge(item))
         except NotJudged as bad:
             return BatchVerdict(line, ident, error=bad.error)
@@ -112,12 +152,15 @@ class ItemJudge:
             if known is not None:
                 return known
         if not isinstance(p, str) or not p:
-            raise NotJudged(ItemError("item", f"'{key}' must be a file path (a non-empty string)"
-                                 if key in item else f"the item has no '{key}' (a file path)"))
+            raise NotJudged(ItemError("item", f"'{self.key(key)}' must be a file path (a "
+                                              "non-empty string)" if key in item else
+                                      f"the item has no {self.missing(key)} (a file path)"))
+        given = p
         try:
             p = inputs.check_path(p, what)
         except InputFileError as exc:
-            raise NotJudged(ItemError("item", f"'{key}': {exc.message}", file=exc.file)) from None
+            raise NotJudged(ItemError("item", f"'{self.key(key)}': {exc.message}",
+                                      file=exc.file)) from None
         base = self.base
         if base is not None and not os.path.isabs(p):
             p = os.path.join(base, p)
@@ -125,10 +168,11 @@ class ItemJudge:
             full = os.path.realpath(p)
             root = self._root
             if full != root and not full.startswith(root.rstrip(os.sep) + os.sep):
-                raise NotJudged(ItemError(
-                    "refused", f"{p}: the {what} is outside the base directory {root} "
-                               "(--confine: paths may not leave it, also through symlinks "
-                               "or '..')", file=p))
+                where = (f"the base directory {base}" if base is not None
+                         else "the base directory (the current directory)")
+                raise NotJudged(ItemError("refused", refused_path(
+                    given, what, where, "--confine; --base-dir DIR to allow another "
+                                        "directory"), file=given))
         if paths is not None and type(item.get(key)) is str:
             if len(paths) >= 4096:
                 paths.clear()
@@ -290,7 +334,8 @@ class ItemJudge:
             raise NotJudged(ItemError("item", f"unknown format {shown!r}: use 'pddl' or "
                                          "'planbench'"))
         if "plan" in item and "plan_file" in item:
-            raise NotJudged(ItemError("item", "the item has both 'plan' and 'plan_file': give one"))
+            raise NotJudged(ItemError("item", f"the item has both 'plan' and "
+                                              f"'{self.key('plan_file')}': give one"))
         if "plan" in item:
             plan_text = item["plan"]
             if isinstance(plan_text, list) and all(isinstance(s, str) for s in plan_text):
@@ -309,12 +354,14 @@ class ItemJudge:
             except InputFileError as exc:
                 raise file_error(exc) from None
         else:
-            raise NotJudged(ItemError("item", "the item has neither 'plan' (text) nor 'plan_file'"))
+            raise NotJudged(ItemError("item", "the item has neither 'plan' (text) nor "
+                                              f"{self.missing('plan_file')}"))
         config = None
         if fmt == "planbench" or "planbench_config" in item:
             if "planbench_config" not in item:
-                raise NotJudged(ItemError("item", "format 'planbench' needs 'planbench_config' "
-                                             "(a PlanBench YAML config)"))
+                raise NotJudged(ItemError("item", "format 'planbench' needs "
+                                                  f"{self.missing('planbench_config')} "
+                                                  "(a PlanBench YAML config)"))
             cpath = self._path(item, "planbench_config", "PlanBench config")
             from veriplan.planio.planbench import PlanBenchConfig
 
@@ -379,6 +426,7 @@ def item_record(judge: ItemJudge, line: int, item: Any) -> tuple[bool | None, st
         return None, error_record(line, None, item)
     ident = item.get("id") if type(item) is dict or isinstance(item, Mapping) else None
     try:
+        item, judge._given = contract_item(item)
         if type(item) is dict:
             quick = judge._quick(line, ident, item)
             if quick is not None:
