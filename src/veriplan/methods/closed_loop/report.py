@@ -7,7 +7,8 @@ Per dataset, method setting and error rate p: verified rate with its Wilson
 re-decompositions (DRIP: decompositions of a node after its first), and exact
 McNemar tests paired on the same tasks against direct generation with the
 same controlled model (and the closed loop against its random-regeneration
-ablation, DRIP goal-only against ``on_conflict``)."""
+ablation, and since issue 48 its other two, DRIP goal-only against
+``on_conflict``)."""
 
 from __future__ import annotations
 
@@ -95,6 +96,8 @@ def rows(us: list[Unit]) -> list[dict]:
 
 PAIRS = (("closed-loop K=2", "direct"), ("closed-loop K=4", "direct"),
          ("closed-loop K=2", "closed-loop random_regeneration"),
+         ("closed-loop K=2", "closed-loop final_validation_only"),
+         ("closed-loop K=2", "closed-loop shallow_constraints"),
          ("drip never", "direct"), ("drip on_conflict", "direct"),
          ("drip on_conflict", "drip never"))
 

@@ -1,0 +1,136 @@
+"""``veriplan paper closed-loop`` (issue 48): the controlled stand-ins' error rates
+follow from Table 1's rates alone, a quick controlled run has every claim with a
+verdict that follows from its numbers (recounted here from the store), a second
+run resumes, and a model that stands in for no paper model is judged against
+each of the three."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from veriplan.bench.store import RunStore
+from veriplan.bench.units import BackendSpec
+from veriplan.cli import main
+from veriplan.methods.closed_loop import calibration as cal
+from veriplan.methods.closed_loop import paper as cl
+from veriplan.papers.measure import Unit
+from veriplan.papers.protocol import RunRequest, make_report
+
+
+def rule(claim: dict, measured: dict | None) -> str:
+    """The verdict rule, written again from its definition."""
+    if measured is None or measured["value"] is None or measured["interval"] is None \
+            or measured["n"] == 0:
+        return "not measurable"
+    lo, hi = measured["interval"]
+    if claim["comparison"] == "within":
+        return "holds" if lo - 1e-9 <= claim["paper_value"] <= hi + 1e-9 else "does not hold"
+    if claim["comparison"] == "below":
+        return "holds" if hi < claim["threshold"] else "does not hold"
+    return "holds" if lo > claim["threshold"] else "does not hold"
+
+
+def test_the_stand_ins_error_rates_come_from_table_1_and_the_reference_lengths(
+        data_dir: Path) -> None:
+    assert cl.reference_lengths(data_dir) == cal.REFERENCE_LENGTHS
+    rates = {(s.paper_model, s.baseline.split()[0]): s.rate for s in cal.CALIBRATION}
+    assert rates == {(m, shot): cl.BASELINES[m][shot] for m, shot in rates}
+    sweep = tomllib.loads(cl.SWEEP.read_text())
+    assert [m["model"] for m in sweep["models"]] == [s.model for s in cal.CALIBRATION]
+    for s in cal.CALIBRATION:
+        # p makes a plan of the reference's length error-free as often as the baseline
+        assert abs(cal.error_free(cal.error_rate(s.rate)) - s.rate) < 1e-9
+        assert abs(s.p - cal.error_rate(s.rate)) <= 0.0005
+    assert cal.stand_in("plan:p=0.2,seed=0") is None
+
+
+def _unit(method: str, **settings: object) -> Unit:
+    return Unit(SimpleNamespace(method=method), settings, {}, Path("."))  # type: ignore[arg-type]
+
+
+def test_the_arms() -> None:
+    assert cl.arm_of(_unit("closed-loop", max_attempts=2)) is cl.Arm.FULL
+    assert cl.arm_of(_unit("closed-loop")) is cl.Arm.FULL
+    assert cl.arm_of(_unit("closed-loop", max_attempts=2, ablation="shallow_constraints")) \
+        is cl.Arm.WO_DEEP
+    assert cl.arm_of(_unit("closed-loop", max_attempts=4)) is None  # not the paper's K
+    assert cl.arm_of(_unit("direct", prompt="pddl")) is cl.Arm.DIRECT
+    assert cl.arm_of(_unit("drip")) is None
+
+
+def _solved(store: Path) -> dict[tuple[str, str], tuple[int, int]]:
+    """(model, arm) -> (model-solved, units), counted from the store's records."""
+    s = RunStore(store, create=False)
+    try:
+        out: dict[tuple[str, str], list[int]] = {}
+        for r in s.records():
+            config = json.loads(r.config)
+            arm = "direct" if r.method == "direct" else config.get("ablation", "none")
+            k = out.setdefault((r.model, arm), [0, 0])
+            k[0] += bool(r.verified) and r.solved_by in (None, "llm")
+            k[1] += 1
+        return {key: (v[0], v[1]) for key, v in out.items()}
+    finally:
+        s.close()
+
+
+def test_a_quick_controlled_run(tmp_path: Path, data_dir: Path,
+                                capsys: pytest.CaptureFixture[str]) -> None:
+    store = tmp_path / "cl"
+    argv = ["paper", "closed-loop", "--quick", "--backend", "controlled-plan", "--store",
+            str(store), "--no-cache", "--data-dir", str(data_dir), "--json"]
+    assert main(argv) == 0
+    doc = json.loads(capsys.readouterr().out)
+    (paper,) = doc["papers"]
+    claims = {c["id"]: c for c in paper["claims"]}
+    assert paper["name"] == "closed-loop" and len(claims) == len(paper["claims"]) > 40
+    assert {r["claim"] for r in paper["results"]} == set(claims)
+    counts = _solved(store)
+    n = cl.QUICK_LIMIT
+    assert sum(v[1] for v in counts.values()) == 5 * n * len(cal.CALIBRATION)
+    verdicts = {}
+    for r in paper["results"]:
+        c, m = claims[r["claim"]], r["measured"]
+        assert c["paper_number"] and c["setting"] and c["source"] and r["reason"]
+        assert r["verdict"] == rule(c, m), r
+        verdicts[r["claim"]] = r["verdict"]
+        if m is not None:
+            assert m["model_kind"] == "controlled" and m["command"]
+    for s in cal.CALIBRATION:
+        slug = cl.slug(s.paper_model)
+        full = next(r for r in paper["results"] if r["claim"] == f"T1.full.{slug}")
+        k, units = counts[(s.model, "none")]
+        assert full["measured"]["n"] == units == n
+        assert full["measured"]["value"] == pytest.approx(k / n)
+        assert full["measured"]["model"] == s.model
+        drop = next(r for r in paper["results"] if r["claim"] == f"T2.wo_repair.size.{slug}")
+        k_rr, _ = counts[(s.model, "random_regeneration")]
+        assert drop["measured"]["value"] == pytest.approx((k - k_rr) / n)
+        # the controlled model never reads C: w/o Deep Constraints cannot be measured
+        assert verdicts[f"T2.wo_deep.{slug}"] == "not measurable"
+        assert counts[(s.model, "shallow_constraints")] == counts[(s.model, "none")]
+    assert verdicts["C.temporal_robustness"] == "not measurable"
+    assert "S5.1.convergence" in verdicts and verdicts["S5.1.convergence"] != "not measurable"
+    # a second run resumes: nothing runs again
+    assert main(argv) == 0
+    assert "0 unit(s) run" in capsys.readouterr().err
+
+
+def test_a_model_standing_in_for_none_is_judged_against_each_paper_model(
+        tmp_path: Path, data_dir: Path) -> None:
+    spec = BackendSpec.of("controlled-plan", "plan:p=0.2,seed=0")
+    request = RunRequest((spec,), quick=True, data_root=data_dir)
+    summary = cl.PAPER.run(request, tmp_path)
+    assert summary.done == 5 * cl.QUICK_LIMIT
+    report = make_report(cl.PAPER, [tmp_path])
+    full = [r for r in report.results if r.claim.id.startswith("T1.full.")]
+    assert [r.claim.id for r in full] == [f"T1.full.{cl.slug(m)}" for m in cl.MODELS]
+    assert len({r.measured.value for r in full if r.measured}) == 1
+    assert all(r.measured and r.measured.model == spec.model for r in full)
+    conv = next(r for r in report.results if r.claim.id == "S5.1.convergence")
+    assert conv.measured is None  # one model: nothing converges
