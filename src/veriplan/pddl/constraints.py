@@ -126,7 +126,7 @@ class Reader:
 
     def __init__(self, parser: _Parser) -> None:
         self.p = parser
-        self.names: dict[str, int] = {}  # preference name -> line of its first use
+        self.names: dict[str, str] = {}  # preference name -> where it is first used
 
     # ----- preferences in goals and preconditions -------------------------------------
     def split(self, node: SList, env: dict[str, str], site: PreferenceSite,
@@ -185,7 +185,7 @@ class Reader:
         line = self.line(node)
         if name is None:  # (no metric can name it: counted, never priced)
             name = "anonymous"
-            self.names.setdefault(name, line)
+            self.names.setdefault(name, f"line {line}")
         else:
             self.note_name(name, node)
         if _mentions(body_node, "preference"):
@@ -207,12 +207,12 @@ class Reader:
         together), with a warning naming both places."""
         first = self.names.get(name)
         if first is not None:
-            self.p.note(f"preference name {name} is used again (first at line {first}): "
+            self.p.note(f"preference name {name} is used again (first at {first}): "
                         "their violations are counted together in (is-violated "
                         f"{name}), as VAL counts them; rename one if they are different "
                         "preferences", node)
         else:
-            self.names[name] = self.line(node)
+            self.names[name] = f"line {self.line(node)}"
 
     def line(self, node: object) -> int:
         from veriplan.pddl.sexpr import offset_of

@@ -176,7 +176,7 @@ class _Parser:
         self.pddl3 = Pddl3Reader(self)
         if domain is not None:
             for pref in domain.preferences:
-                self.pddl3.names.setdefault(pref.name, pref.line)
+                self.pddl3.names.setdefault(pref.name, f"{domain.file}:{pref.line}")
 
     def _read(self) -> list:
         if self.located:
