@@ -375,11 +375,12 @@ def _per_model(claims: dict[str, Claim], g: _Group, m: str) -> list[ClaimResult]
                                        what="problems, full pipeline"))
         failed = [u for u in full if not u.model_solved]
         if failed:
-            add(f"S5.5.precondition.{s}", rate(failed, lambda u: "precondition" in
-                                               last_failure(u), command=cmd,
-                                               what="unsolved: precondition"))
-            add(f"S5.5.goal.{s}", rate(failed, lambda u: "goal" in last_failure(u),
-                                       command=cmd, what="unsolved: goal"))
+            note = ("; controlled model: the stand-ins differ only in p, their error kinds "
+                    "(argument, skip, swap) are the same" if g.controlled else "")
+            for kind in ("precondition", "goal"):
+                m_ = rate(failed, lambda u, k=kind: k in last_failure(u), command=cmd,
+                          what=f"unsolved: {kind}")
+                add(f"S5.5.{kind}.{s}", replace(m_, detail=m_.detail + note))
         if g.kind is ModelKind.USER:
             add(f"S5.2.runtime.{s}", mean(full, _seconds, command=cmd, what="seconds"))
     if full and direct:
@@ -460,8 +461,11 @@ def _drop_gap(a: _Group, b: _Group) -> Measured | None:
     bounds combined: conservative)."""
     if not (a.arms.get(Arm.WO_REPAIR) and b.arms.get(Arm.WO_REPAIR)):
         return None
-    da = difference(a.arms[Arm.FULL], a.arms[Arm.WO_REPAIR], _solved, command=a.command)
-    db = difference(b.arms[Arm.FULL], b.arms[Arm.WO_REPAIR], _solved, command=b.command)
+    names = ("full", "w/o repair")
+    da = difference(a.arms[Arm.FULL], a.arms[Arm.WO_REPAIR], _solved, command=a.command,
+                    names=names)
+    db = difference(b.arms[Arm.FULL], b.arms[Arm.WO_REPAIR], _solved, command=b.command,
+                    names=names)
     if da.interval is None or db.interval is None:
         return None
     interval = (da.interval[0] - db.interval[1], da.interval[1] - db.interval[0])
