@@ -152,6 +152,13 @@ class NumericTaskError(PDDLSemanticError):
     its search does not plan over numbers."""
 
 
+class TemporalTaskError(NumericTaskError):
+    """A classical-only operation asked of a temporal task (durative actions, timed
+    initial literals): veriplan validates its timed plans, but its search does not
+    plan in time. (A :class:`NumericTaskError`, as a temporal task is judged by the
+    numeric evaluation.)"""
+
+
 class PlanParseError(SourceError):
     """A plan text in which a line could not be read (raised on request only:
     :func:`veriplan.planio.parse_plan` returns unread lines as values)."""

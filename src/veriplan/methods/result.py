@@ -31,6 +31,14 @@ class PlanningProblem:
     example: tuple[Task, list] | Callable[[], tuple[Task, list] | None] | None = None
     name: str = ""
 
+    def __post_init__(self) -> None:
+        task = self.task
+        if task.domain.temporal or task.problem.timed_literals:
+            raise task._numeric_error(
+                "a PDDL method (its prompts, plan reading and repairs show instantaneous "
+                "actions; a durative action has conditions and effects at its start, end "
+                "and over its interval)")
+
     def planbench_config(self) -> PlanBenchConfig | None:
         return self.planbench() if callable(self.planbench) else self.planbench
 

@@ -112,6 +112,14 @@ class Renaming:
         return e
 
     def domain(self, d: Domain) -> Domain:
+        if d.temporal:
+            from veriplan.errors import UnsupportedRequirementError
+
+            raise UnsupportedRequirementError(
+                f"domain {d.name}: obfuscation renames STRIPS and ADL domains; one with "
+                "durative actions (a temporal domain) is not supported: give it a "
+                "domain of instantaneous actions", requirement=":durative-actions",
+                file=d.file)
         if d.derived or d.numeric:
             from veriplan.errors import UnsupportedRequirementError
 

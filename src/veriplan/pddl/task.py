@@ -21,7 +21,12 @@ from veriplan.core.atom import Atom, Literal
 from veriplan.core.condition import Condition
 from veriplan.core.facts import FactIndex, State
 from veriplan.core.operator import CondEffect, Operator
-from veriplan.errors import NumericTaskError, PDDLLenientWarning, PDDLSemanticError
+from veriplan.errors import (
+    NumericTaskError,
+    PDDLLenientWarning,
+    PDDLSemanticError,
+    TemporalTaskError,
+)
 from veriplan.pddl.ast import (
     OBJECT,
     ActionSchema,
@@ -118,6 +123,14 @@ class Task:
         return self._goal_c
 
     def _numeric_error(self, what: str) -> NumericTaskError:
+        if self.domain.temporal or self.problem.timed_literals:
+            return TemporalTaskError(
+                f"task {self.name} is temporal (durative actions"
+                f"{', timed initial literals' if self.problem.timed_literals else ''}): "
+                f"veriplan validates its timed plans (validate, t: (action args) [d] "
+                f"lines), but {what} needs a task of instantaneous actions; to plan for "
+                "it, use a temporal planner such as OPTIC or TAMER (up-tamer) and "
+                "validate its plans here")
         return NumericTaskError(
             f"task {self.name} has numeric fluents: veriplan validates and simulates its "
             f"plans (validate, simulate), but {what} needs a classical task (no numeric "
