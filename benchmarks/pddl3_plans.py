@@ -9,6 +9,9 @@ Fast Downward refuse ``:preferences``), so the plans are ours, stated as such:
         # with the preferences taken out (where there is a hard goal), and seeded random
         # walks of applicable steps (sequential; timed, one step after another, on the
         # temporal variant); written under tests/data/pddl3_plans/
+    python benchmarks/pddl3_plans.py complete [--seed 49] [--walks 3]
+        # a random walk, then Fast Downward from where it ends to the hard goal: valid
+        # plans that differ (openstacks, rovers-qualitative)
     python benchmarks/pddl3_plans.py mutate [--seed 49]
         # a step dropped, two swapped, a step repeated, the last cut
     python benchmarks/pddl3_plans.py val      # VAL's verdicts (Validate -v, one run a problem)
@@ -174,6 +177,43 @@ def make(args) -> None:
                              "steps": len(steps)})
     (OUT / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
     print(f"{len(manifest)} plans", file=sys.stderr)
+
+
+def complete(args) -> None:
+    """Valid plans that differ: a seeded random walk, then Fast Downward from the state
+    it reaches to the hard goal (the sequential variants with a hard goal)."""
+    from veriplan.pddl.ast import And
+    from veriplan.planners.classical import solve_classical
+
+    rng = random.Random(args.seed + 1)
+    manifest = json.loads((OUT / "manifest.json").read_text())
+    for name, dom, prob in problems(args.data_dir):
+        task = _task(dom, prob)
+        hard = task.problem.goal
+        if task.domain.temporal or task.numeric or (isinstance(hard, And) and not hard.parts):
+            continue
+        stem = name.replace("/", "__")
+        for w in range(args.walks):
+            prefix, _ = random_walk(task, rng, rng.randint(2, 8))
+            rest = _hard_task(task)
+            state = rest.init
+            for s in prefix:
+                state = rest.apply(rest.operator(s.name, s.args), state)
+            rest.init = state
+            try:
+                r = solve_classical(rest, "fd", time_limit=args.timeout)
+            except Exception as exc:  # noqa: BLE001 (the run goes on; stderr says why)
+                print(f"{name}: fd failed: {exc}", file=sys.stderr)
+                continue
+            if not r.plan:
+                continue
+            steps = [str(s) for s in prefix] + [str(s) for s in r.plan]
+            f = OUT / "plans" / f"{stem}__walkfd{w}.txt"
+            f.write_text(_text(steps, None))
+            manifest.append({"problem": name, "plan": f.name, "source": f"walkfd{w}",
+                             "steps": len(steps)})
+            print(f"{name}: walk {len(prefix)} + fd {len(r.plan)}", file=sys.stderr)
+    (OUT / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
 
 
 _TIMED = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*:\s*(\(.*?\))\s*(?:\[(\d+(?:\.\d+)?)\])?\s*$")
@@ -474,7 +514,8 @@ def semantics(args) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("step", choices=("make", "mutate", "val", "compare", "semantics"))
+    ap.add_argument("step", choices=("make", "complete", "mutate", "val", "compare",
+                                     "semantics"))
     ap.add_argument("--problems", type=int, default=40)
     ap.add_argument("--data-dir", type=Path, default=ROOT.parent / "shared" / "data")
     ap.add_argument("--seed", type=int, default=49)
@@ -484,6 +525,8 @@ def main() -> None:
     args = ap.parse_args()
     if args.step == "make":
         make(args)
+    elif args.step == "complete":
+        complete(args)
     elif args.step == "mutate":
         mutate(args)
     elif args.step == "val":
