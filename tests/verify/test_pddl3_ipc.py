@@ -14,8 +14,6 @@ import subprocess
 import warnings
 from pathlib import Path
 
-import pytest
-
 from veriplan.pddl.task import load_task
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -83,3 +81,21 @@ def test_a_sample_again_with_val_live(data_dir, val):
         d, p = paths[m["problem"]]
         got = B.val_run(val, d, p, [DATA / "plans" / m["plan"]])[0]
         assert got == m["val"], m["plan"]
+
+
+def test_written_back_and_read_again_the_same(data_dir):
+    """parse(write(x)) == x for the sequential PDDL 3 instances (preferences in goals,
+    :constraints, is-violated): prompts that show a task show its constraints."""
+    from veriplan.pddl.parser import parse_domain, parse_problem
+    from veriplan.pddl.writer import domain_to_pddl, problem_to_pddl
+
+    n = 0
+    for name, dom, prob in B.problems(data_dir):
+        task = _load(dom, prob)
+        if task.domain.temporal:
+            continue
+        d2 = parse_domain(domain_to_pddl(task.domain))
+        assert d2 == task.domain, name
+        assert parse_problem(problem_to_pddl(task.problem), d2) == task.problem, name
+        n += 1
+    assert n == 25

@@ -91,13 +91,41 @@ def effects_to_pddl(effects: tuple[Effect, ...]) -> str:
     return "(and " + " ".join(effect_to_pddl(e) for e in effects) + ")"
 
 
-def _action(a: ActionSchema) -> str:
+def _action(a: ActionSchema, prefs: tuple = ()) -> str:
+    pre = formula_to_pddl(a.precondition)
+    if prefs:  # PDDL 3: the action's precondition preferences, in its top-level 'and'
+        parts = a.precondition.parts if isinstance(a.precondition, And) else (a.precondition,)
+        pre = "(and " + " ".join([formula_to_pddl(f) for f in parts]
+                                 + [_preference(x) for x in prefs]) + ")"
     return (
         f"  (:action {a.name}\n"
         f"    :parameters {_params(a.params)}\n"
-        f"    :precondition {formula_to_pddl(a.precondition)}\n"
+        f"    :precondition {pre}\n"
         f"    :effect {effects_to_pddl(a.effects)})"
     )
+
+
+def _preference(pref) -> str:
+    """``(preference NAME body)`` under its ``forall`` (PDDL 3)."""
+    from veriplan.pddl.constraints import Constraint
+
+    body = (_constraint(pref.body) if isinstance(pref.body, Constraint)
+            else formula_to_pddl(pref.body))
+    return _under(pref.params, f"(preference {pref.name} {body})")
+
+
+def _constraint(c) -> str:
+    return _under(c.params, c.pddl())
+
+
+def _under(params: tuple[Param, ...], text: str) -> str:
+    return f"(forall {_params(params)} {text})" if params else text
+
+
+def _constraints(hard: tuple, prefs: tuple) -> str | None:
+    """``(:constraints (and ...))`` of hard constraints and constraint preferences."""
+    parts = [_constraint(c) for c in hard] + [_preference(p) for p in prefs]
+    return f"  (:constraints (and {' '.join(parts)}))" if parts else None
 
 
 def domain_to_pddl(d: Domain) -> str:
@@ -118,7 +146,14 @@ def domain_to_pddl(d: Domain) -> str:
     lines.extend(
         f"  (:derived ({' '.join((r.pred, _params(r.params)[1:-1])).strip()}) "
         f"{formula_to_pddl(r.body)})" for r in d.derived)
-    lines.extend(_action(a) for a in d.actions)
+    from veriplan.pddl.constraints import PreferenceSite
+
+    lines.extend(_action(a, tuple(p for p in d.preferences if p.action == a.name))
+                 for a in d.actions)
+    cons = _constraints(d.constraints, tuple(p for p in d.preferences
+                                             if p.site is PreferenceSite.CONSTRAINT))
+    if cons:
+        lines.append(cons)
     return "\n".join(lines) + ")\n"
 
 
@@ -129,7 +164,19 @@ def problem_to_pddl(p: Problem) -> str:
     init = [f"    {a}" for a in p.init]
     init += [f"    (= {_func(f)} {v!r})" for f, v in p.numeric_init.items()]
     lines.append("  (:init\n" + "\n".join(init) + ")")
-    lines.append(f"  (:goal {formula_to_pddl(p.goal)})")
+    from veriplan.pddl.constraints import PreferenceSite
+
+    goal_prefs = [x for x in p.preferences if x.site is PreferenceSite.GOAL]
+    if goal_prefs:  # PDDL 3: the goal's preferences, in its top-level 'and'
+        parts = p.goal.parts if isinstance(p.goal, And) else (p.goal,)
+        lines.append("  (:goal (and " + " ".join(
+            [formula_to_pddl(f) for f in parts] + [_preference(x) for x in goal_prefs]) + "))")
+    else:
+        lines.append(f"  (:goal {formula_to_pddl(p.goal)})")
+    cons = _constraints(p.constraints, tuple(x for x in p.preferences
+                                             if x.site is PreferenceSite.CONSTRAINT))
+    if cons:
+        lines.append(cons)
     if p.metric:
         lines.append(f"  (:metric {p.metric.pddl()})")
     return "\n".join(lines) + ")\n"
