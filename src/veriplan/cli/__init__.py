@@ -87,13 +87,12 @@ def _tolerance(text: str) -> float:
 
 def _tolerance_value(text: str) -> float:
     """--tolerance read by :func:`_batch_args` (ValueError: argparse says why)."""
-    from veriplan.verify.happening import check_tolerance
+    from veriplan.core.arguments import ARGUMENTS, ArgumentError
 
-    try:
-        return check_tolerance(float(text))
-    except ValueError:
-        raise ValueError(f"tolerance {text!r}: give a positive finite number of time units, "
-                         "such as VAL's default 0.01") from None
+    try:  # the contract's range, as the MCP tools' tolerance is checked
+        return float(ARGUMENTS["tolerance"].number(text, "--tolerance"))
+    except ArgumentError as exc:
+        raise ValueError(f"{exc.message} (VAL's default is 0.01)") from None
 
 
 def _parser(only_validate: bool = False) -> argparse.ArgumentParser:

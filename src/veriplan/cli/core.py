@@ -324,15 +324,12 @@ def _progress(records, total: int | None):
 
 
 def _solve_classical(args: argparse.Namespace) -> int:
-    import math
 
+    from veriplan.core.arguments import ARGUMENTS
     from veriplan.planners.classical import solve_classical
 
-    if not (math.isfinite(args.time_limit) and args.time_limit > 0):
-        from veriplan.errors import ConfigError
-
-        raise ConfigError(f"--time-limit must be a positive number of seconds, not "
-                          f"{args.time_limit}")
+    # the contract's range (veriplan.core.arguments), as the MCP tool checks it
+    ARGUMENTS["time_limit"].number(args.time_limit, "--time-limit", "solve-classical")
     task = load_task_args(args)
     result = solve_classical(task, args.planner, time_limit=args.time_limit)
     if args.json:

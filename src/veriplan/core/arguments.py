@@ -222,9 +222,10 @@ ARGUMENTS: dict[str, Argument] = _declare(
     Argument("settings", K.SETTINGS, "method settings, e.g. {\"max_attempts\": \"3\"}"),
     Argument("items", K.ITEMS, "the plans: batch items"),
     Argument("id", K.ID, "the item's name, echoed in its record"),
-    # VAL's -t: not yet an argument of any record (see docs/json.md).
-    Argument("tolerance", K.NUMBER, "how far apart two happenings of a temporal plan must "
-                                    "be (VAL's -t; default 0.01)", minimum=0, above=True),
+    Argument("tolerance", K.NUMBER, "VAL's -t, for timed plans: a step's duration may miss "
+                                    "its constraint by this much, and steps at most a tenth "
+                                    "of it apart in time are one happening (default 0.01)",
+             minimum=0, above=True, unit="time units"),
 )
 del K
 
@@ -304,12 +305,12 @@ _PLAN = ("plan", "plan_path", "format", "planbench_config", "planbench_config_pa
 
 #: Each MCP tool's arguments.
 TOOLS: dict[str, Record] = {r.name: r for r in (
-    Record("validate_plan", (*_TASK, *_PLAN, "trace")),
-    Record("simulate", (*_TASK, *_PLAN, "max_states")),
+    Record("validate_plan", (*_TASK, *_PLAN, "trace", "tolerance")),
+    Record("simulate", (*_TASK, *_PLAN, "max_states", "tolerance")),
     Record("applicable_actions", (*_TASK, "plan", "offset", "limit")),
     Record("solve_classical", (*_TASK, "planner", "time_limit")),
     Record("check_task", _TASK),
-    Record("validate_batch", ("items", "domain_path", "problem_path")),
+    Record("validate_batch", ("items", "domain_path", "problem_path", "tolerance")),
     Record("run_method", ("method", *_TASK, "planbench_config", "planbench_config_path",
                           "settings")),
 )}
@@ -317,7 +318,8 @@ TOOLS: dict[str, Record] = {r.name: r for r in (
 #: One item of a batch: a ``veriplan validate --batch`` line, an MCP
 #: ``validate_batch`` item, an item of ``validate_many``. Paths only (a domain or
 #: problem is never inline text here); the older names are those batch files have
-#: always used.
+#: always used. The tolerance is the batch's (``validate --batch -t``, the
+#: ``validate_batch`` call's ``tolerance``), not an item's.
 BATCH_ITEM = Record(
     "a batch item",
     ("id", "domain_path", "problem_path", "plan", "plan_path", "format",
@@ -330,6 +332,7 @@ CLI_OPTIONS: dict[str, str] = {
     "--domain": "domain_path", "--problem": "problem_path", "--plan": "plan_path",
     "--format": "format", "--planbench-config": "planbench_config_path",
     "--trace": "trace", "--planner": "planner", "--time-limit": "time_limit",
+    "--tolerance": "tolerance",
 }
 
 

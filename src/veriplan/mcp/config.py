@@ -12,7 +12,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from veriplan.core.arguments import refused_path
+from veriplan.core.arguments import ArgumentError, refused_path
 from veriplan.errors import VeriplanError
 from veriplan.pddl.inputs import check_path, size_text
 
@@ -30,10 +30,10 @@ DEFAULT_MAX_RESULTS = 1_000
 DEFAULT_MAX_CALLS = 8
 
 
-class ToolInputError(VeriplanError):
+class ToolInputError(ArgumentError):
     """An argument a tool refuses (a path outside the roots, an input over the
-    size limit, two ways of giving one thing): the call's error, never the
-    server's."""
+    size limit, two ways of giving one thing, a number out of the contract's
+    range): the call's error, never the server's."""
 
 
 @dataclass(frozen=True)

@@ -45,6 +45,7 @@ Offset = Annotated[int, _field("offset")]
 Limit = Annotated[int, _field("limit")]
 Planner = Annotated[str, _field("planner")]
 TimeLimit = Annotated[float | None, _field("time_limit")]
+Tolerance = Annotated[float | None, _field("tolerance")]
 StepsFirst = Annotated[str | list[str] | None, _field(
     "plan", "steps to execute first (PDDL lines); none: the initial state")]
 Settings = Annotated[dict[str, str] | None, _field("settings")]

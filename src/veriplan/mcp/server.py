@@ -53,6 +53,7 @@ from veriplan.mcp.params import (
     ProblemPath,
     StepsFirst,
     TimeLimit,
+    Tolerance,
     Trace,
 )
 
@@ -79,7 +80,7 @@ def build_server(cfg: ServerConfig) -> MCPServer:
                             plan: Plan = None, plan_path: PlanPath = None,
                             format: Format = "pddl", planbench_config: Config = None,
                             planbench_config_path: ConfigPath = None,
-                            trace: Trace = False,
+                            trace: Trace = False, tolerance: Tolerance = None,
                             ) -> M.ValidatePlanDoc:
         """Check a plan on a PDDL task with veriplan's sound validator. Returns the typed
         verdict (valid / invalid / unknown), the steps read, the lines left aside and
@@ -89,7 +90,7 @@ def build_server(cfg: ServerConfig) -> MCPServer:
             cfg, d, domain=domain, domain_path=domain_path, problem=problem,
             problem_path=problem_path, plan=plan, plan_path=plan_path, format=format,
             planbench_config=planbench_config, planbench_config_path=planbench_config_path,
-            trace=trace))
+            trace=trace, tolerance=tolerance))
 
     @register_tool(tools, annotations=_READ_ONLY)
     async def validate_batch(
@@ -101,6 +102,7 @@ def build_server(cfg: ServerConfig) -> MCPServer:
             ctx: Context,
             domain_path: BatchDomainPath = None,
             problem_path: BatchProblemPath = None,
+            tolerance: Tolerance = None,
     ) -> M.ValidateBatchDoc:
         """Judge many plans in one call (each file parsed once), in order, one record
         each; an item that cannot be judged gets a record with its error, and the rest go
@@ -108,7 +110,7 @@ def build_server(cfg: ServerConfig) -> MCPServer:
         portal_progress = _progress(ctx)
         return await run_call(cfg, "validate_batch", lambda d: T.validate_batch(
             cfg, d, items, domain_path=domain_path, problem_path=problem_path,
-            progress=portal_progress))
+            tolerance=tolerance, progress=portal_progress))
 
     @register_tool(tools, annotations=_READ_ONLY)
     async def simulate(domain: Domain = None, domain_path: DomainPath = None,
@@ -116,7 +118,7 @@ def build_server(cfg: ServerConfig) -> MCPServer:
                        plan: Plan = None, plan_path: PlanPath = None, format: Format = "pddl",
                        planbench_config: Config = None,
                        planbench_config_path: ConfigPath = None,
-                       max_states: MaxStates = None,
+                       max_states: MaxStates = None, tolerance: Tolerance = None,
                        ) -> M.SimulateDoc:
         """Execute a plan from the initial state and return the state after each step
         (the trace), up to the first step that cannot run."""
@@ -124,7 +126,7 @@ def build_server(cfg: ServerConfig) -> MCPServer:
             cfg, d, domain=domain, domain_path=domain_path, problem=problem,
             problem_path=problem_path, plan=plan, plan_path=plan_path, format=format,
             planbench_config=planbench_config, planbench_config_path=planbench_config_path,
-            max_states=max_states))
+            max_states=max_states, tolerance=tolerance))
 
     @register_tool(tools, annotations=_READ_ONLY)
     async def applicable_actions(

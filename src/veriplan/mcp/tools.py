@@ -11,7 +11,6 @@ through :mod:`veriplan.pddl.inputs` (regular files only, within the limit).
 from __future__ import annotations
 
 import hashlib
-import math
 import threading
 import time
 from collections import OrderedDict
@@ -324,21 +323,42 @@ def validate_plan(cfg: ServerConfig, deadline: Deadline, *, domain: str | None =
                   plan_path: str | None = None, format: PlanFormat = "pddl",
                   planbench_config: str | None = None,
                   planbench_config_path: str | None = None,
-                  trace: bool = False) -> M.ValidatePlanDoc:
+                  trace: bool = False, tolerance: float | None = None) -> M.ValidatePlanDoc:
     from veriplan.verify import validate_plan as check
 
+    t = _tolerance("validate_plan", tolerance)
     task = load_task(cfg, domain, domain_path, problem, problem_path)
     config = load_config(cfg, planbench_config, planbench_config_path)
     parsed = read_plan(cfg, task, plan, plan_path, format, config)
     deadline.check("validate_plan")
-    r = _judge(check, task, parsed, trace)
+    r = _judge(check, task, parsed, trace, t)
     return verdict_doc(task, parsed, r, max_states=cfg.max_results,
                        budget=deadline.budget(min(deadline.left / 2, HINT_SECONDS)))
 
 
-def _judge(check: Callable[..., ValidationResult], task: Task, parsed: object,
-           trace: bool) -> ValidationResult:
+def _number(tool: str, name: str, value: object) -> float | int:
+    """Argument ``name`` of ``tool``, range-checked by the contract
+    (:mod:`veriplan.core.arguments`) as every face checks it."""
+    from veriplan.core.arguments import TOOLS, ArgumentError
+
     try:
+        return TOOLS[tool].number(name, value)
+    except ArgumentError as exc:
+        raise ToolInputError(exc.message, exc.key, exc.record) from None
+
+
+def _tolerance(tool: str, tolerance: float | None) -> float:
+    """The call's tolerance (VAL's ``-t``; default 0.01)."""
+    from veriplan.verify.happening import TOLERANCE
+
+    return TOLERANCE if tolerance is None else float(_number(tool, "tolerance", tolerance))
+
+
+def _judge(check: Callable[..., ValidationResult], task: Task, parsed: object,
+           trace: bool, tolerance: float | None = None) -> ValidationResult:
+    try:
+        if tolerance is not None:
+            return check(task, parsed, trace=trace, tolerance=tolerance)
         return check(task, parsed, trace=trace)
     except PDDLSemanticError as exc:  # an action that cannot be grounded within the budget
         raise ToolInputError(str(exc)) from None
@@ -349,17 +369,18 @@ def simulate(cfg: ServerConfig, deadline: Deadline, *, domain: str | None = None
              problem_path: str | None = None, plan: PlanText | None = None,
              plan_path: str | None = None, format: PlanFormat = "pddl",
              planbench_config: str | None = None, planbench_config_path: str | None = None,
-             max_states: int | None = None) -> M.SimulateDoc:
+             max_states: int | None = None,
+             tolerance: float | None = None) -> M.SimulateDoc:
     from veriplan.verify import validate_plan as check
 
-    limit = min(cfg.max_results, cfg.max_results if max_states is None else max_states)
-    if limit < 1:
-        raise ToolInputError("max_states must be at least 1")
+    wanted = None if max_states is None else int(_number("simulate", "max_states", max_states))
+    limit = min(cfg.max_results, cfg.max_results if wanted is None else wanted)
+    t = _tolerance("simulate", tolerance)
     task = load_task(cfg, domain, domain_path, problem, problem_path)
     config = load_config(cfg, planbench_config, planbench_config_path)
     parsed = read_plan(cfg, task, plan, plan_path, format, config)
     deadline.check("simulate")
-    r = _judge(check, task, parsed, True)
+    r = _judge(check, task, parsed, True, t)
     states, cut = _states(task, r, limit)
     return M.SimulateDoc(verdict=r.judgement().verdict.value, steps_executed=r.steps_executed,
                          failed_step=_failed(r), unmet_goals=[g.pddl() for g in r.unmet_goals],
@@ -372,9 +393,8 @@ def applicable_actions(cfg: ServerConfig, deadline: Deadline, *, domain: str | N
                        offset: int = 0, limit: int = 100) -> M.ApplicableActionsDoc:
     from veriplan.verify import validate_plan as check
 
-    if offset < 0 or limit < 1:
-        raise ToolInputError("offset must be at least 0 and limit at least 1")
-    limit = min(limit, cfg.max_results)
+    offset = int(_number("applicable_actions", "offset", offset))
+    limit = min(int(_number("applicable_actions", "limit", limit)), cfg.max_results)
     task = load_task(cfg, domain, domain_path, problem, problem_path)
     steps = 0
     state = task.init
@@ -415,12 +435,13 @@ def solve_classical(cfg: ServerConfig, deadline: Deadline, *, domain: str | None
     if planner not in PLANNERS.names():
         raise ToolInputError(f"unknown planner {planner!r}: use one of "
                              f"{', '.join(PLANNERS.names())}")
+    if time_limit is not None:
+        time_limit = float(_number("solve_classical", "time_limit", time_limit))
     task = load_task(cfg, domain, domain_path, problem, problem_path)
-    if time_limit is not None and not math.isfinite(time_limit):
-        raise ToolInputError(f"time_limit must be a finite number of seconds, not {time_limit}")
     seconds = deadline.left * 0.9 if time_limit is None else min(time_limit, deadline.left * 0.9)
     if seconds <= 0:
-        raise ToolInputError("time_limit must be positive")
+        raise ToolInputError(f"solve_classical has no time left within the server's limit of "
+                             f"{deadline.seconds:g} s (--time-limit)")
     try:
         r = solve(task, planner, time_limit=seconds, budget=deadline.budget(seconds))
     except PDDLSemanticError as exc:
@@ -486,12 +507,14 @@ def check_task(cfg: ServerConfig, deadline: Deadline, *, domain: str | None = No
 
 def validate_batch(cfg: ServerConfig, deadline: Deadline, items: Sequence[Mapping[str, object]],
                    *, domain_path: str | None = None, problem_path: str | None = None,
+                   tolerance: float | None = None,
                    progress: Callable[[int, int], None] | None = None) -> M.ValidateBatchDoc:
     """Many plans through :func:`veriplan.verify.batch.validate_many`: paths are
     resolved inside the roots first (an item with one outside is not judged, its
     record says why); ``domain_path`` and ``problem_path`` are the items' defaults."""
     from veriplan.verify.batch import BatchVerdict, ItemError, validate_many
 
+    t = _tolerance("validate_batch", tolerance)
     if len(items) > cfg.max_items:
         raise ToolInputError(f"{len(items)} items are more than the server's limit of "
                              f"{cfg.max_items} a call (--max-items)")
@@ -507,7 +530,8 @@ def validate_batch(cfg: ServerConfig, deadline: Deadline, items: Sequence[Mappin
         """Every item's verdict in order: the refused ones as prepared, the others
         from one validate_many run (its caches shared across the call)."""
         good = (it for it in prepared if not isinstance(it, ItemError))
-        verdicts = validate_many(good, strict=not cfg.lenient, max_bytes=cfg.max_bytes)
+        verdicts = validate_many(good, strict=not cfg.lenient, max_bytes=cfg.max_bytes,
+                                 tolerance=t)
         for n, item in enumerate(prepared, 1):
             if isinstance(item, ItemError):
                 yield BatchVerdict(n, _ident(items[n - 1]), error=item)
