@@ -38,6 +38,9 @@ def add_parsers(sub) -> None:
                         "--results (no run)")
     p.add_argument("--quick", action="store_true",
                    help="the paper's stated quick subset instead of its full sizes")
+    p.add_argument("--limit", type=int, metavar="N",
+                   help="the first N instances of each dataset (a smaller run of the protocol; "
+                        "the row's command says so)")
     p.add_argument("--no-run", action="store_true",
                    help="read the stores only: --store if given, else the paper's committed "
                         "stores under --results")
@@ -145,6 +148,7 @@ def _paper(args: argparse.Namespace) -> int:
             cache = None if args.no_cache else Path(args.cache_path) if args.cache_path \
                 else _default_cache()
             request = RunRequest(backends_for(paper, _backends(args)), quick=args.quick,
+                                 limit=args.limit,
                                  data_root=Path(args.data_dir) if args.data_dir else None,
                                  workers=args.workers, cache_path=cache,
                                  unit_timeout=args.unit_timeout,

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import json
 import math
-import random
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from veriplan.bench.stats import bootstrap_mean_interval, wilson_interval
+import numpy as np
+
+from veriplan.bench.stats import wilson_interval
 from veriplan.bench.store import STORE_NAME, RunStore, UnitRecord
 from veriplan.papers.claims import Measured, ModelKind
 
@@ -197,21 +198,30 @@ def mean(units: Sequence[Unit], value: Callable[[Unit], float | None], *, comman
     kind, model = (units[0].kind, units[0].model) if units else (ModelKind.USER, "")
     if not values:
         return Measured(math.nan, None, 0, kind, command, model, detail=what)
-    lo, hi = bootstrap_mean_interval(values)
+    lo, hi = mean_interval(values)
     return Measured(sum(values) / len(values), (lo, hi), len(values), kind, command, model,
                     sum(1 for u in units if u.model_solved),
                     sum(1 for u in units if u.fallback_solved),
                     f"mean of {len(values)}{(' ' + what) if what else ''}")
 
 
-def _resample(values: Sequence[float], rng: random.Random) -> list[float]:
-    return [values[rng.randrange(len(values))] for _ in values]
+def _draws(n: int, reps: int, seed: int) -> np.ndarray:
+    """``reps`` resamples of ``n`` indices (seeded: the same units give the same
+    interval)."""
+    return np.random.default_rng(seed).integers(0, n, size=(reps, n))
 
 
-def _percentile(xs: list[float], q: float) -> float:
-    xs = sorted(xs)
-    i = min(len(xs) - 1, max(0, int(round(q * (len(xs) - 1)))))
-    return xs[i]
+def _percentiles(values: np.ndarray) -> tuple[float, float]:
+    lo, hi = np.percentile(values, [2.5, 97.5])
+    return float(lo), float(hi)
+
+
+def mean_interval(values: Sequence[float], *, reps: int = 2000,
+                  seed: int = 0) -> tuple[float, float]:
+    """A 95% percentile bootstrap interval for the mean, from the values sorted
+    (so the same values in any order give the same interval)."""
+    v = np.sort(np.asarray(values, dtype=float))
+    return _percentiles(v[_draws(len(v), reps, seed)].mean(axis=1))
 
 
 def mean_difference(a: Sequence[Unit], b: Sequence[Unit],
@@ -219,8 +229,7 @@ def mean_difference(a: Sequence[Unit], b: Sequence[Unit],
                     names: tuple[str, str] = ("A", "B"), reps: int = 2000,
                     seed: int = 0) -> Measured:
     """mean(a) - mean(b) of ``value`` with a 95% percentile bootstrap interval
-    (each arm resampled on its own, from its values sorted: seeded, so the same
-    units give the same interval)."""
+    (each arm resampled on its own, from its values sorted; seeded)."""
     va = sorted(v for v in (value(u) for u in a) if v is not None)
     vb = sorted(v for v in (value(u) for u in b) if v is not None)
     first = (a or b)
@@ -230,14 +239,11 @@ def mean_difference(a: Sequence[Unit], b: Sequence[Unit],
               f"{names[0]} {len(va)} values, {names[1]} {len(vb)}")
     if not va or not vb:
         return Measured(math.nan, None, 0, kind, command, model, detail=detail)
-    rng = random.Random(seed)
-    diffs = []
-    for _ in range(reps):
-        ra, rb = _resample(va, rng), _resample(vb, rng)
-        diffs.append(sum(ra) / len(ra) - sum(rb) / len(rb))
+    xa, xb = np.asarray(va), np.asarray(vb)
+    diffs = (xa[_draws(len(xa), reps, seed)].mean(axis=1)
+             - xb[_draws(len(xb), reps, seed + 1)].mean(axis=1))
     d = sum(va) / len(va) - sum(vb) / len(vb)
-    return Measured(d, (_percentile(diffs, 0.025), _percentile(diffs, 0.975)),
-                    min(len(va), len(vb)), kind, command, model,
+    return Measured(d, _percentiles(diffs), min(len(va), len(vb)), kind, command, model,
                     sum(1 for u in a if u.model_solved),
                     sum(1 for u in (*a, *b) if u.fallback_solved), detail)
 
@@ -245,28 +251,24 @@ def mean_difference(a: Sequence[Unit], b: Sequence[Unit],
 def slope(points: Sequence[tuple[float, float]], *, kind: ModelKind, model: str,
           command: str, what: str = "", reps: int = 2000, seed: int = 0) -> Measured:
     """The least-squares slope of y on x, with a 95% percentile bootstrap
-    interval over the points (seeded); n is the number of points."""
-    pts = sorted(points)
-
-    def fit(ps: Sequence[tuple[float, float]]) -> float | None:
-        n = len(ps)
-        mx = sum(x for x, _ in ps) / n
-        my = sum(y for _, y in ps) / n
-        sxx = sum((x - mx) ** 2 for x, _ in ps)
-        if sxx == 0:
-            return None
-        return sum((x - mx) * (y - my) for x, y in ps) / sxx
-
-    b = fit(pts) if len(pts) >= 2 else None
-    if b is None:
+    interval over the points (seeded; resamples with one x value left out);
+    n is the number of points."""
+    pts = np.asarray(sorted(points), dtype=float).reshape(-1, 2)
+    x, y = pts[:, 0], pts[:, 1]
+    if len(pts) < 2 or np.ptp(x) == 0:
         return Measured(math.nan, None, 0, kind, command, model,
                         detail=f"{len(pts)} points with fewer than two x values")
-    rng = random.Random(seed)
-    boots = [v for v in (fit(_resample(pts, rng)) for _ in range(reps)) if v is not None]
-    return Measured(b, (_percentile(boots, 0.025), _percentile(boots, 0.975)), len(pts),
-                    kind, command, model,
+    b = float(np.cov(x, y, bias=True)[0, 1] / np.var(x))
+    idx = _draws(len(pts), reps, seed)
+    xs, ys = x[idx], y[idx]
+    xc = xs - xs.mean(axis=1, keepdims=True)
+    sxx = (xc ** 2).sum(axis=1)
+    keep = sxx > 0
+    boots = (xc * (ys - ys.mean(axis=1, keepdims=True))).sum(axis=1)[keep] / sxx[keep]
+    return Measured(b, _percentiles(boots), len(pts), kind, command, model,
                     detail=f"slope over {len(pts)} units{(' ' + what) if what else ''}")
 
 
-__all__ = ["Unit", "difference", "groups", "mean", "mean_difference", "model_kind",
+__all__ = ["Unit", "difference", "groups", "mean", "mean_difference", "mean_interval",
+           "model_kind",
            "newcombe_interval", "rate", "read_units", "select", "slope"]

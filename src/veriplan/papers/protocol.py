@@ -31,6 +31,9 @@ class RunRequest:
 
     backends: tuple[BackendSpec, ...]
     quick: bool = False
+    # the first N instances of each dataset (None: the protocol's own sizes); a paper
+    # that honours it says so in its run's command line (``--limit N``)
+    limit: int | None = None
     data_root: Path | None = None
     workers: int = 1
     cache_path: Path | None = None
@@ -115,12 +118,14 @@ def run_plans(paper: Paper, plans: Sequence[SweepPlan], store: Path,
 
 
 def command_line(paper: str, backends: Sequence[BackendSpec], quick: bool,
-                 store: str | Path | None = None) -> str:
+                 store: str | Path | None = None, limit: int | None = None) -> str:
     """The ``veriplan paper`` command that runs ``backends`` (one backend, one
     ``--model`` a model; a base URL is written as ``URL``: it is the user's)."""
     words = ["veriplan", "paper", paper]
     if quick:
         words.append("--quick")
+    if limit is not None:
+        words += ["--limit", str(limit)]
     if backends:
         words += ["--backend", backends[0].name]
         if any(dict(b.options).get("base_url") for b in backends):
@@ -134,7 +139,7 @@ def command_line(paper: str, backends: Sequence[BackendSpec], quick: bool,
 
 
 def write_run_file(store: Path, paper: str, request: RunRequest) -> None:
-    data = {"paper": paper, "quick": request.quick,
+    data = {"paper": paper, "quick": request.quick, "limit": request.limit,
             "backends": [{"name": b.name, "model": b.model} for b in request.backends]}
     (store / RUN_FILE).write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
 
@@ -147,7 +152,8 @@ def run_command(store: Path, default: str = "") -> str:
         return default
     data = json.loads(f.read_text())
     backends = [BackendSpec(b["name"], b.get("model", "")) for b in data.get("backends", [])]
-    return command_line(data["paper"], backends, bool(data.get("quick")), store)
+    return command_line(data["paper"], backends, bool(data.get("quick")), store,
+                        data.get("limit"))
 
 
 __all__ = ["RUN_FILE", "Paper", "RunRequest", "RunSummary", "backends_for", "command_line",

@@ -347,17 +347,17 @@ def plans(request: RunRequest) -> list[SweepPlan]:
         return [SweepPlan(["aec", "aec-react"], ["scienceworld_unseen_short"], backends,
                           [{"method": "aec", **tau},
                            {"method": "aec", "verification": False, **tau},
-                           {"method": "aec-react"}], [0], QUICK_SW)]
+                           {"method": "aec-react"}], [0], request.limit or QUICK_SW)]
     methods = ["aec", "aec-react", "aec-direct", "query-only", "walle-standin", "wkm"]
     configs = [{"method": "aec", **tau}, {"method": "aec", "verification": False, **tau},
                {"method": "aec", "gating": False, **tau},
                {"method": "aec", "iterations": ITERATIONS, **tau},
                {"method": "walle-standin", "iterations": ITERATIONS},
                *({"method": m} for m in methods[1:])]
-    return [SweepPlan(methods, [HOUSEHOLD], backends, configs, [0], None),
+    return [SweepPlan(methods, [HOUSEHOLD], backends, configs, [0], request.limit),
             SweepPlan(["aec", "aec-react", "wkm"], [SEEN, UNSEEN], backends,
                       [{"method": "aec", **tau}, {"method": "aec-react"}, {"method": "wkm"}],
-                      [0], None)]
+                      [0], request.limit)]
 
 
 PAPER = StorePaper(
@@ -371,7 +371,7 @@ PAPER = StorePaper(
           "ScienceWorld seen and unseen (AEC, ReAct, WKM)",
     controlled="controlled-aec",
     committed=("aec-qwen", "aec-qwen-scienceworld", "aec-controlled-scienceworld",
-               "aec-controlled-scienceworld-iterations"),
+               "aec-controlled-scienceworld-iterations", "aec-paper-controlled-quick"),
     specs=_claims(),
     plans=plans,
     commands={

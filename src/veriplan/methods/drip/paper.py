@@ -260,7 +260,7 @@ def plans(request: RunRequest) -> list[SweepPlan]:
     backends = list(request.backends)
     controlled = all(b.name.startswith("controlled") for b in backends)
     dataset = "blocksworld_hard_smallest20" if request.quick else "blocksworld_hard"
-    limit = QUICK_LIMIT if request.quick else None
+    limit = request.limit or (QUICK_LIMIT if request.quick else None)
     if controlled:
         return [SweepPlan(["drip"], [dataset], backends, [{"actuator": "symbolic"}], [0],
                           limit)]
@@ -277,7 +277,7 @@ PAPER = StorePaper(
           "blocks (with the controlled model: DRIP (Manual) only); the full protocol runs "
           "them on all 110",
     controlled="controlled-plan",
-    committed=("drip-qwen-small20",),
+    committed=("drip-qwen-small20", "drip-paper-controlled"),
     specs=_claims(),
     plans=plans,
     commands={"drip-qwen-small20": "veriplan bench drip --dataset blocksworld_hard_smallest20 "

@@ -360,7 +360,7 @@ def plans(request: RunRequest) -> list[SweepPlan]:
     families at k = 1..4; quick: SQ-BCP, Self-Ask and the CoT rung on the first
     4 tasks of each family at k = 1, 2."""
     ks = QUICK_KS if request.quick else KS
-    limit = QUICK_LIMIT if request.quick else None
+    limit = request.limit or (QUICK_LIMIT if request.quick else None)
     methods = ["sqbcp", "self-ask"] if request.quick else ["sqbcp", *BASELINES]
     rungs = ["cot"] if request.quick else ["cot", "question_generation"]
     backends = list(request.backends)
@@ -381,7 +381,7 @@ PAPER = StorePaper(
           "the full protocol runs every task of both families at k = 1..4 for SQ-BCP, "
           "Direct, CoT, ToT, ReAct and Self-Ask, and both lower rungs of Table 2",
     controlled="controlled",
-    committed=("sqbcp-qwen", "sqbcp-qwen-howto-k"),
+    committed=("sqbcp-qwen", "sqbcp-qwen-howto-k", "sqbcp-paper-controlled"),
     specs=_claims(),
     plans=plans,
     commands={
