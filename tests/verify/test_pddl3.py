@@ -258,3 +258,14 @@ def test_val_reads_a_comparison_in_sometime_as_satisfied(tmp_path, val):
     dom = parse_domain(NUMERIC_DOMAIN)
     r = validate_plan(Task(dom, parse_problem(NUMERIC_PROBLEM, dom)), ["(setp)"])
     assert r.preferences.violated() == {"a": 1} and r.metric.value == 1
+
+
+def test_a_precondition_preference_in_a_temporal_domain_is_refused_by_name():
+    text = """(define (domain t) (:requirements :durative-actions :preferences)
+      (:predicates (p))
+      (:action i :parameters () :precondition (and (preference x (p))) :effect (p))
+      (:durative-action a :parameters () :duration (= ?duration 1)
+        :condition (at start (p)) :effect (at end (p))))"""
+    with pytest.raises(UnsupportedRequirementError) as info:
+        parse_domain(text, file="d.pddl")
+    assert info.value.requirement == ":preferences" and info.value.line == 3

@@ -316,6 +316,7 @@ class _Parser:
         derived_nodes: list[SList] = []
         self.derived_preds: set[str] = set()
         self.action_prefs: list[Preference] = []  # preferences in preconditions
+        self.pref_nodes: list[object] = []  # (the preconditions that hold them)
         constant_nodes: list[tuple[Sym, str]] = []
         constraint_nodes: list[SList] = []
         for sec in top[2:]:
@@ -364,6 +365,11 @@ class _Parser:
         for a, node in zip(parsed, actions):
             if names.count(a.name) > 1:
                 raise self.fail(f"action {a.name} is defined twice", node)
+        if self.pref_nodes and any(isinstance(a, DurativeAction) for a in parsed):
+            raise self.fail("a preference in the precondition of an action of a domain with "
+                            "durative actions is not supported (goal preferences and "
+                            ":constraints are)", self.pref_nodes[0],
+                            requirement=":preferences", cls=UnsupportedRequirementError)
         hard: list[Constraint] = []
         prefs = list(self.action_prefs)
         for sec in constraint_nodes:
@@ -544,6 +550,8 @@ class _Parser:
             node, prefs = self.pddl3.split(self.lst(fields[":precondition"], "precondition"),
                                            env, PreferenceSite.PRECONDITION, str(name))
             self.action_prefs.extend(prefs)
+            if prefs:
+                self.pref_nodes.append(fields[":precondition"])
             pre = self.formula(node, env)
         effects: tuple[Effect, ...] = ()
         if ":effect" in fields:

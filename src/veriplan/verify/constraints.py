@@ -483,7 +483,8 @@ def _metric(task: Task, values: N.Values, report: PreferenceReport,
 
 def temporal_refusal(task: Task) -> str | None:
     """Why a temporal task's PDDL 3 parts cannot be judged (None: they can):
-    preferences in the preconditions of its instantaneous actions."""
+    preferences in the preconditions of its instantaneous actions (the parser refuses
+    them already; a task built by hand may hold them)."""
     for pref in task.domain.preferences:
         if pref.site is PreferenceSite.PRECONDITION:
             return f"preference {pref.name} (in the precondition of {pref.action})"
