@@ -269,3 +269,28 @@ def test_a_precondition_preference_in_a_temporal_domain_is_refused_by_name():
     with pytest.raises(UnsupportedRequirementError) as info:
         parse_domain(text, file="d.pddl")
     assert info.value.requirement == ":preferences" and info.value.line == 3
+
+
+def test_the_json_conforms_to_its_schemas_and_mcp_says_constraint(doors, capsys):
+    """``validate --json`` and a ``--batch`` record on a PDDL 3 task keep to their
+    schemas (docs/schemas); the MCP verdict names the broken constraint's finding."""
+    from tests.mcp.test_cli_schemas import _validator
+    from veriplan.cli import main
+    from veriplan.mcp.tools import verdict_doc
+
+    task, d = doors
+    hard = PROBLEM.replace("(preference c1 (always (not (door))))", "(always (not (door)))"
+                           ).replace("(is-violated c1)", "0")
+    (d / "hard.pddl").write_text(hard)
+    for prob, plan in (("problem.pddl", "doors"), ("hard.pddl", "doors")):
+        main(["validate", "--json", "--domain", str(d / "domain.pddl"), "--problem",
+              str(d / prob), "--plan", str(d / plan)])
+        _validator("validate").validate(json.loads(capsys.readouterr().out))
+        (d / "b.jsonl").write_text(json.dumps({"domain": str(d / "domain.pddl"),
+                                               "problem": str(d / prob),
+                                               "plan_file": str(d / plan)}) + "\n")
+        main(["validate", "--batch", str(d / "b.jsonl")])
+        _validator("validate_batch_record").validate(json.loads(capsys.readouterr().out))
+    t2 = Task(task.domain, parse_problem(hard, task.domain))
+    doc = verdict_doc(t2, None, validate_plan(t2, ["(open)", "(move a b)"]))
+    assert [f.kind for f in doc.findings] == ["constraint"]
