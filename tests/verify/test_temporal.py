@@ -117,11 +117,43 @@ def test_bad_times_are_findings(task, t):
     assert not r.valid and r.failed_step == 1
 
 
-@pytest.mark.parametrize("text", ["0.000: (move c1 x y) [-4.000]", "nan: (move c1 x y) [4]",
-                                  "inf: (move c1 x y) [4]", "0.000: (move c1 x y) [nan]"])
-def test_bad_timed_lines_are_unread_not_valid(task, text):
+@pytest.mark.parametrize("text,says", [
+    ("0.000: (move c1 x y) [-4.000]", "its duration -4 is negative"),
+    ("0.000: (move c1 x y) [+4.000]", None),
+    ("-1.0: (move c1 x y) [4]", "its time -1 is negative"),
+    ("nan: (move c1 x y) [4]", "its time nan is not a finite number"),
+    ("NaN: (move c1 x y) [4]", "its time nan is not a finite number"),
+    ("inf: (move c1 x y) [4]", "its time inf is not a finite number"),
+    ("1e400: (move c1 x y) [4]", "its time inf is not a finite number"),
+    ("0.000: (move c1 x y) [nan]", "its duration nan is not a finite number"),
+    ("0.000: (move c1 x y) [-inf]", "its duration -inf is not a finite number"),
+    ("0.0e0: (move c1 x y) [4e0]", None),
+])
+def test_bad_timed_lines_are_read_and_are_findings(task, text, says):
+    """Signed, exponent, nan and inf times and durations are read (they had been left
+    unread: "could not be read as an action") and judged: a finding naming the step."""
     r = validate_plan(task, parse_plan(text + "\n4.5: (load c1 y) [2.000]\n", task))
-    assert not r.valid and r.unread
+    assert not r.unread, r.unread
+    if says is None:
+        assert r.valid, r.feedback()
+    else:
+        assert not r.valid and r.failed_step is not None and says in r.detail, r.detail
+        assert r.plan[r.failed_step - 1].name == "move"
+
+
+@pytest.mark.parametrize("text", ["nan: (unstack c a)", "inf: (unstack c a)",
+                                  "-1.0: (unstack c a)"])
+def test_a_bad_time_is_a_finding_on_a_classical_task_too(text):
+    """A timed plan of instantaneous actions: a time that is not a number from 0 on
+    fails its step (once read, it must never pass as if it had no time)."""
+    from veriplan.pddl.task import load_task
+
+    root = Path(__file__).resolve().parents[2] / "src" / "veriplan" / "examples"
+    task = load_task(root / "blocks-domain.pddl", root / "blocks-problem.pddl")
+    plan = "\n".join([text] + [f"{i}.0: {s}" for i, s in enumerate(
+        (root / "blocks-plan.txt").read_text().split("\n")[1:], 1) if s.strip()]) + "\n"
+    r = validate_plan(task, parse_plan(plan, task))
+    assert not r.unread and not r.valid and "its time" in r.detail, r.feedback()
 
 
 def test_lines_out_of_order_are_taken_in_order_of_time(task):

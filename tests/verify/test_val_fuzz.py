@@ -78,7 +78,12 @@ def test_settled_case(case, val, tmp_path):
     """A shrunk disagreement: veriplan's verdict, VAL's verdict, and the settlement."""
     domain = read_domain(REPO / case["domain"])
     task = Task(domain, parse_problem(case["problem"], domain))
-    ours = validate_plan(task, case["plan"])
+    plan = case["plan"]  # steps, or a timed plan's text (read as the plan reader reads it)
+    if isinstance(plan, str):
+        from veriplan.planio import parse_plan
+
+        plan = parse_plan(plan, task)
+    ours = validate_plan(task, plan)
     want = case["veriplan"]
     assert ours.valid == want["valid"]
     assert ours.failed_step == want.get("failed_step")

@@ -139,9 +139,16 @@ class AnswerLines:
 
 
 # The IPC/VAL timed form of a step: "0.000: (unstack c a) [1]" (a time with a decimal
-# point, or any time with a duration after the step).
-_TIMED = LazyPattern(r"^(\d+\.\d*|\.\d+|\d+(?=\s*:\s*\(.*\)\s*\[))\s*:\s*(\(.*\))"
-                     r"\s*(?:\[\s*(\d+(?:\.\d*)?|\.\d+)\s*\])?$")
+# point or an exponent, or any time with a duration after the step). Signs, "nan" and
+# "inf" are read too, in times and durations: the validator says why such a step
+# cannot be judged (a negative or not finite time or duration), rather than the
+# line being left unread.
+_SPECIAL = r"(?i:nan|inf(?:inity)?)"
+_EXP = r"(?:[eE][+-]?\d+)?"
+_TIMED = LazyPattern(
+    rf"^([+-]?(?:\d+\.\d*{_EXP}|\.\d+{_EXP}|\d+[eE][+-]?\d+|{_SPECIAL}"
+    r"|\d+(?=\s*:\s*\(.*\)\s*\[)))\s*:\s*(\(.*\))"
+    rf"\s*(?:\[\s*([+-]?(?:\d+(?:\.\d*)?{_EXP}|\.\d+{_EXP}|{_SPECIAL}))\s*\])?$")
 
 
 def split_answer(text: str) -> AnswerLines:
@@ -185,11 +192,11 @@ def split_answer(text: str) -> AnswerLines:
             continue
         if line[0] == ";":
             continue  # a comment line
-        if line[0] in "0123456789." and ":" in line:
+        if line[0] in "0123456789.+-nNiI" and ":" in line:
             timed = _TIMED.match(line.split(";", 1)[0].rstrip())
             if timed is not None:
                 t = float(timed.group(1))
-                unordered = unordered or (bool(times) and t < times[-1])
+                unordered = unordered or (bool(times) and not t >= times[-1])  # (nan too)
                 times.append(t)
                 at_line[n] = t
                 if timed.group(3) is not None:
@@ -237,7 +244,8 @@ def split_answer(text: str) -> AnswerLines:
     if unordered:
         at = [i for i, (_m, _t, k) in enumerate(items) if k == LINE]
         if len(at) == len(times):  # every step has a time: take them in order of time
-            order = sorted(range(len(at)), key=times.__getitem__)
+            # (a time that is nan last: the validator refuses it)
+            order = sorted(range(len(at)), key=lambda j: (times[j] != times[j], times[j]))
             ordered = [items[at[j]] for j in order]
             for i, x in zip(at, ordered):
                 items[i] = x

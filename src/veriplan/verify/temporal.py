@@ -135,6 +135,23 @@ def validate_temporal(task: Task, steps: tuple[Step, ...], times: Sequence[float
     return run.execute(groups, at, durs, tolerance)
 
 
+def bad_times(task: Task, steps: tuple[Step, ...], times: Sequence[float]
+              ) -> ValidationResult | None:
+    """On a task without durative actions, the result of a timed plan with a time
+    that cannot be judged (negative, or not finite: VAL drops a step at ``nan``),
+    the first such step failing; None when every time is a number from 0 on."""
+    for i, t in enumerate(times):
+        if not (t >= 0 and math.isfinite(t)):
+            run = _Run(task, steps, False)
+            errors = check_plan(task, steps)
+            if errors and errors[0].index <= i + 1:
+                return run.fail(errors[0], errors)
+            bad = _bad_timing(steps[i], i, float(t), None, False)
+            assert bad is not None
+            return run.fail(bad)
+    return None
+
+
 def happenings(members: list[Member], tolerance: float) -> list[list[Member]]:
     """``members`` (in order of time) as happenings: a member at most a tenth of
     ``tolerance`` after the first member of the current happening joins it (VAL's
@@ -166,7 +183,8 @@ def _bad_timing(step: Step, i: int, t: float, d: float | None, durative: bool
                          "write it as t: (action args) [d]")
     if not math.isfinite(d):
         return StepError(i + 1, step, StepErrorKind.PRECONDITION,
-                         f"its duration {d} is not a finite number")
+                         f"its duration {d} is not a finite number: give a duration such "
+                         "as [1.000]")
     if d < 0:
         return StepError(i + 1, step, StepErrorKind.PRECONDITION,
                          f"its duration {num(d)} is negative: a step cannot end before it "
@@ -460,4 +478,4 @@ def _before(shared: bool, t: float) -> str:
     return f" in the state before the happening at time {num(t)}" if shared else ""
 
 
-__all__ = ["TOLERANCE", "Member", "Part", "happenings", "validate_temporal"]
+__all__ = ["TOLERANCE", "Member", "Part", "bad_times", "happenings", "validate_temporal"]

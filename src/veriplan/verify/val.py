@@ -397,6 +397,21 @@ KNOWN_VAL_ERRORS = {
     "division-by-zero": (
         "VAL divides by zero to inf and goes on (a plan can be valid to it with the "
         "value inf). A division by zero has no value; veriplan fails the step."),
+    "negative-duration": (
+        "VAL executes a durative step with a negative duration, its end before its "
+        "start (0.000: (a) [-1] passes (<= ?duration 5), and the plan can be valid to "
+        "it). A step cannot end before it starts; veriplan fails the step."),
+    "negative-time": (
+        "VAL executes a step at a negative time (-1.000: (a) [2]) and can call the plan "
+        "valid. A plan starts at time 0; veriplan fails the step."),
+    "non-finite-time": (
+        "VAL drops a step at time nan or inf without a word and judges the rest (valid, "
+        "or the goal unmet without it). A time that is not a finite number cannot be "
+        "judged; veriplan fails the step."),
+    "missing-duration": (
+        "VAL takes a durative step written without [d] as one of duration 0, which "
+        "passes a (<= ?duration e) constraint: the plan can be valid to it. The plan "
+        "does not say how long the step takes; veriplan fails the step."),
 }
 """Disagreements settled as VAL's error: id -> why VAL is wrong (see
 :func:`known_val_error`; the shrunk cases are in tests/verify/val_cases/)."""
@@ -420,6 +435,17 @@ def known_val_error(ours: ValidationResult, val: ValVerdict) -> str | None:
     if executed and ours.error is StepErrorKind.PRECONDITION and any(
             u.pddl().startswith(("(> ", "(< ")) for u in ours.unsatisfied):
         return "strict-comparison"  # (a false strict comparison VAL took as true)
+    if executed and ours.error is StepErrorKind.PRECONDITION:  # (timed plans)
+        detail = ours.detail
+        if "is a durative action and the step has no duration" in detail:
+            return "missing-duration"
+        if detail.startswith("its duration ") and detail.endswith(
+                "is negative: a step cannot end before it starts"):
+            return "negative-duration"
+        if detail.startswith("its time ") and "is negative: a plan starts at time 0" in detail:
+            return "negative-time"
+        if detail.startswith("its time ") and "is not a finite number" in detail:
+            return "non-finite-time"
     if executed and ours.error is StepErrorKind.UNDEFINED:
         if "division by zero" in ours.detail or "divides by zero" in ours.detail:
             return "division-by-zero"

@@ -4,6 +4,7 @@ checked in the final state)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -136,6 +137,12 @@ def validate_plan(task: Task, plan: Sequence[Step | Operator | str] | Iterable,
             return result
         return replace(result, valid=False, unread=tuple(lines),
                        error=result.error or StepErrorKind.UNREAD)
+    if times and not all(0 <= t < math.inf for t in times):  # (a nan too)
+        from veriplan.verify.temporal import bad_times
+
+        result = bad_times(task, steps, times)
+        if result is not None:
+            return result if not lines else replace(result, unread=tuple(lines))
     spans = happening.groups(times, len(steps), tolerance)
     if task.numeric:
         from veriplan.verify.numeric import validate_numeric
