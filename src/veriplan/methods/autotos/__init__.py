@@ -26,6 +26,8 @@ PROBLEM = "autotos"
 METRICS = Metric
 REPORT = "veriplan.methods.autotos.report:section"
 COMMANDS = "veriplan.methods.autotos.commands"
+# the controlled function writer (veriplan.registry.PLUGINS declares it for the LLM layer)
+BACKENDS = {"controlled-autotos": "veriplan.methods.autotos.controlled:ControlledAutoToSBackend"}
 # the controlled study's sweep files (`veriplan bench --matrix autotos:NAME`)
 SWEEPS = Path(__file__).parent / "sweeps"
 

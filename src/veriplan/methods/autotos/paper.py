@@ -91,9 +91,17 @@ def at_100(domain: str):
             return None
         passed = sum(1 for u in us if u.metrics.get("status") == "passed")
         return rate(us, lambda u: point(u, "end") == 1.0, command=command(us),
-                    what=f"runs at 100% at the end ({passed} passed every test; "
-                         f"{us[0].metrics.get('domain')} evaluation subset of the store)")
+                    what=f"runs at 100% at the end ({passed} passed every test; {sizes(us)})")
     return measure
+
+
+def sizes(units: Sequence[Unit]) -> str:
+    """The evaluation sets the units were measured on, in words."""
+    limits = sorted({int(u.settings.get("eval_limit") or 0) for u in units})
+    if limits == [0]:
+        return "the whole evaluation set"
+    return "evaluated on the first " + "/".join(str(n) if n else "all" for n in limits) + \
+        " instances"
 
 
 def mean_calls(domain: str):
