@@ -130,3 +130,25 @@ def test_the_published_input_schemas_are_the_contracts_records(
                 bound = ("exclusiveMinimum" if a.above else "minimum")
                 found = [p.get(bound) for p in prop.get("anyOf", [prop])]
                 assert a.minimum in found, (name, key, prop)
+
+
+def test_an_item_is_told_the_same_by_the_server_and_by_validate_batch_lines(
+        root: Path) -> None:
+    import json
+
+    from veriplan.mcp import tools as T
+    from veriplan.verify.batch import batch_lines
+
+    task = {k: str(root / v) for k, v in TASK.items()}
+    items = [{**task, "plan_path": str(root / "blocks-plan.txt"), "colour": "red"},
+             {**task, "plan_file": str(root / "blocks-plan.txt"),
+              "plan_path": str(root / "blocks-plan.txt")},
+             {**task, "plan": "", "plan_path": str(root / "blocks-plan.txt")},
+             {**task, "plan": "", "format": "planbench"},
+             {**task, "plan_path": str(root / "nowhere.txt")}]
+    served = T.validate_batch(ServerConfig(roots=Roots.of([root])), T.Deadline(30), items)
+    lines = [json.loads(t) for _, t in batch_lines([json.dumps(i) + "\n" for i in items])]
+    assert [r.error["kind"] for r in served.records] == [r["error"]["kind"] for r in lines]
+    for mine, theirs in zip(served.records, lines, strict=True):
+        # the server writes paths inside its roots relative to them
+        assert mine.error["message"] == theirs["error"]["message"].replace(f"{root}/", "")
