@@ -63,18 +63,22 @@ def test_the_arms() -> None:
     assert cl.arm_of(_unit("drip")) is None
 
 
-def _solved(store: Path) -> dict[tuple[str, str], tuple[int, int]]:
-    """(model, arm) -> (model-solved, units), counted from the store's records."""
+def _solved(store: Path) -> dict[tuple[str, str], tuple[int, int, int]]:
+    """(model, arm) -> (model-solved, units, fallback-solved), counted from the
+    store's records."""
     s = RunStore(store, create=False)
     try:
         out: dict[tuple[str, str], list[int]] = {}
         for r in s.records():
             config = json.loads(r.config)
             arm = "direct" if r.method == "direct" else config.get("ablation", "none")
-            k = out.setdefault((r.model, arm), [0, 0])
+            if config.get("fallback", "none") != "none":
+                arm += "+fallback"
+            k = out.setdefault((r.model, arm), [0, 0, 0])
             k[0] += bool(r.verified) and r.solved_by in (None, "llm")
             k[1] += 1
-        return {key: (v[0], v[1]) for key, v in out.items()}
+            k[2] += bool(r.verified) and (r.solved_by or "").startswith("fallback:")
+        return {key: (v[0], v[1], v[2]) for key, v in out.items()}
     finally:
         s.close()
 
@@ -92,7 +96,7 @@ def test_a_quick_controlled_run(tmp_path: Path, data_dir: Path,
     assert {r["claim"] for r in paper["results"]} == set(claims)
     counts = _solved(store)
     n = cl.QUICK_LIMIT
-    assert sum(v[1] for v in counts.values()) == 5 * n * len(cal.CALIBRATION)
+    assert sum(v[1] for v in counts.values()) == cl.ARMS * n * len(cal.CALIBRATION)
     verdicts = {}
     for r in paper["results"]:
         c, m = claims[r["claim"]], r["measured"]
@@ -103,13 +107,19 @@ def test_a_quick_controlled_run(tmp_path: Path, data_dir: Path,
             assert m["model_kind"] == "controlled" and m["command"]
     for s in cal.CALIBRATION:
         slug = cl.slug(s.paper_model)
-        full = next(r for r in paper["results"] if r["claim"] == f"T1.full.{slug}")
-        k, units = counts[(s.model, "none")]
-        assert full["measured"]["n"] == units == n
-        assert full["measured"]["value"] == pytest.approx(k / n)
-        assert full["measured"]["model"] == s.model
+        # once without the fallback, once with it (its plans apart, never in the rate)
+        plain, with_fb = [r for r in paper["results"] if r["claim"] == f"T1.full.{slug}"]
+        k, units, _ = counts[(s.model, "none")]
+        assert plain["measured"]["n"] == units == n
+        assert plain["measured"]["value"] == pytest.approx(k / n)
+        assert plain["measured"]["model"] == s.model
+        assert not plain["measured"]["fallback_solved"]
+        k_model, _, k_fb = counts[(s.model, "none+fallback")]
+        assert k_model == k  # the model's part is the loop's without the fallback
+        assert with_fb["measured"]["value"] == pytest.approx(k / n)
+        assert with_fb["measured"]["fallback_solved"] == k_fb > 0
         drop = next(r for r in paper["results"] if r["claim"] == f"T2.wo_repair.size.{slug}")
-        k_rr, _ = counts[(s.model, "random_regeneration")]
+        k_rr = counts[(s.model, "random_regeneration")][0]
         assert drop["measured"]["value"] == pytest.approx((k - k_rr) / n)
         # the controlled model never reads C: w/o Deep Constraints cannot be measured
         assert verdicts[f"T2.wo_deep.{slug}"] == "not measurable"
@@ -126,11 +136,27 @@ def test_a_model_standing_in_for_none_is_judged_against_each_paper_model(
     spec = BackendSpec.of("controlled-plan", "plan:p=0.2,seed=0")
     request = RunRequest((spec,), quick=True, data_root=data_dir)
     summary = cl.PAPER.run(request, tmp_path)
-    assert summary.done == 5 * cl.QUICK_LIMIT
+    assert summary.done == cl.ARMS * cl.QUICK_LIMIT
     report = make_report(cl.PAPER, [tmp_path])
     full = [r for r in report.results if r.claim.id.startswith("T1.full.")]
-    assert [r.claim.id for r in full] == [f"T1.full.{cl.slug(m)}" for m in cl.MODELS]
+    assert [r.claim.id for r in full] == [f"T1.full.{cl.slug(m)}" for m in cl.MODELS
+                                          for _ in ("plain", "with the fallback")]
     assert len({r.measured.value for r in full if r.measured}) == 1
     assert all(r.measured and r.measured.model == spec.model for r in full)
     conv = next(r for r in report.results if r.claim.id == "S5.1.convergence")
     assert conv.measured is None  # one model: nothing converges
+
+
+def test_the_authors_fallback_finds_every_plan_within_its_depth(data_dir: Path) -> None:
+    """Breadth-first to depth 6, as the authors' code: Mystery instance-11's shortest
+    plan has 6 steps (an iterative-deepening search sharing one visited set missed it)."""
+    from veriplan.methods.closed_loop.config import Config
+    from veriplan.methods.closed_loop.method import _fallback
+    from veriplan.pddl.task import load_task
+    from veriplan.verify import validate_plan
+
+    d = data_dir / "planbench" / "instances" / "blocksworld" / "mystery"
+    task = load_task(d / "generated_domain.pddl", d / "generated_basic" / "instance-11.pddl")
+    plan = _fallback(task, Config(fallback="bfs"))
+    assert plan is not None and len(plan) == 6 and validate_plan(task, plan).valid
+    assert _fallback(task, Config(fallback="bfs", fallback_depth=5)) is None

@@ -165,19 +165,45 @@ def _fallback(task: Task, config: Config) -> list[str] | None:
     from veriplan.verify import validate_plan
 
     if config.fallback == "bfs":
-        from veriplan.search import Budget, dfs
-
-        # Breadth-first to the authors' depth: iterative deepening keeps memory small.
-        for depth in range(config.fallback_depth + 1):
-            r = dfs(task, budget=Budget(max_seconds=60), max_depth=depth)
-            if r.plan is not None:
-                plan = [str(op) for op in r.plan]
-                return plan if validate_plan(task, plan).valid else None
-        return None
+        plan = breadth_first(task, config.fallback_depth)
+        return plan if plan is not None and validate_plan(task, plan).valid else None
     from veriplan.planners.classical import solve_classical
 
     r = solve_classical(task, "fd", time_limit=60)
     return [str(s) for s in r.plan] if r.solved else None
+
+
+def breadth_first(task: Task, depth: int, seconds: float = 60.0) -> list[str] | None:
+    """The authors' fallback: breadth-first search to ``depth`` steps, layer by
+    layer, so it finds a shortest plan of at most ``depth`` steps whenever one
+    exists (None when none does, or after ``seconds``). (Until issue 48 this was
+    an iterative-deepening depth-first search whose visited set was shared
+    across depths, so a state first met deep on one branch was never expanded
+    when met again shallower: it missed plans of up to ``depth`` steps.)"""
+    import time
+
+    from veriplan.search.trace import backtrack
+
+    deadline = time.monotonic() + seconds
+    start = task.init
+    if task.is_goal(start):
+        return []
+    parent: dict = {start: None}
+    layer = [start]
+    for _ in range(depth):
+        following = []
+        for state in layer:
+            if time.monotonic() > deadline:
+                return None
+            for action, nxt in task.successors(state):
+                if nxt in parent:
+                    continue
+                parent[nxt] = (state, action)
+                if task.is_goal(nxt):
+                    return [str(op) for op in backtrack(parent, nxt)]
+                following.append(nxt)
+        layer = following
+    return None
 
 
 def _result(run: Run, attempts: int, verified: bool, plan: list[str], solved_by: str | None,

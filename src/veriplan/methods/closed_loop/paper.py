@@ -47,12 +47,16 @@ TITLE = ("Lexical-Prior-Free Planning: A Symbol-Agnostic Pipeline that Enables L
          "LRMs to Plan under Obfuscated Interfaces (Du, Wang, Hashimoto, CMC 2026)")
 CONTROLLED = "controlled-plan"
 SWEEP = Path(__file__).parent / "sweeps" / "closedloop_paper_controlled.toml"
+# The full pipeline as the authors' code runs it (with its search fallback), apart.
+SWEEP_FALLBACK = Path(__file__).parent / "sweeps" / "closedloop_paper_controlled_fallback.toml"
 STORE = "closed-loop-controlled"  # under results/
+STORE_FALLBACK = "closed-loop-controlled-fallback"
 QUICK_LIMIT = 20
+ARMS = 6  # the full loop, three ablations, direct, the full loop with the authors' fallback
 QUICK = (f"the first {QUICK_LIMIT} of the 600 problems (Mystery instance-1 .. "
-         f"instance-{QUICK_LIMIT}), every arm (full loop, three ablations, direct), each model "
-         "(with the controlled backend: the three stand-ins, "
-         f"{5 * QUICK_LIMIT * len(CALIBRATION)} units)")
+         f"instance-{QUICK_LIMIT}), every arm (full loop, three ablations, direct, the full loop "
+         "with the authors' search fallback), each model (with the controlled backend: the "
+         f"three stand-ins, {ARMS * QUICK_LIMIT * len(CALIBRATION)} units)")
 BENCH = ("veriplan bench --matrix closed-loop:closedloop_paper_controlled --data-dir "
          "../shared/data --out {store} --no-cache --workers 2")
 
@@ -82,6 +86,7 @@ class Arm(StrEnum):
     """The protocol's arms: the full loop, the paper's three ablations, direct."""
 
     FULL = "full"
+    FULL_FALLBACK = "full_fallback"         # the authors' code: BFS when the model fails
     WO_REPAIR = "random_regeneration"       # w/o Repair
     WO_STEPWISE = "final_validation_only"   # w/o Step-wise Validation
     WO_DEEP = "shallow_constraints"         # w/o Deep Constraints
@@ -119,6 +124,8 @@ def arm_of(u: Unit) -> Arm | None:
     if u.method != NAME or int(str(u.settings.get("max_attempts", 2))) != 2:
         return None
     ablation = str(u.settings.get("ablation", "none"))
+    if str(u.settings.get("fallback", "none")) != "none":
+        return Arm.FULL_FALLBACK if ablation == "none" else None
     return Arm.FULL if ablation == "none" else Arm(ablation) if ablation in _ABLATIONS else None
 
 
@@ -313,28 +320,32 @@ class ClosedLoopPaper:
     title = TITLE
     quick = QUICK
     controlled = CONTROLLED
-    committed = (STORE,)
+    committed = (STORE, STORE_FALLBACK)
 
     def claims(self) -> list[Claim]:
         return _claims()
 
-    def plan(self, request: RunRequest) -> SweepPlan:
-        """The headline sweep for the request's models (the controlled backend
-        without a model: the three stand-ins), the quick subset if asked."""
-        plan = load_matrix(SWEEP)
+    def plans(self, request: RunRequest) -> list[SweepPlan]:
+        """The headline sweep and the authors' fallback arm for the request's
+        models (the controlled backend without a model: the three stand-ins),
+        the quick subset if asked."""
         backends: list[BackendSpec] = []
         for b in request.backends:
             if b.name == CONTROLLED and not b.model:
                 backends += [BackendSpec(CONTROLLED, s.model, b.options) for s in CALIBRATION]
             else:
                 backends.append(b)
-        plan.backends = backends
-        if request.quick:
-            plan.limit = QUICK_LIMIT
-        return plan
+        out = []
+        for sweep in (SWEEP, SWEEP_FALLBACK):
+            plan = load_matrix(sweep)
+            plan.backends = list(backends)
+            if request.quick:
+                plan.limit = QUICK_LIMIT
+            out.append(plan)
+        return out
 
     def run(self, request: RunRequest, store: Path) -> RunSummary:
-        return run_plans(self, [self.plan(request)], store, request)
+        return run_plans(self, self.plans(request), store, request)
 
     def results(self, stores: Sequence[Path]) -> list[ClaimResult]:
         claims = {c.id: c for c in _claims()}
@@ -357,8 +368,9 @@ class ClosedLoopPaper:
 
 
 def _per_model(claims: dict[str, Claim], g: _Group, m: str) -> list[ClaimResult]:
-    s, cmd, arms = slug(m), g.command, g.arms
+    s, arms = slug(m), g.arms
     full, direct = arms.get(Arm.FULL, []), arms.get(Arm.DIRECT, [])
+    cmd = _command(full[0].store) if full else g.command
     out: list[ClaimResult] = []
 
     def diff(a: Sequence[Unit], b: Sequence[Unit], names: tuple[str, str]) -> Measured:
@@ -371,6 +383,14 @@ def _per_model(claims: dict[str, Claim], g: _Group, m: str) -> list[ClaimResult]
 
     if full:
         add(f"T1.full.{s}", rate(full, command=cmd, what="model-solved, full pipeline"))
+    with_fallback = arms.get(Arm.FULL_FALLBACK, [])
+    if with_fallback:
+        m_ = rate(with_fallback, command=_command(with_fallback[0].store),
+                  what="model-solved, full pipeline with the authors' BFS fallback")
+        both = (m_.model_solved or 0) + (m_.fallback_solved or 0)
+        add(f"T1.full.{s}", replace(m_, detail=(
+            f"{m_.detail}; model and fallback together {both} of {m_.n} "
+            f"({100 * both / m_.n:.1f}%), as the authors' files count a success")))
         add(f"S5.3.attempts.{s}", mean(full, lambda u: _attempts(u), command=cmd,
                                        what="problems, full pipeline"))
         failed = [u for u in full if not u.model_solved]
