@@ -236,3 +236,109 @@ def test_a_plan_file_item_reports_what_the_general_path_reports_first(tmp_path, 
     assert quick == general and taken >= 1
     small, _ = records(lines, True, monkeypatch, max_bytes=60)
     assert small == records(lines, False, monkeypatch, max_bytes=60)[0]
+
+
+_PLANE_DOMAIN = """(define (domain {name})
+  (:requirements :strips :typing :numeric-fluents)
+  (:types plane city)
+  (:predicates (at ?p - plane ?c - city))
+  (:functions (fuel ?p - plane) - number)
+  (:action fly :parameters (?p - plane ?a ?b - city)
+    :precondition (and (at ?p ?a) (>= (fuel ?p) {need}))
+    :effect (and (not (at ?p ?a)) (at ?p ?b) (decrease (fuel ?p) {need}))))
+"""
+_PLANE_PROBLEM = """(define (problem {name}) (:domain {domain})
+  (:objects plane1 - plane c1 c2 c3 - city)
+  (:init (at plane1 c1) (= (fuel plane1) {fuel}))
+  (:goal (at plane1 c3)))
+"""
+
+
+def test_tasks_of_a_domain_share_compiled_code_and_other_bodies_do_not(tmp_path,
+                                                                        monkeypatch):
+    """A schema's compiled function is made once for every task whose schema reads
+    the same (the problems of a domain); two domains whose schemas share a name (and
+    the domain's name) but not the body each get their own, and their own verdicts."""
+    from veriplan.pddl.numeric_code import compiled_step
+    from veriplan.pddl.task import load_task
+
+    files = {}
+    for dom, need in (("a", 2), ("b", 3)):
+        d = tmp_path / f"{dom}-domain.pddl"
+        d.write_text(_PLANE_DOMAIN.format(name="planes", need=need))
+        for prob, fuel in (("p1", 4), ("p2", 5)):
+            p = tmp_path / f"{dom}-{prob}.pddl"
+            p.write_text(_PLANE_PROBLEM.format(name=prob, domain="planes", fuel=fuel))
+            files[dom, prob] = (str(d), str(p))
+    from veriplan.core.plan import Step
+
+    step = Step("fly", ("plane1", "c1", "c2"))
+    fns = {k: compiled_step(load_task(*f), step).fn for k, f in files.items()}
+    assert fns["a", "p1"] is fns["a", "p2"] and fns["b", "p1"] is fns["b", "p2"]
+    assert fns["a", "p1"] is not fns["b", "p1"]
+    # fuel 4 (p1) and 5 (p2), two flights of 2 (a) or 3 (b): valid for a, step 2 for b
+    plan = "(fly plane1 c1 c2)\n(fly plane1 c2 c3)\n"
+    lines = [json.dumps({"id": f"{k[0]}{k[1]}", "domain": f[0], "problem": f[1],
+                         "plan": plan}) + "\n" for k, f in files.items()] * 2
+    general, _ = records(lines, False, monkeypatch)
+    quick, taken = records(lines, True, monkeypatch)
+    assert quick == general and taken == len(lines)
+    got = [(json.loads(r)["valid"], json.loads(r)["failed_step"]) for r in quick[:4]]
+    assert got == [(True, None), (True, None), (False, 2), (False, 2)]
+
+
+def test_plan_inside_a_name_is_judged_without_the_plan_readers(tmp_path, monkeypatch):
+    """"plan" inside an object's name ("plane1") is no plan marker: the one-pass path
+    judges such a plan without the full reader's test of its lines; "plan" as a word
+    or "__" still takes that test (the records are the general path's)."""
+    import veriplan.planio.pddl_plan as pddl_plan
+    import veriplan.verify.quick as quick_mod
+
+    assert quick_mod._PLAN_WORD.pattern == pddl_plan._PLAN_WORD.pattern
+    d = tmp_path / "domain.pddl"
+    d.write_text(_PLANE_DOMAIN.format(name="planes", need=1))
+    p = tmp_path / "problem.pddl"
+    p.write_text(_PLANE_PROBLEM.format(name="p", domain="planes", fuel=3))
+    plans = ["(fly plane1 c1 c2)\n(fly plane1 c2 c3)", "(FLY PLANE1 C1 C3)\n",
+             "(fly plane1 c1 c3)\n(fly plane1 c3 c1)\n"]
+    lines = [json.dumps({"id": k, "domain": str(d), "problem": str(p), "plan": t}) + "\n"
+             for k, t in enumerate(plans)]
+    general, _ = records(lines, False, monkeypatch)
+    calls = []
+    real = pddl_plan.clean_text
+    monkeypatch.setattr(pddl_plan, "clean_text", lambda text: calls.append(text) or real(text))
+    quick, taken = records(lines, True, monkeypatch)
+    assert quick == general and taken == len(plans) and calls == []
+    marked = [json.dumps({"id": 9, "domain": str(d), "problem": str(p),
+                          "plan": "plan:\n(fly plane1 c1 c3)"}) + "\n"]
+    assert records(marked, True, monkeypatch)[0] == records(marked, False, monkeypatch)[0]
+    assert calls
+
+
+def test_the_one_pass_plan_file_reader_reads_what_the_general_reader_reads(tmp_path):
+    """A plan file the one-pass path reads gives the general reader's text; any
+    other (missing, a directory, a pipe, too large, not UTF-8) it leaves to the
+    general path (None), which says why."""
+    import os
+
+    from veriplan.errors import InputFileError
+    from veriplan.pddl.inputs import read_text
+    from veriplan.verify.quick import read_quick
+
+    texts = {"plain": b"(fly plane1 c1 c2)\n", "bom": b"\xef\xbb\xbf(fly plane1 c1 c2)\r\n",
+             "empty": b"", "latin1": b"(fly pl\xe9ne c1 c2)\n", "big": b"(a)\n" * 100}
+    for name, data in texts.items():
+        (tmp_path / name).write_bytes(data)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for name in [*texts, "fifo", "nowhere", "."]:
+        path = str(tmp_path / name)
+        try:
+            want = read_text(path, what="plan file", max_bytes=100)
+        except InputFileError:
+            want = None
+        assert read_quick(path, 100) == want, name
+    assert read_quick(str(tmp_path / "plain"), 1 << 16) == "(fly plane1 c1 c2)\n"
+    assert read_quick(str(tmp_path / "bom"), 1 << 16) == "(fly plane1 c1 c2)\r\n"
+    assert read_quick(str(tmp_path / "big"), 399) is None
+    assert read_quick("bad\x00path", 100) is None

@@ -197,15 +197,39 @@ class _Lifted:
     targets: tuple[int, ...]  # the positions in ``terms`` of the updated fluents
 
 
-def _lift(condition: Formula, effects: tuple, settle) -> _Lifted:
-    """The function of one schema (``settle``: the task's derived predicates'
-    :meth:`~veriplan.pddl.derived.Axioms.settle`, or None)."""
+#: The generated functions by their source and numbers: a function is made of
+#: these alone (the task's parts reach it through the ground step), so schemas that
+#: generate the same source and numbers (every task of a domain; a schema read again)
+#: share one compiled function, and a schema with another body, whatever its name
+#: and its domain's, gets its own.
+_CODE: dict[tuple[str, str], object] = {}
+_CODE_MAX = 4096
+
+
+def _function(source: str, consts: tuple[float, ...]) -> object:
+    """The function ``step`` that ``source`` defines, its numbers ``consts`` (``c``),
+    compiled once per (source, numbers)."""
+    key = (source, repr(consts))  # (repr: -0.0 and 0.0, equal as floats, kept apart)
+    fn = _CODE.get(key)
+    if fn is None:
+        namespace: dict[str, object] = {"fsum": math.fsum, "c": consts}
+        exec(compile(source, "<veriplan numeric step>", "exec"), namespace)  # noqa: S102
+        fn = namespace["step"]
+        if len(_CODE) >= _CODE_MAX:
+            _CODE.clear()
+        _CODE[key] = fn
+    return fn
+
+
+def _lift(condition: Formula, effects: tuple) -> _Lifted:
+    """The function of one schema (its derived atoms settled, when it reads any,
+    by the ground step's ``settle``: the task's
+    :meth:`~veriplan.pddl.derived.Axioms.settle`)."""
     w = _Writer()
     pre_lits: list[tuple[Atom, bool]] = []
     general: list[Formula] = []
-    head = ["def step(bits, v, g):"]
-    head.append("    view = settle(bits, g.derived) if g.derived else bits" if settle
-                else "    view = bits")
+    head = ["def step(bits, v, g):",
+            "    view = g.settle(bits, g.derived) if g.derived else bits"]
     head += ["    pos = g.pos", "    if view & pos != pos or view & g.neg: return None",
              "    s = g.slots", "    try:", "        pass"]
     try:
@@ -251,10 +275,8 @@ def _lift(condition: Formula, effects: tuple, settle) -> _Lifted:
     except _Unsupported:
         return _Lifted(None, (), (), (), ())
     source = "\n".join(head + w.lines) + "\n"
-    namespace: dict[str, object] = {"fsum": math.fsum, "c": tuple(w.consts), "settle": settle}
-    exec(compile(source, "<veriplan numeric step>", "exec"), namespace)  # noqa: S102
-    return _Lifted(namespace["step"], tuple(w.terms), tuple(pre_lits), tuple(general),
-                   tuple(targets))
+    return _Lifted(_function(source, tuple(w.consts)), tuple(w.terms), tuple(pre_lits),
+                   tuple(general), tuple(targets))
 
 
 def _has_numeric(effects) -> bool:
@@ -274,8 +296,8 @@ class CompiledStep:
     values, self)`` gives the bitset after it (``values`` updated in place) or None
     (``values`` as given). ``simple`` False: the general path runs it."""
 
-    __slots__ = ("step", "fn", "pos", "neg", "derived", "add", "keep", "slots", "general",
-                 "simple")
+    __slots__ = ("step", "fn", "pos", "neg", "derived", "settle", "add", "keep", "slots",
+                 "general", "simple")
 
     def __init__(self, task, lifted: _Lifted, sub: dict[str, str], effects: tuple,
                  step: Step) -> None:
@@ -284,6 +306,7 @@ class CompiledStep:
         self.simple = lifted.fn is not None
         axioms = task.axioms
         derived = axioms.by_pred if axioms is not None else {}
+        self.settle = axioms.settle if axioms is not None else None
         bit = task.facts.bit
         self.pos = self.neg = self.derived = 0
         for atom, positive in lifted.pre_lits:
@@ -454,12 +477,11 @@ def _lifted(task, name: str | None) -> _Lifted:
     memo = task.__dict__.setdefault("_lifted", {})
     hit = memo.get(name)
     if hit is None:
-        settle = task.axioms.settle if task.axioms is not None else None
         if name is None:
-            hit = _lift(task.problem.goal, (), settle)
+            hit = _lift(task.problem.goal, ())
         else:
             schema = task.schemas[name]
-            hit = _lift(schema.precondition, tuple(schema.effects), settle)
+            hit = _lift(schema.precondition, tuple(schema.effects))
         memo[name] = hit
     return hit
 

@@ -18,7 +18,7 @@ from veriplan.errors import ConfigError, InputFileError, PDDLSemanticError, Sour
 from veriplan.pddl import inputs
 from veriplan.pddl.task import cached_domain
 from veriplan.verify.happening import TOLERANCE, check_tolerance
-from veriplan.verify.quick import QUICK_MAX, quick_record
+from veriplan.verify.quick import QUICK_MAX, quick_record, read_quick
 from veriplan.verify.records import error_record, result_record
 from veriplan.verify.task_cache import CONFIGS, RACY_NS, TASK_CACHE_SIZE, task_for
 from veriplan.verify.validator import ValidationResult, validate_plan
@@ -285,10 +285,8 @@ class ItemJudge:
                 self._path(item, "domain", "domain file")
                 self._path(item, "problem", "problem file")
             plan_path = self._path(item, "plan_file", "plan file")
-            try:
-                plan_text = inputs.read_text(plan_path, what="plan file",
-                                             max_bytes=min(self.max_bytes, QUICK_MAX))
-            except InputFileError:
+            plan_text = read_quick(plan_path, min(self.max_bytes, QUICK_MAX))
+            if plan_text is None:
                 return None
         elif (type(plan_text) is not str or "plan_file" in item
                 or len(plan_text) > QUICK_MAX or len(plan_text) > self.max_bytes):

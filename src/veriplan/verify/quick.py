@@ -10,6 +10,9 @@ None)."""
 
 from __future__ import annotations
 
+import os
+import re
+from stat import S_ISREG
 from typing import TYPE_CHECKING
 
 from veriplan.core.plan import Step
@@ -46,8 +49,45 @@ if TYPE_CHECKING:
 #: path, whose reader is lean on memory for long texts).
 QUICK_MAX = 1 << 16
 
+# "plan" as a word of its own, as veriplan.planio.pddl_plan._PLAN_WORD finds it
+_PLAN_WORD = re.compile(r"(?<![a-z0-9])plan(?![a-z0-9])")
+
 _BY_TEXT = 4096  # the most step texts a task's memo keeps (then it starts afresh)
 _BY_TEXT_SHARED = 1 << 16  # and a domain's
+
+
+_OPEN_FLAGS = (os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
+               | getattr(os, "O_CLOEXEC", 0))
+
+
+def read_quick(path: str, limit: int) -> str | None:
+    """The text of plan file ``path`` when it is a regular file of at most ``limit``
+    bytes of UTF-8 (a leading byte-order mark dropped), read in one ``read``; None
+    for anything else (a missing file, a directory, a pipe, a larger file, one that
+    changed size while read, bytes that are not UTF-8): the general path reads it
+    then and says why (:func:`veriplan.pddl.inputs.read_text`, which gives the same
+    text for every file this reads)."""
+    try:
+        fd = os.open(path, _OPEN_FLAGS)
+    except (OSError, ValueError):  # (ValueError: a path no file can have)
+        return None
+    try:
+        st = os.fstat(fd)
+        size = st.st_size
+        if not S_ISREG(st.st_mode) or size > limit:
+            return None
+        data = os.read(fd, size + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if len(data) != size:
+        return None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return text[1:] if text[:1] == "\ufeff" else text
 
 
 def quick_record(task: Task, line: int, ident: Any, plan_text: str
@@ -69,7 +109,9 @@ def quick_record(task: Task, line: int, ident: Any, plan_text: str
     # ASCII text, lower-casing it outright costs less and gives the same text)
     low = (plan_text.lower() if plan_text.isascii() or not plan_text.islower()
            else plan_text)
-    if "plan" in low:
+    if "plan" in low and ("__" in low or _PLAN_WORD.search(low) is not None):
+        # (clean_text refuses a clean text for these alone: "plan" as a word, which
+        # may be a marker's, or "__"; "plan" inside a name, as in "plane1", is neither)
         from veriplan.planio.pddl_plan import clean_text
 
         if clean_text(plan_text) is None:
