@@ -90,3 +90,12 @@ def test_a_confined_path_is_refused_as_given(tmp_path: Path, monkeypatch) -> Non
         assert record["error"]["kind"] == "refused"
         assert str(tmp_path) not in message and "TOP-SECRET" not in message
         assert "outside the base directory base;" in message and "--base-dir" in message
+
+
+def test_docs_json_md_holds_the_contracts_table() -> None:
+    from tests.conftest import REPO
+    from veriplan.core.arguments import markdown_table
+
+    assert markdown_table() in (REPO / "docs" / "json.md").read_text(), (
+        "docs/json.md's argument table differs from veriplan.core.arguments: paste "
+        "markdown_table()'s output in its place")

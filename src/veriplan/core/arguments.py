@@ -24,7 +24,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 
-from veriplan.errors import VeriplanError
+from veriplan.errors import ConfigError
 
 #: The longest name (a key, a path) a message repeats whole; a longer one is cut,
 #: with its length.
@@ -46,9 +46,10 @@ class ArgumentKind(Enum):
     ITEMS = "items"        # a list of batch items
 
 
-class ArgumentError(VeriplanError):
+class ArgumentError(ConfigError):
     """An argument refused by the contract: an unknown key, a value of the wrong
-    kind or out of range, an older name given with its new one. ``key`` is the key
+    kind or out of range, an older name given with its new one (a setting that
+    cannot be used: the command line's error kind ``config``). ``key`` is the key
     as it was given, ``record`` the call or item that refused it."""
 
     def __init__(self, message: str, key: str = "", record: str = "") -> None:
@@ -336,6 +337,28 @@ CLI_OPTIONS: dict[str, str] = {
 }
 
 
+def markdown_table() -> str:
+    """The contract as the Markdown table docs/json.md holds (a test keeps the two
+    the same): each argument, its kind and range, the records that take it (with
+    the older name a batch item still reads) and its command-line option."""
+    options = {name: opt for opt, name in CLI_OPTIONS.items()}
+    older = {new: old for old, new in BATCH_ITEM.aliases.items()}
+    rows = ["| argument | value | taken by | option |", "|---|---|---|---|"]
+    for a in ARGUMENTS.values():
+        takers = [r.name for r in TOOLS.values() if a.name in r.names]
+        if a.name in BATCH_ITEM.names:
+            takers.append("batch item" + (f" (or `{older[a.name]}`)" if a.name in older else ""))
+        if a.kind in (ArgumentKind.INTEGER, ArgumentKind.NUMBER):
+            value = a.range_text()
+        elif a.kind is ArgumentKind.CHOICE:
+            value = " or ".join(f"`{c}`" for c in a.choices)
+        else:
+            value = a.kind.value
+        option = f"`{options[a.name]}`" if a.name in options else ""
+        rows.append(f"| `{a.name}` | {value}: {a.meaning} | {', '.join(takers)} | {option} |")
+    return "\n".join(rows) + "\n"
+
+
 def refused_path(given: str, what: str, inside: str, fix: str) -> str:
     """The one message for a path that leads outside where paths may lead: the path
     as it was given (never where it leads, never a root's absolute path), ``inside``
@@ -345,4 +368,4 @@ def refused_path(given: str, what: str, inside: str, fix: str) -> str:
 
 
 __all__ = ["ARGUMENTS", "BATCH_ITEM", "CLI_OPTIONS", "SHOWN_CHARS", "TOOLS", "Argument",
-           "ArgumentError", "ArgumentKind", "Record", "refused_path", "shown"]
+           "ArgumentError", "ArgumentKind", "Record", "markdown_table", "refused_path", "shown"]
