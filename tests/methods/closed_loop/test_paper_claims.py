@@ -160,3 +160,14 @@ def test_the_authors_fallback_finds_every_plan_within_its_depth(data_dir: Path) 
     plan = _fallback(task, Config(fallback="bfs"))
     assert plan is not None and len(plan) == 6 and validate_plan(task, plan).valid
     assert _fallback(task, Config(fallback="bfs", fallback_depth=5)) is None
+
+
+def test_the_report_keeps_the_fallback_arm_apart() -> None:
+    from veriplan.methods.closed_loop.report import arm_of
+
+    def rec(**config: object) -> SimpleNamespace:
+        return SimpleNamespace(method="closed-loop", config=json.dumps(config))
+
+    assert arm_of(rec(max_attempts=2)) == "closed-loop K=2"  # type: ignore[arg-type]
+    assert arm_of(rec(max_attempts=2, fallback="bfs")) == \
+        "closed-loop K=2 fallback=bfs"  # type: ignore[arg-type]

@@ -40,9 +40,12 @@ class Unit:
 def arm_of(r: UnitRecord) -> str:
     config = json.loads(r.config)
     if r.method == "closed-loop":
+        # the search fallback is an arm of its own (its units never pooled with the loop's)
+        fallback = config.get("fallback", "none")
+        extra = f" fallback={fallback}" if fallback != "none" else ""
         if config.get("ablation", "none") != "none":
-            return f"closed-loop {config['ablation']}"
-        return f"closed-loop K={config.get('max_attempts', 2)}"
+            return f"closed-loop {config['ablation']}{extra}"
+        return f"closed-loop K={config.get('max_attempts', 2)}{extra}"
     if r.method == "drip":
         return f"drip {config.get('condition', 'never')}"
     return r.method
