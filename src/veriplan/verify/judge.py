@@ -307,6 +307,11 @@ class ItemJudge:
                         and len(named) < TASK_CACHE_SIZE):
                     named[key] = task
             self._raw = (d, p, task) if key is not None else None
+        if task.domain.temporal:  # clean timed plans: the temporal one-pass judge
+            from veriplan.verify.temporal_fast import timed_record
+
+            return timed_record(task, line, ident, plan_text.lower().split("\n"),
+                                self.tolerance)
         return quick_record(task, line, ident, plan_text)
 
     def _judge(self, item: Any) -> ValidationResult:

@@ -192,6 +192,33 @@ def _bad_timing(step: Step, i: int, t: float, d: float | None, durative: bool
     return None
 
 
+def ends_of(groups: list[list[Member]]) -> dict[int, list[int]]:
+    """Where each durative step's ends fall: step -> [start happening, end happening]."""
+    where: dict[int, list[int]] = {}
+    for k, g in enumerate(groups):
+        for m in g:
+            if m.part is Part.START:
+                where.setdefault(m.index, [k, k])[0] = k
+            elif m.part is Part.END:
+                where.setdefault(m.index, [k, k])[1] = k
+    return where
+
+
+@dataclass(slots=True)
+class Resume:
+    """The state of a run before happening ``happening``: atoms, fluent values, the
+    members left of each step, the durative steps started and not ended, the steps
+    done, and the time of the last plan happening so far."""
+
+    happening: int
+    bits: int
+    values: N.Values
+    ends_left: dict[int, int]
+    active: list[int]
+    done: int
+    last_plan_time: float
+
+
 class _Run:
     """The state of one plan's execution: atoms (bits), fluent values, the states
     after each happening (on request)."""
@@ -266,20 +293,23 @@ class _Run:
 
     # ----- the happenings ------------------------------------------------------------
     def execute(self, groups: list[list[Member]], at: list[float],
-                durs: list[float | None], tolerance: float) -> ValidationResult:
+                durs: list[float | None], tolerance: float,
+                resume: Resume | None = None) -> ValidationResult:
+        """Run the happenings ``groups``; from ``resume``'s happening on, in its state,
+        when a fast run (:mod:`veriplan.verify.temporal_fast`) did the ones before."""
         steps, holds = self.steps, self.holds
-        # where each durative step's ends fall: (start happening, end happening)
-        where: dict[int, list[int]] = {}
-        for k, g in enumerate(groups):
-            for m in g:
-                if m.part is Part.START:
-                    where.setdefault(m.index, [k, k])[0] = k
-                elif m.part is Part.END:
-                    where.setdefault(m.index, [k, k])[1] = k
-        ends_left = {i: 2 if i in where else 1 for i in range(len(steps))}
-        active: list[int] = []  # durative steps started and not ended
-        last_plan_time = 0.0
-        for k, g in enumerate(groups):
+        where = ends_of(groups)
+        if resume is None:
+            ends_left = {i: 2 if i in where else 1 for i in range(len(steps))}
+            active: list[int] = []  # durative steps started and not ended
+            last_plan_time = 0.0
+            first = 0
+        else:
+            first, self.bits, self.values = resume.happening, resume.bits, resume.values
+            ends_left, active = resume.ends_left, resume.active
+            last_plan_time, self.done = resume.last_plan_time, resume.done
+        for k in range(first, len(groups)):
+            g = groups[k]
             t = g[0].time
             done: list[tuple[Member, _Executed]] = []
             for m in g:
