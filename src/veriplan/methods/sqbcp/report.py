@@ -353,10 +353,15 @@ def report_section(records: list[UnitRecord], out: Path) -> ReportSection:
 
 
 def _setting(model: str) -> str:
-    """"sqbcp:p_hidden=0.2,acc=0.5,seed=0" -> "p=0.2, acc=0.5" (", omit=pre" when set)."""
+    """"sqbcp:p_hidden=0.2,acc=0.5,seed=0" -> "p=0.2, acc=0.5" (", omit=pre" when set); a
+    rate the model string leaves out is the controlled model's default ("sqbcp" -> "p=0.3,
+    acc=0.5")."""
+    from veriplan.methods.sqbcp.controlled import Settings
+
     kv = dict(part.split("=", 1) for part in model.partition(":")[2].split(",") if "=" in part)
     omit = f", omit={kv['omit']}" if kv.get("omit", "all") != "all" else ""
-    return f"p={kv.get('p_hidden', '?')}, acc={kv.get('acc', '?')}{omit}"
+    return (f"p={kv.get('p_hidden', Settings.p_hidden)}, "
+            f"acc={kv.get('acc', Settings.acc)}{omit}")
 
 
 def controlled_rows(records: list[UnitRecord]) -> list[ControlledRow]:
