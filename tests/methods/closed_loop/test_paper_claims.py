@@ -171,3 +171,16 @@ def test_the_report_keeps_the_fallback_arm_apart() -> None:
     assert arm_of(rec(max_attempts=2)) == "closed-loop K=2"  # type: ignore[arg-type]
     assert arm_of(rec(max_attempts=2, fallback="bfs")) == \
         "closed-loop K=2 fallback=bfs"  # type: ignore[arg-type]
+
+
+def test_the_protocol_sizes() -> None:
+    full = cl.PAPER.plans(RunRequest((BackendSpec.of("controlled-plan"),)))
+    assert [p.limit for p in full] == [None, None]  # the paper's 600
+    assert [b.model for b in full[0].backends] == [s.model for s in cal.CALIBRATION]
+    assert full[0].datasets == [cal.DATASET] and set(full[0].methods) == {"closed-loop",
+                                                                          "direct"}
+    quick = cl.PAPER.plans(RunRequest((BackendSpec.of("openai", "m"),), quick=True))
+    assert [p.limit for p in quick] == [cl.QUICK_LIMIT] * 2
+    assert [b.model for p in quick for b in p.backends] == ["m", "m"]
+    assert [p.limit for p in cl.PAPER.plans(RunRequest((BackendSpec.of("controlled-plan"),),
+                                                       limit=7))] == [7, 7]

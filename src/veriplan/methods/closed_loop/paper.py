@@ -328,7 +328,7 @@ class ClosedLoopPaper:
     def plans(self, request: RunRequest) -> list[SweepPlan]:
         """The headline sweep and the authors' fallback arm for the request's
         models (the controlled backend without a model: the three stand-ins),
-        the quick subset if asked."""
+        the first ``request.limit`` problems or the quick subset if asked."""
         backends: list[BackendSpec] = []
         for b in request.backends:
             if b.name == CONTROLLED and not b.model:
@@ -339,8 +339,7 @@ class ClosedLoopPaper:
         for sweep in (SWEEP, SWEEP_FALLBACK):
             plan = load_matrix(sweep)
             plan.backends = list(backends)
-            if request.quick:
-                plan.limit = QUICK_LIMIT
+            plan.limit = request.limit or (QUICK_LIMIT if request.quick else None)
             out.append(plan)
         return out
 
