@@ -49,14 +49,20 @@ if TYPE_CHECKING:
 _OLDER = frozenset({"id", "domain", "problem", "plan", "plan_file", "format",
                     "planbench_config"})
 _AS_READ = {new: old for old, new in BATCH_ITEM.aliases.items()}
+_SHARED = frozenset(BATCH_ITEM.names)
+_SHARED_GIVEN = {old: new for new, old in _AS_READ.items()}  # an item of the shared names
 
 
 def contract_item(item: Any) -> tuple[Any, dict[str, str] | None]:
     """``item`` with its keys as the judge reads them, and the keys it gave for the
     ones renamed (None: none was); raises :class:`NotJudged` for a key that is not
     an item's (naming the valid keys) or an older name given with its new one."""
-    if type(item) is dict and _OLDER.issuperset(item):
-        return item, None
+    if type(item) is dict:
+        if _OLDER.issuperset(item):
+            return item, None
+        if _SHARED.issuperset(item):
+            as_read = _AS_READ
+            return {as_read.get(k, k): v for k, v in item.items()}, _SHARED_GIVEN
     if not isinstance(item, Mapping):
         return item, None
     try:
