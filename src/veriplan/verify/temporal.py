@@ -217,19 +217,22 @@ class Resume:
     active: list[int]
     done: int
     last_plan_time: float
+    where: dict[int, list[int]] | None = None  # ends_of(the happenings), if known
 
 
 class _Run:
     """The state of one plan's execution: atoms (bits), fluent values, the states
     after each happening (on request)."""
 
-    def __init__(self, task: Task, steps: tuple[Step, ...], trace: bool) -> None:
+    def __init__(self, task: Task, steps: tuple[Step, ...], trace: bool,
+                 values: N.Values | None = None) -> None:
         self.task = task
         self.steps = steps
         self.trace = trace
         self.holds = N.Holds(task.facts.find, task.objects_of_type)
         self.bits = task.base_init
-        self.values: N.Values = {k: float(v) for k, v in task.problem.numeric_init.items()}
+        self.values: N.Values = ({k: float(v) for k, v in task.problem.numeric_init.items()}
+                                 if values is None else values)
         # (trace) the initial state, then the state after the happening that
         # finishes each step, in the plan's order: one state a step, as sequential
         # plans have (the happenings between are not shown)
@@ -298,7 +301,8 @@ class _Run:
         """Run the happenings ``groups``; from ``resume``'s happening on, in its state,
         when a fast run (:mod:`veriplan.verify.temporal_fast`) did the ones before."""
         steps, holds = self.steps, self.holds
-        where = ends_of(groups)
+        where = resume.where if resume is not None and resume.where is not None \
+            else ends_of(groups)
         if resume is None:
             ends_left = {i: 2 if i in where else 1 for i in range(len(steps))}
             active: list[int] = []  # durative steps started and not ended

@@ -225,25 +225,22 @@ def timed_record(task: Task, line: int, ident: Any, low_lines: list[str],
     at: list[float] = []
     durs: list[float | None] = []
     unordered = False
-    for text in low_lines:
-        text = text.strip()
-        if not text:
-            continue
-        m = _LINE.fullmatch(text)
-        if m is None:
-            return None
-        t = float(m.group(1))
-        words = m.group(2).split()
-        g = _ground(task, words[0], tuple(words[1:]), len(steps) + 1)
-        if g is None:
-            return None
-        d = m.group(3)
-        if g.durative and d is None:
-            return None  # (the general path's finding)
-        dv = float(d) if d is not None else None
-        if not math.isfinite(t) or (dv is not None and not math.isfinite(dv)):
-            return None
-        unordered = unordered or (bool(at) and t < at[-1])
+    memo = task.__dict__.get("_timed_lines")  # a clean line -> (step's parts, t, d)
+    if memo is None or len(memo) > _BY_TEXT:
+        memo = task.__dict__["_timed_lines"] = {}
+    for raw in low_lines:
+        hit = memo.get(raw)
+        if hit is None:
+            text = raw.strip()
+            if not text:
+                continue
+            hit = _read_line(task, text, len(steps) + 1)
+            if hit is None:
+                return None
+            memo[raw] = hit
+        g, t, dv = hit
+        if at and t < at[-1]:
+            unordered = True
         steps.append(g.step)
         grounds.append(g)
         at.append(t)
@@ -255,6 +252,27 @@ def timed_record(task: Task, line: int, ident: Any, low_lines: list[str],
         at = [at[i] for i in order]
         durs = [durs[i] for i in order]
     return _run(task, line, ident, tuple(steps), grounds, at, durs, tolerance)
+
+
+def _read_line(task: Task, text: str, index: int
+               ) -> tuple[_Ground, float, float | None] | None:
+    """A clean timed line's step (its compiled parts), time and duration; None for a
+    line the fast path does not take (the general reader reads it, or says why)."""
+    m = _LINE.fullmatch(text)
+    if m is None:
+        return None
+    t = float(m.group(1))
+    words = m.group(2).split()
+    g = _ground(task, words[0], tuple(words[1:]), index)
+    if g is None:
+        return None
+    d = m.group(3)
+    if g.durative and d is None:
+        return None  # (the general path's finding)
+    dv = float(d) if d is not None else None
+    if not math.isfinite(t) or (dv is not None and not math.isfinite(dv)):
+        return None
+    return g, t, dv
 
 
 def _pddl3(task: Task) -> bool:
@@ -290,13 +308,13 @@ def _run(task: Task, line: int, ident: Any, steps: tuple[Step, ...], grounds: li
     slots.fit(values)
     bits = task.base_init
     n = len(steps)
-    ends_left = {i: 2 if i in where else 1 for i in range(n)}
+    ends_left = [2 if i in where else 1 for i in range(n)]
     active: list[int] = []
     done = 0
     last_plan_time = 0.0
     stop = len(groups)
     for k, g in enumerate(groups):
-        before = (bits, values.copy(), dict(ends_left), list(active), done, last_plan_time)
+        before = (bits, values.copy(), ends_left.copy(), active.copy(), done, last_plan_time)
         parts: list[tuple[Member, Part]] = []
         for m in g:
             kind = m.part
@@ -360,9 +378,10 @@ def _run(task: Task, line: int, ident: Any, steps: tuple[Step, ...], grounds: li
             metric = json_value(mv.value if mv is not None else None)
         return True, record_text(line, id_json(ident), "true", n, "null", "null", "null",
                                  "null", "", "", "", metric)
-    run = _Run(task, steps, False)
-    resume = Resume(stop, bits, slots.to_dict(values), ends_left, active, done,
-                    last_plan_time)
+    state = slots.to_dict(values)
+    run = _Run(task, steps, False, state)
+    resume = Resume(stop, bits, state, dict(enumerate(ends_left)), active,
+                    done, last_plan_time, where)
     r = run.execute(groups, at, durs, tolerance, resume)
     return result_record(line, ident, r)
 
