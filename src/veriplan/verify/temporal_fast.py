@@ -22,7 +22,6 @@ durative step without ``[d]``: None (the general path judges it)."""
 
 from __future__ import annotations
 
-import inspect
 import math
 import re
 from typing import TYPE_CHECKING
@@ -63,7 +62,7 @@ _ADDITIVE = (UpdateOp.INCREASE, UpdateOp.DECREASE)
 _TOTAL_COST = FuncTerm("total-cost")
 # (numeric_code's _lift takes the task's derived-predicate settle or not, by version:
 # a temporal task has no derived predicates here)
-_LIFT_ARGS = len(inspect.signature(_lift).parameters)
+_LIFT_ARGS = _lift.__code__.co_argcount
 _BY_TEXT = 1 << 14  # the most ground steps a task's memo keeps (then it starts afresh)
 
 
