@@ -152,3 +152,14 @@ def test_an_item_is_told_the_same_by_the_server_and_by_validate_batch_lines(
     for mine, theirs in zip(served.records, lines, strict=True):
         # the server writes paths inside its roots relative to them
         assert mine.error["message"] == theirs["error"]["message"].replace(f"{root}/", "")
+
+
+@pytest.mark.parametrize(("option", "value"), [("--time-limit", "inf"),
+                                               ("--method-time-limit", "1e999"),
+                                               ("--port", "70000")])
+def test_the_servers_own_limits_are_range_checked(capsys, option: str, value: str) -> None:
+    from veriplan.cli import main
+
+    assert main(["mcp", "--describe", option, value]) == 2
+    err = capsys.readouterr().err
+    assert f"{option} must be" in err and "schema_id" not in err

@@ -68,11 +68,14 @@ def config_of(args: argparse.Namespace) -> ServerConfig:
         max_bytes = parse_size(args.max_bytes)
     except ValueError as exc:
         raise VeriplanError(f"--max-bytes: {exc}") from None
+    from veriplan.core.arguments import SERVER_OPTIONS
+
+    # the contract's ranges (veriplan.core.arguments): NaN and infinity refused too
     for flag, value in (("--time-limit", args.time_limit),
                         ("--method-time-limit", args.method_time_limit),
-                        ("--max-items", args.max_items), ("--max-calls", args.max_calls)):
-        if not value > 0:
-            raise VeriplanError(f"{flag} must be positive, not {value}")
+                        ("--max-items", args.max_items), ("--max-calls", args.max_calls),
+                        ("--port", args.port)):
+        SERVER_OPTIONS[flag].number(value, flag, "veriplan mcp")
     # API keys come from the environment (OPENAI_API_KEY, ...), never from the command
     # line, where other users of the machine could read them.
     options = {k: v for k, v in (("model", args.model), ("model_path", args.model_path),

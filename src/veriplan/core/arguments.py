@@ -337,6 +337,23 @@ CLI_OPTIONS: dict[str, str] = {
 }
 
 
+#: The options ``veriplan mcp`` starts a server with (its limits), checked as the
+#: tools' numbers are.
+SERVER_OPTIONS: dict[str, Argument] = {
+    "--time-limit": Argument("time_limit", ArgumentKind.NUMBER, "the longest one call may run",
+                             minimum=0, above=True, unit="seconds"),
+    "--method-time-limit": Argument("method_time_limit", ArgumentKind.NUMBER,
+                                    "the longest run_method may run", minimum=0, above=True,
+                                    unit="seconds"),
+    "--max-items": Argument("max_items", ArgumentKind.INTEGER,
+                            "the most plans one validate_batch call may hold", minimum=1),
+    "--max-calls": Argument("max_calls", ArgumentKind.INTEGER,
+                            "the most calls at work at once", minimum=1),
+    "--port": Argument("port", ArgumentKind.INTEGER, "--http: the port", minimum=1,
+                       maximum=65535),
+}
+
+
 def markdown_table() -> str:
     """The contract as the Markdown table docs/json.md holds (a test keeps the two
     the same): each argument, its kind and range, the records that take it (with
@@ -367,5 +384,6 @@ def refused_path(given: str, what: str, inside: str, fix: str) -> str:
             f"through symlinks or '..' ({fix})")
 
 
-__all__ = ["ARGUMENTS", "BATCH_ITEM", "CLI_OPTIONS", "SHOWN_CHARS", "TOOLS", "Argument",
-           "ArgumentError", "ArgumentKind", "Record", "markdown_table", "refused_path", "shown"]
+__all__ = ["ARGUMENTS", "BATCH_ITEM", "CLI_OPTIONS", "SERVER_OPTIONS", "SHOWN_CHARS", "TOOLS",
+           "Argument", "ArgumentError", "ArgumentKind", "Record", "markdown_table",
+           "refused_path", "shown"]
