@@ -183,7 +183,7 @@ RUN: dict[str, Expect] = {
                            why=STANDIN_WHY),
     "veriplan report runs/sq --compare sqbcp:k=1 self-ask": Expect(0, "wrote runs/sq/report.md"),
     # docs/environments.md
-    "veriplan env check --env household --limit 2": Expect(0, "== household: 2/2 won"),
+    "veriplan env check --env household --limit 1": Expect(0, "== household: 1/1 won"),
     # docs/mcp.md
     "veriplan mcp --describe": Expect(0, '"validate_plan"'),
     SCHEMAS: Expect(0, ""),
