@@ -145,7 +145,8 @@ def test_an_item_is_told_the_same_by_the_server_and_by_validate_batch_lines(
               "plan_path": str(root / "blocks-plan.txt")},
              {**task, "plan": "", "plan_path": str(root / "blocks-plan.txt")},
              {**task, "plan": "", "format": "planbench"},
-             {**task, "plan_path": str(root / "nowhere.txt")}]
+             {**task, "plan_path": str(root / "nowhere.txt")},
+             {**task, "plan_file": 7}, {**task, "plan_path": ""}]
     served = T.validate_batch(ServerConfig(roots=Roots.of([root])), T.Deadline(30), items)
     lines = [json.loads(t) for _, t in batch_lines([json.dumps(i) + "\n" for i in items])]
     assert [r.error["kind"] for r in served.records] == [r["error"]["kind"] for r in lines]

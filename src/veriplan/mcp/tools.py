@@ -581,16 +581,17 @@ def _prepare(cfg: ServerConfig, item: object, domain_path: str | None,
             out[key] = default
     for key in ("domain_path", "problem_path"):
         if not any(BATCH_ITEM.canonical(k) == key for k in out):
-            return ItemError("item", f"the item has no {key} (and the call gives no default "
-                                     f"{key})")
+            old = {new: o for o, new in BATCH_ITEM.aliases.items()}[key]
+            return ItemError("item", f"the item has no '{key}' (or '{old}') (a file path), "
+                                     f"and the call gives no default {key}")
     try:
         for key, value in list(out.items()):
             name = BATCH_ITEM.canonical(key)
             if name is None or not name.endswith("_path") or value is None:
                 continue
             if not isinstance(value, str) or not value:
-                return ItemError("item", f"{BATCH_ITEM.label(key)} must be a file path (a "
-                                         "non-empty string)")
+                return ItemError("item", f"'{key}' must be a file path (a non-empty "
+                                         "string)")
             out[key] = cfg.roots.resolve(value, _WHAT[name])
     except ToolInputError as exc:
         return ItemError("refused", _shown(cfg, str(exc)))
