@@ -230,6 +230,9 @@ def _claims() -> tuple[ClaimSpec, ...]:
         ClaimSpec(Claim(NAME, "Limits.drip-llm-calls", "DRIP (Claude) averages 6.18 LLM calls "
                         "a problem", "6.18", f"{SETTING}; Claude 3.7 Sonnet", "Limitations",
                         paper_value=6.18, scale=Scale.NUMBER), calls("drip-llm")),
+        ClaimSpec(Claim(NAME, "Limits.react-manual-calls", "ReAct (Manual) averages 28.3 "
+                        "LLM calls a problem", "28.3", f"{SETTING}; GPT-4o", "Limitations",
+                        paper_value=28.3, scale=Scale.NUMBER), calls("react-manual")),
         ClaimSpec(Claim(NAME, "Limits.fewer-calls-than-react", "DRIP needs far fewer LLM "
                         "calls than ReAct (Manual)", "5.98 vs 28.3", f"{SETTING}; GPT-4o",
                         "Limitations", Comparison.BELOW, paper_value=5.98 - 28.3,
