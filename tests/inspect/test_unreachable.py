@@ -47,3 +47,31 @@ def test_a_refused_connection_is_one_attempt_and_names_the_url(monkeypatch):
     assert len(attempts) == 1
     assert info.value.url == url
     assert str(info.value).startswith(f"nothing listens at {url}: start the server or fix")
+
+
+def test_the_tasks_own_generate_fails_at_once_too(monkeypatch, tmp_path):
+    """Without -T method the task's solver answers once through inspect's
+    generate(); a refused connection ends the sample at the first attempt,
+    naming the URL (inspect alone retried it without end)."""
+    from inspect_ai import Task, eval
+    from inspect_ai.dataset import Sample
+
+    from veriplan.inspect.solver import answer_once
+
+    url = f"http://127.0.0.1:{closed_port()}/v1"
+    model = get_model("openai-api/local/m", base_url=url, api_key="k", max_retries=0,
+                      config=GenerateConfig(max_retries=3))
+    monkeypatch.setattr(model.api, "retry_wait", lambda: wait_none())
+    attempts: list[int] = []
+    generate = model.api.generate
+
+    async def counted(*args, **kwargs):
+        attempts.append(1)
+        return await generate(*args, **kwargs)
+
+    monkeypatch.setattr(model.api, "generate", counted)
+    task = Task(dataset=[Sample(input="plan", target="")], solver=answer_once())
+    [log] = eval(task, model=model, log_dir=str(tmp_path), display="none")
+    assert len(attempts) == 1
+    assert log.status == "error"
+    assert f"nothing listens at {url}" in log.error.message

@@ -3,7 +3,7 @@
 ``veriplan/<name>``."""
 
 from veriplan.inspect.scorer import plan_validator
-from veriplan.inspect.solver import veriplan_method
+from veriplan.inspect.solver import answer_once, veriplan_method
 from veriplan.inspect.tasks import (
     planbench,
     planbench_blocksworld,
@@ -12,5 +12,6 @@ from veriplan.inspect.tasks import (
     planbench_mystery,
 )
 
-__all__ = ["plan_validator", "planbench", "planbench_blocksworld", "planbench_blocksworld_hard",
-           "planbench_logistics", "planbench_mystery", "veriplan_method"]
+__all__ = ["answer_once", "plan_validator", "planbench", "planbench_blocksworld",
+           "planbench_blocksworld_hard", "planbench_logistics", "planbench_mystery",
+           "veriplan_method"]

@@ -107,6 +107,14 @@ def fail_fast(model: Model) -> None:
     setattr(api, _FAIL_FAST, True)
 
 
+def unreachable_error(exc: BaseException, model: Model) -> EndpointUnreachableError | None:
+    """``exc`` from ``model.generate`` as veriplan's typed error when nothing
+    answers at the model's address (None for anything else)."""
+    url = model_url(model)
+    reason = unreachable_reason(_attempted(exc), url, URL_FIX)
+    return None if reason is None else EndpointUnreachableError(reason, url)
+
+
 class InspectBackend:
     """``complete`` runs ``model.generate`` on the event loop of ``token`` in a
     copy of ``context``; call it from a thread other than the loop's."""
@@ -131,11 +139,10 @@ class InspectBackend:
             raise BackendError("inspect's event loop has finished: the sample that ran "
                                "this method is over") from None
         except Exception as exc:
-            url = model_url(self.model)
-            reason = unreachable_reason(_attempted(exc), url, URL_FIX)
-            if reason is None:
+            typed = unreachable_error(exc, self.model)
+            if typed is None:
                 raise
-            raise EndpointUnreachableError(reason, url) from None
+            raise typed from None
         usage = output.usage
         return LLMResponse(
             output.completion, str(output.stop_reason),

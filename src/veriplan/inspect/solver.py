@@ -32,7 +32,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from veriplan.core.problems import ProblemKind
 from veriplan.errors import ConfigError
-from veriplan.inspect.backend import InspectBackend
+from veriplan.inspect.backend import InspectBackend, fail_fast, unreachable_error
 from veriplan.inspect.dataset import instance_from_metadata
 from veriplan.inspect.scorer import METHOD_KEY
 from veriplan.llm.client import LLM
@@ -114,5 +114,26 @@ def veriplan_method(method: str = "direct",
         state.output = ModelOutput.from_content(str(model), final_answer(result))
         state.metadata[METHOD_KEY] = run_summary(result)
         return state
+
+    return solve
+
+
+@solver
+def answer_once() -> Solver:
+    """inspect's ``generate()`` (one answer to the sample's prompt), where a model
+    endpoint with nothing listening ends the sample at the first attempt with
+    :class:`~veriplan.errors.EndpointUnreachableError` naming the URL, as a
+    veriplan method's calls do (inspect alone retries it without end)."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        model = get_model()
+        fail_fast(model)
+        try:
+            return await generate(state)
+        except Exception as exc:
+            typed = unreachable_error(exc, model)
+            if typed is None:
+                raise
+            raise typed from None
 
     return solve

@@ -5,7 +5,8 @@
 PDDL dataset of veriplan's registry, e.g. ``blocksworld_3``).
 
 Parameters (``-T name=value``): ``method`` (none: inspect's ``generate()``
-answers PlanBench's prompt once, as veriplan's ``direct``; else a veriplan
+answers PlanBench's prompt once, as veriplan's ``direct``, and a model endpoint
+where nothing listens fails at once, :func:`~veriplan.inspect.solver.answer_once`; else a veriplan
 method run through inspect's model, e.g. ``closed-loop`` or ``backprompt``),
 ``config`` (the method's settings, a mapping), ``prompt`` (``planbench``:
 PlanBench's natural-language prompt, the default for Blocksworld and Mystery;
@@ -23,11 +24,10 @@ from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.model import GenerateConfig
-from inspect_ai.solver import generate
 
 from veriplan.inspect.dataset import planbench_dataset
 from veriplan.inspect.scorer import plan_validator
-from veriplan.inspect.solver import veriplan_method
+from veriplan.inspect.solver import answer_once, veriplan_method
 
 # PlanBench's one-shot generation as veriplan's ``direct`` asks for it.
 DIRECT = GenerateConfig(temperature=0.0, max_tokens=400, stop_seqs=["[PLAN END]"])
@@ -39,7 +39,7 @@ def build(dataset: str, method: str | None = None,
     """The task on the veriplan dataset ``dataset`` (see the module's doc)."""
     samples = planbench_dataset(dataset, Path(data_dir) if data_dir else None, prompt=prompt,
                                 one_shot=one_shot, limit=limit)
-    chosen = generate() if method is None else veriplan_method(method, config)
+    chosen = answer_once() if method is None else veriplan_method(method, config)
     return Task(dataset=samples, solver=chosen, scorer=plan_validator(), config=DIRECT,
                 metadata={"veriplan_dataset": dataset, "veriplan_method": method or "generate"})
 
