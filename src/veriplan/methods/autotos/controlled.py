@@ -50,7 +50,8 @@ has (the category it reads from the feedback text: :func:`reported`) removes
 that bug with the class's fix probability (:data:`FIX`; ``q=Q`` sets one for
 all) and, whatever it fixed, brings in a new successor bug with probability
 ``r`` (:data:`REGRESS`; a class drawn by the rates, among those it does not
-have).
+have at that moment: the class it just fixed included, so a fix can be followed
+by a new bug of the same class, with a new draw of the states it shows on).
 
 Where every rate comes from (:data:`RECORDED`, :data:`FIX`, :data:`REGRESS`):
 a sample of 19 recorded AutoToS runs, w/ val, from the authors' repository
