@@ -164,3 +164,14 @@ def test_the_servers_own_limits_are_range_checked(capsys, option: str, value: st
     assert main(["mcp", "--describe", option, value]) == 2
     err = capsys.readouterr().err
     assert f"{option} must be" in err and "schema_id" not in err
+
+
+def test_an_item_of_the_wrong_shape_is_its_own_error_and_the_rest_are_judged(
+        call: Callable[..., object]) -> None:
+    items = [{"plan": {"steps": 1}}, {"colour": [1, {"a": 2}]}, {"plan_path": "blocks-plan.txt"}]
+    r = call("validate_batch", {**TASK, "items": items})
+    assert not r.is_error, text_of(r)
+    records = r.structured_content["records"]
+    assert [x["verdict"] for x in records] == [None, None, "valid"]
+    assert "'plan' must be the plan's text" in records[0]["error"]["message"]
+    assert "unknown key 'colour'" in records[1]["error"]["message"]

@@ -26,7 +26,7 @@ from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.stdio import stdio_server
 from mcp_types import ToolAnnotations
-from pydantic import Field
+from pydantic import Field, JsonValue
 
 from veriplan import __version__
 from veriplan.core.arguments import BATCH_ITEM
@@ -94,7 +94,7 @@ def build_server(cfg: ServerConfig) -> MCPServer:
 
     @register_tool(tools, annotations=_READ_ONLY)
     async def validate_batch(
-            items: Annotated[list[dict[str, str | int | float | bool | list[str] | None]], Field(
+            items: Annotated[list[dict[str, JsonValue]], Field(
                 description="the plans: objects with plan (text or lines) or plan_path, and "
                             "optionally id, domain_path, problem_path, format "
                             "('pddl'/'planbench'), planbench_config_path; an item takes "
