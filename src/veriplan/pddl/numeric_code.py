@@ -294,7 +294,8 @@ def _has_numeric(effects) -> bool:
 class CompiledStep:
     """One ground step (or the goal) of a numeric task, compiled: ``fn(bits,
     values, self)`` gives the bitset after it (``values`` updated in place) or None
-    (``values`` as given). ``simple`` False: the general path runs it."""
+    (``values`` as given). ``simple`` False: the general path runs it (and ``fn``
+    says None)."""
 
     __slots__ = ("step", "fn", "pos", "neg", "derived", "settle", "add", "keep", "slots",
                  "general", "simple")
@@ -322,6 +323,8 @@ class CompiledStep:
         targets = [self.slots[k] for k in lifted.targets]
         if len(set(targets)) != len(targets):
             self.simple = False  # (two updates of one fluent: the general path's order)
+        if not self.simple:
+            self.fn = _never
         holds = Holds(task.facts.find, task.objects_of_type, axioms)
         self.general = tuple([_general(holds, f, sub, slots, bit, derived)
                               for f in lifted.general])
@@ -334,6 +337,11 @@ class CompiledStep:
                 delete |= b
         self.add = add
         self.keep = ~delete
+
+
+def _never(bits: int, values: list[float | None], g: CompiledStep) -> None:
+    """The ``fn`` of a step the generated code does not take."""
+    return None
 
 
 def _general(holds: Holds, f: Formula, sub: dict[str, str], slots: Slots, bit, derived):

@@ -49,8 +49,23 @@ if TYPE_CHECKING:
 #: path, whose reader is lean on memory for long texts).
 QUICK_MAX = 1 << 16
 
-# "plan" as a word of its own, as veriplan.planio.pddl_plan._PLAN_WORD finds it
-_PLAN_WORD = re.compile(r"(?<![a-z0-9])plan(?![a-z0-9])")
+# "plan" not followed by a letter or digit (see _plan_word)
+_PLAN_END = re.compile(r"plan(?![a-z0-9])")
+
+
+def _plan_word(low: str) -> bool:
+    """Whether ``low`` holds "plan" as a word of its own, as
+    ``veriplan.planio.pddl_plan._PLAN_WORD`` finds it (``(?<![a-z0-9])plan(?![a-z0-9])``;
+    a pattern that begins with the look-behind is tried at every position, ten
+    times slower on a plan of "plane1" steps)."""
+    for m in _PLAN_END.finditer(low):
+        i = m.start()
+        if i == 0:
+            return True
+        c = low[i - 1]
+        if not ("a" <= c <= "z" or "0" <= c <= "9"):
+            return True
+    return False
 
 _BY_TEXT = 4096  # the most step texts a task's memo keeps (then it starts afresh)
 _BY_TEXT_SHARED = 1 << 16  # and a domain's
@@ -109,7 +124,7 @@ def quick_record(task: Task, line: int, ident: Any, plan_text: str
     # ASCII text, lower-casing it outright costs less and gives the same text)
     low = (plan_text.lower() if plan_text.isascii() or not plan_text.islower()
            else plan_text)
-    if "plan" in low and ("__" in low or _PLAN_WORD.search(low) is not None):
+    if "plan" in low and ("__" in low or _plan_word(low)):
         # (clean_text refuses a clean text for these alone: "plan" as a word, which
         # may be a marker's, or "__"; "plan" inside a name, as in "plane1", is neither)
         from veriplan.planio.pddl_plan import clean_text
@@ -248,28 +263,21 @@ def _numeric_record(task: Task, line: int, ident: Any, lines: list[str]
     memo = task.__dict__.get("_quick_numeric")
     if memo is None or len(memo) > _BY_TEXT:
         memo = task.__dict__["_quick_numeric"] = {}
-    ops: list[CompiledStep] = []
-    for text in lines:
-        cs = memo.get(text)
-        if cs is None:
-            if not text:
-                continue
-            m = CLEAN_LINE.fullmatch(text)
-            if m is None:
-                return None
-            group = m.group(1)
-            if group is None:  # a blank line
-                continue
-            cs = _numeric_op(task, group[1:-1], len(ops) + 1)
-            if cs is None:
-                return None
-            memo[text] = cs
-        ops.append(cs)
+    # every line's step (or _BLANK) at once when the memo knows every line
+    ops = list(map(memo.get, lines))
+    if None in ops:
+        ops = _numeric_ops(task, memo, lines)
+        if ops is None:
+            return None
+        if ops is _ILL:  # read, a step not well-formed: the validator says why
+            return _ill_record(task, line, ident, lines)
+    elif _BLANK in ops:
+        ops = [cs for cs in ops if cs is not _BLANK]
     slots = task_slots(task)
     values = slots.fresh()
     bits = task.base_init
     for i, cs in enumerate(ops):
-        after = cs.fn(bits, values, cs) if cs.simple else None
+        after = cs.fn(bits, values, cs)  # (None from a step that is not simple)
         if after is None:
             return _resumed(task, line, ident, ops, i, bits, values)
         bits = after
@@ -283,6 +291,58 @@ def _numeric_record(task: Task, line: int, ident: Any, lines: list[str]
         metric = json_value(m.value if m is not None else None)
     return True, record_text(line, id_json(ident), "true", n, "null", "null", "null", "null",
                              "", "", "", metric)
+
+
+_BLANK = object()  # a blank line, in a task's memo of step texts
+_ILL = object()  # a step read but not well-formed (not kept in the memo)
+
+
+def _numeric_ops(task: Task, memo: dict[str, object], lines: list[str]
+                 ) -> list[CompiledStep] | object | None:
+    """The compiled steps of ``lines``, each kept in ``memo`` by its text (a blank
+    line as _BLANK); None when a line is not one clean step the reader reads as it
+    stands (the general path reads the plan); _ILL when every line is read so
+    and a step is not well-formed (a wrong type, say)."""
+    ops: list[CompiledStep] = []
+    ill = False
+    for text in lines:
+        cs = memo.get(text)
+        if cs is None:
+            m = CLEAN_LINE.fullmatch(text)
+            if m is None:
+                return None
+            group = m.group(1)
+            if group is None:  # a blank line
+                memo[text] = _BLANK
+                continue
+            cs = _numeric_op(task, group[1:-1], len(ops) + 1)
+            if cs is None:
+                return None
+            if cs is _ILL:
+                ill = True
+                ops.append(cs)  # type: ignore[arg-type]
+                continue
+            memo[text] = cs
+        if cs is not _BLANK:
+            ops.append(cs)  # type: ignore[arg-type]
+    return _ILL if ill else ops
+
+
+def _ill_record(task: Task, line: int, ident: Any, lines: list[str]) -> tuple[bool, str]:
+    """The record of a clean plan that the PDDL reader reads step by step as it
+    stands and one of whose steps is not well-formed: the validator's on the steps
+    the reader reads (:func:`veriplan.planio.pddl_plan.read_clean`: each with the
+    number of its line), without the reader."""
+    from veriplan.planio.parsed import ParsedPlan
+    from veriplan.verify.validator import validate_plan
+
+    steps = []
+    for k, text in enumerate(lines, 1):
+        group = CLEAN_LINE.fullmatch(text).group(1)  # (every line is clean here)
+        if group is not None:
+            words = group[1:-1].split()
+            steps.append(Step(words[0], tuple(words[1:]), k))
+    return result_record(line, ident, validate_plan(task, ParsedPlan(tuple(steps))))
 
 
 def _resumed(task: Task, line: int, ident: Any, ops: list[CompiledStep], done: int,
@@ -321,9 +381,10 @@ def _resumed(task: Task, line: int, ident: Any, ops: list[CompiledStep], done: i
                                 action, failure, detail, unsatisfied, unmet, "", metric)
 
 
-def _numeric_op(task: Task, group: str, index: int) -> CompiledStep | None:
+def _numeric_op(task: Task, group: str, index: int) -> CompiledStep | object | None:
     """The compiled step ``(group)`` of a plan on a numeric task, if the PDDL
-    reader reads it as the step and it is well-formed; else None."""
+    reader reads it as the step and it is well-formed; _ILL if it reads it and it
+    is not; else None."""
     words = group.split()
     name = words[0]
     schema = task.schemas.get(name)
@@ -338,7 +399,7 @@ def _numeric_op(task: Task, group: str, index: int) -> CompiledStep | None:
     ok = task._numeric_ok
     if (name, args) not in ok:
         if check_step(task, step, index) is not None:
-            return None
+            return _ILL
         if len(ok) > 1 << 16:
             ok.clear()
         ok.add((name, args))
