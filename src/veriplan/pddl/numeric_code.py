@@ -49,7 +49,7 @@ from veriplan.pddl.ast import (
     Or,
     UpdateOp,
 )
-from veriplan.pddl.numeric import Holds, Undefined, ground_term
+from veriplan.pddl.numeric import Holds, Undefined
 
 _TOTAL_COST = FuncTerm("total-cost")
 
@@ -58,10 +58,11 @@ class Slots:
     """A task's ground fluents as positions of a list: the initial values first
     (in :init's order), then every fluent a compiled step reads or writes."""
 
-    __slots__ = ("index", "init")
+    __slots__ = ("by_key", "index", "init")
 
     def __init__(self, init: Mapping[FuncTerm, float]) -> None:
         self.index: dict[FuncTerm, int] = {}
+        self.by_key: dict[tuple[str, tuple[str, ...]], int] = {}
         self.init: list[float | None] = []
         for k, v in init.items():
             self.index[k] = len(self.init)
@@ -71,6 +72,14 @@ class Slots:
         i = self.index.get(term)
         if i is None:
             i = self.index[term] = len(self.index)
+        return i
+
+    def of_key(self, name: str, args: tuple[str, ...]) -> int:
+        """:meth:`of` the fluent ``(name args...)``, found by the pair."""
+        key = (name, args)
+        i = self.by_key.get(key)
+        if i is None:
+            i = self.by_key[key] = self.of(FuncTerm(name, args))
         return i
 
     def fresh(self) -> list[float | None]:
@@ -308,10 +317,10 @@ class CompiledStep:
         axioms = task.axioms
         derived = axioms.by_pred if axioms is not None else {}
         self.settle = axioms.settle if axioms is not None else None
-        bit = task.facts.bit
+        bit = task.facts.bit  # (a (pred, args) tuple finds the Atom's bit)
         self.pos = self.neg = self.derived = 0
         for atom, positive in lifted.pre_lits:
-            b = bit(Atom(atom.pred, tuple([sub.get(x, x) for x in atom.args])))
+            b = bit((atom.pred, tuple([sub.get(x, x) for x in atom.args])))
             if atom.pred in derived:
                 self.derived |= 1 << b
             if positive:
@@ -319,22 +328,39 @@ class CompiledStep:
             else:
                 self.neg |= 1 << b
         slots = task_slots(task)
-        self.slots = tuple([slots.of(ground_term(t, sub)) for t in lifted.terms])
+        of = slots.of_key
+        self.slots = tuple([of(t.name, tuple([sub.get(a, a) for a in t.args]))
+                            for t in lifted.terms])
         targets = [self.slots[k] for k in lifted.targets]
         if len(set(targets)) != len(targets):
             self.simple = False  # (two updates of one fluent: the general path's order)
         if not self.simple:
             self.fn = _never
-        holds = Holds(task.facts.find, task.objects_of_type, axioms)
-        self.general = tuple([_general(holds, f, sub, slots, bit, derived)
-                              for f in lifted.general])
+        holds = None
+        if lifted.general:
+            holds = Holds(task.facts.find, task.objects_of_type, axioms)
+            self.general = tuple([_general(holds, f, sub, slots, bit, derived)
+                                  for f in lifted.general])
+        else:
+            self.general = ()
         add = delete = 0
-        for atom, positive in _literal_effects(effects, sub, holds):
-            b = 1 << bit(atom)
-            if positive:
-                add |= b
-            else:
-                delete |= b
+        for e in effects:
+            if isinstance(e, Literal):
+                a = e.atom
+                b = 1 << bit((a.pred, tuple([sub.get(x, x) for x in a.args])))
+                if e.positive:
+                    add |= b
+                else:
+                    delete |= b
+            elif isinstance(e, ForallEffect):
+                if holds is None:
+                    holds = Holds(task.facts.find, task.objects_of_type, axioms)
+                for atom, positive in _literal_effects((e,), sub, holds):
+                    b = 1 << bit(atom)
+                    if positive:
+                        add |= b
+                    else:
+                        delete |= b
         self.add = add
         self.keep = ~delete
 
