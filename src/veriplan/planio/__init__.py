@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import importlib
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from veriplan.planio.parsed import ParsedPlan, UnreadLine
 from veriplan.planio.pddl_plan import read_pddl_plan, read_with, schema_vocabulary
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # (pathlib is not imported: a batch run does without its start-up)
+    from pathlib import Path
+
     from veriplan.planio.planbench import (
         PlanBenchConfig,
         read_planbench_plan,
