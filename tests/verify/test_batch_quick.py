@@ -192,8 +192,7 @@ def test_the_one_pass_records_on_the_ipc_numeric_plans(data_dir, monkeypatch):
     given them): the compiled steps judge them with the general path's records,
     the first step they cannot judge resumed by the general validator; and the
     one-pass path serves every one (the mutants with a step of a wrong type, which
-    VAL calls bad plans, are read without the plan reader and judged by the
-    validator, which tells why)."""
+    VAL calls bad plans: the validator resumed at that step tells why)."""
     from tests.conftest import REPO
 
     rows = [json.loads(line) for line in (REPO / "tests" / "data" / "ipc_plans"

@@ -335,7 +335,7 @@ class CompiledStep:
         if len(set(targets)) != len(targets):
             self.simple = False  # (two updates of one fluent: the general path's order)
         if not self.simple:
-            self.fn = _never
+            self.fn = never
         holds = None
         if lifted.general:
             holds = Holds(task.facts.find, task.objects_of_type, axioms)
@@ -365,7 +365,7 @@ class CompiledStep:
         self.keep = ~delete
 
 
-def _never(bits: int, values: list[float | None], g: CompiledStep) -> None:
+def never(bits: int, values: list[float | None], g: CompiledStep) -> None:
     """The ``fn`` of a step the generated code does not take."""
     return None
 

@@ -23,6 +23,7 @@ from veriplan.pddl.numeric_code import (
     SlotValues,
     compiled_goal,
     compiled_step,
+    never,
     task_slots,
 )
 from veriplan.verify.consistency import check_step, plainly_well_formed
@@ -269,8 +270,6 @@ def _numeric_record(task: Task, line: int, ident: Any, lines: list[str]
         ops = _numeric_ops(task, memo, lines)
         if ops is None:
             return None
-        if ops is _ILL:  # read, a step not well-formed: the validator says why
-            return _ill_record(task, line, ident, lines)
     elif _BLANK in ops:
         ops = [cs for cs in ops if cs is not _BLANK]
     slots = task_slots(task)
@@ -294,17 +293,31 @@ def _numeric_record(task: Task, line: int, ident: Any, lines: list[str]
 
 
 _BLANK = object()  # a blank line, in a task's memo of step texts
-_ILL = object()  # a step read but not well-formed (not kept in the memo)
+
+
+class _Ill:
+    """A step the PDDL reader reads as it stands and the validator finds not
+    well-formed (an object of a wrong type, say), in a plan's compiled steps: it
+    cannot say (``fn`` gives None), so the general validator resumed at it tells
+    why, whatever the state (its failure is kept by the step alone)."""
+
+    __slots__ = ("step", "fn", "simple", "general", "derived", "pos", "neg", "slots")
+
+    def __init__(self, step: Step) -> None:
+        self.step = step
+        self.fn = never
+        self.simple = True
+        self.general = ()
+        self.derived = self.pos = self.neg = 0
+        self.slots = ()
 
 
 def _numeric_ops(task: Task, memo: dict[str, object], lines: list[str]
-                 ) -> list[CompiledStep] | object | None:
+                 ) -> list[CompiledStep] | None:
     """The compiled steps of ``lines``, each kept in ``memo`` by its text (a blank
-    line as _BLANK); None when a line is not one clean step the reader reads as it
-    stands (the general path reads the plan); _ILL when every line is read so
-    and a step is not well-formed (a wrong type, say)."""
+    line as _BLANK), or None when a line is not one clean step the reader reads as
+    it stands (the general path reads the plan)."""
     ops: list[CompiledStep] = []
-    ill = False
     for text in lines:
         cs = memo.get(text)
         if cs is None:
@@ -318,31 +331,10 @@ def _numeric_ops(task: Task, memo: dict[str, object], lines: list[str]
             cs = _numeric_op(task, group[1:-1], len(ops) + 1)
             if cs is None:
                 return None
-            if cs is _ILL:
-                ill = True
-                ops.append(cs)  # type: ignore[arg-type]
-                continue
             memo[text] = cs
         if cs is not _BLANK:
             ops.append(cs)  # type: ignore[arg-type]
-    return _ILL if ill else ops
-
-
-def _ill_record(task: Task, line: int, ident: Any, lines: list[str]) -> tuple[bool, str]:
-    """The record of a clean plan that the PDDL reader reads step by step as it
-    stands and one of whose steps is not well-formed: the validator's on the steps
-    the reader reads (:func:`veriplan.planio.pddl_plan.read_clean`: each with the
-    number of its line), without the reader."""
-    from veriplan.planio.parsed import ParsedPlan
-    from veriplan.verify.validator import validate_plan
-
-    steps = []
-    for k, text in enumerate(lines, 1):
-        group = CLEAN_LINE.fullmatch(text).group(1)  # (every line is clean here)
-        if group is not None:
-            words = group[1:-1].split()
-            steps.append(Step(words[0], tuple(words[1:]), k))
-    return result_record(line, ident, validate_plan(task, ParsedPlan(tuple(steps))))
+    return ops
 
 
 def _resumed(task: Task, line: int, ident: Any, ops: list[CompiledStep], done: int,
@@ -381,10 +373,10 @@ def _resumed(task: Task, line: int, ident: Any, ops: list[CompiledStep], done: i
                                 action, failure, detail, unsatisfied, unmet, "", metric)
 
 
-def _numeric_op(task: Task, group: str, index: int) -> CompiledStep | object | None:
+def _numeric_op(task: Task, group: str, index: int) -> CompiledStep | _Ill | None:
     """The compiled step ``(group)`` of a plan on a numeric task, if the PDDL
-    reader reads it as the step and it is well-formed; _ILL if it reads it and it
-    is not; else None."""
+    reader reads it as the step and it is well-formed; an :class:`_Ill` if the
+    reader reads it and it is not; else None."""
     words = group.split()
     name = words[0]
     schema = task.schemas.get(name)
@@ -399,7 +391,7 @@ def _numeric_op(task: Task, group: str, index: int) -> CompiledStep | object | N
     ok = task._numeric_ok
     if (name, args) not in ok:
         if check_step(task, step, index) is not None:
-            return _ILL
+            return _Ill(step)
         if len(ok) > 1 << 16:
             ok.clear()
         ok.add((name, args))
