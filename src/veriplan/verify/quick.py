@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from veriplan.core.plan import Step
 from veriplan.errors import PDDLSemanticError
 from veriplan.pddl.names import CLEAN_LINE
+from veriplan.pddl.numeric import Undefined, value
 from veriplan.pddl.numeric_code import (
     CompiledStep,
     SlotValues,
@@ -35,7 +36,6 @@ from veriplan.verify.records import (
     record_text,
     result_record,
 )
-from veriplan.verify.result import metric_value
 from veriplan.verify.validator import false_parts, plan_metric, precondition_error
 
 if TYPE_CHECKING:
@@ -286,8 +286,12 @@ def _numeric_record(task: Task, line: int, ident: Any, lines: list[str]
         return _resumed(task, line, ident, ops, n, bits, values)
     metric = "null"
     if task.problem.metric is not None:
-        m = metric_value(task, SlotValues(slots, values), float(n))
-        metric = json_value(m.value if m is not None else None)
+        # metric_value's number, without the expression's text the record leaves out
+        try:
+            metric = json_value(value(task.problem.metric.expr, {}, SlotValues(slots, values),
+                                      float(n)))
+        except Undefined:
+            metric = "null"
     return True, record_text(line, id_json(ident), "true", n, "null", "null", "null", "null",
                              "", "", "", metric)
 
