@@ -2,8 +2,9 @@
 
 A fast state is the task's bitset of atoms and a list of fluent values, one
 position a ground fluent (:class:`Slots`; None: no value). Each action schema
-(and the goal) is compiled once into a function, generated as Python source
-from its precondition and effects, that takes the state and a
+(and the goal) is compiled into a function, generated as Python source
+from its precondition and effects (once per source and numbers: the problems of
+a domain share it), that takes the state and a
 :class:`CompiledStep` (one ground step: its literal masks and the positions of
 its fluents) and gives the bitset after the step, with the list updated in
 place, or None when it cannot say: a false precondition, a fluent without a
