@@ -367,14 +367,17 @@ def _resumed(task: Task, line: int, ident: Any, ops: list[CompiledStep], done: i
         r = validate_numeric(task, steps, False, None, None, (done, bits, values))
         if key is None or r.valid or r.failed_step != (None if done == n else done + 1):
             return result_record(line, ident, r)
-        told = (r.action, str(r.error) if r.error else None, r.detail, r.unsatisfied,
-                r.unmet_goals, r.metric.value if r.metric is not None else None)
+        enc = encode_str  # (the fields as judged_record writes them)
+        told = (json_value(r.action), enc(str(r.error)) if r.error else "null",
+                enc(r.detail) if r.detail else "null",
+                ", ".join([enc(u.pddl()) for u in r.unsatisfied]),
+                ", ".join([enc(g.pddl()) for g in r.unmet_goals]), "",
+                json_value(r.metric.value if r.metric is not None else None))
         if len(failures) > _BY_TEXT:
             failures.clear()
         failures[key] = told
-    action, failure, detail, unsatisfied, unmet, metric = told
-    return False, judged_record(line, ident, False, n, None if done == n else done + 1,
-                                action, failure, detail, unsatisfied, unmet, "", metric)
+    return False, record_text(line, id_json(ident), "false", n,
+                              "null" if done == n else str(done + 1), *told)
 
 
 def _numeric_op(task: Task, group: str, index: int) -> CompiledStep | _Ill | None:
