@@ -55,6 +55,19 @@ def partial_check(parent, child) -> str | None:
     return None
 
 
+def check_all(parent, children) -> tuple | None:
+    """:func:`partial_check` over a parent's successors at once: the first
+    failing successor and its message. Rows are counted with ``list.count``; a
+    state it cannot read (a row that is not a list) raises, and the caller then
+    checks the successors one by one."""
+    before = sum([row.count(None) for row in parent])
+    for child in children:
+        after = sum([row.count(None) for row in child])
+        if not 0 < before - after <= 5:
+            return child, partial_check(parent, child)
+    return None
+
+
 def _solved(grid, h, v) -> bool:
     if not _is_grid(grid) or any(c is None for row in grid for c in row):
         return False
@@ -126,6 +139,7 @@ def _args(inst: Instance) -> tuple:
 
 DOMAIN = SearchDomain(
     name="crossword", algorithm="dfs", load=load, reference=crossword_reference, key=key,
-    partial_check=partial_check, true_goal=true_goal, same=key, validate=validate,
+    partial_check=partial_check, check_all=check_all, true_goal=true_goal, same=key,
+    validate=validate,
     succ_args=_args, goal_args=_args, succ_params=_PARAMS, goal_params=_PARAMS,
     partial_advice=ADVICE)
