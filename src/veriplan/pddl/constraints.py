@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "IS_VIOLATED", "Constraint", "ConstraintKind", "Preference", "PreferenceSite",
-    "Reader", "constraint_pddl", "violation_term",
+    "Reader", "violation_term",
 ]
 
 IS_VIOLATED = "is-violated"
@@ -75,9 +75,6 @@ class Constraint:
     params: tuple[Param, ...] = ()
     line: int = field(default=0, compare=False)
 
-    def pddl(self, sub: dict[str, str] | None = None) -> str:
-        return constraint_pddl(self, sub)
-
 
 class PreferenceSite(StrEnum):
     """Where a preference is written."""
@@ -104,20 +101,6 @@ class Preference:
 def violation_term(name: str) -> FuncTerm:
     """The fluent that stands for ``(is-violated NAME)`` in a metric."""
     return FuncTerm(IS_VIOLATED, (name,))
-
-
-def _num(t: float) -> str:
-    return str(int(t)) if float(t).is_integer() else repr(t)
-
-
-def constraint_pddl(c: Constraint, sub: dict[str, str] | None = None) -> str:
-    """PDDL text of ``c`` (its ``forall`` left out), the variables of ``sub`` put in."""
-    from veriplan.pddl.writer import formula_to_pddl, put_args
-
-    parts = [_num(t) for t in c.times]
-    parts += [formula_to_pddl(f) for f in c.formulas]
-    text = f"({c.kind.value} {' '.join(parts)})"
-    return put_args(text, sub) if sub else text
 
 
 class Reader:

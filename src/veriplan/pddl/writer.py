@@ -28,6 +28,7 @@ from veriplan.pddl.ast import (
     When,
     expr_pddl,
 )
+from veriplan.pddl.constraints import Constraint, PreferenceSite
 
 
 def _typed(names: list[tuple[str, str]]) -> str:
@@ -107,15 +108,13 @@ def _action(a: ActionSchema, prefs: tuple = ()) -> str:
 
 def _preference(pref) -> str:
     """``(preference NAME body)`` under its ``forall`` (PDDL 3)."""
-    from veriplan.pddl.constraints import Constraint
-
     body = (_constraint(pref.body) if isinstance(pref.body, Constraint)
             else formula_to_pddl(pref.body))
     return _under(pref.params, f"(preference {pref.name} {body})")
 
 
 def _constraint(c) -> str:
-    return _under(c.params, c.pddl())
+    return _under(c.params, constraint_pddl(c))
 
 
 def _under(params: tuple[Param, ...], text: str) -> str:
@@ -146,8 +145,6 @@ def domain_to_pddl(d: Domain) -> str:
     lines.extend(
         f"  (:derived ({' '.join((r.pred, _params(r.params)[1:-1])).strip()}) "
         f"{formula_to_pddl(r.body)})" for r in d.derived)
-    from veriplan.pddl.constraints import PreferenceSite
-
     lines.extend(_action(a, tuple(p for p in d.preferences if p.action == a.name))
                  for a in d.actions)
     cons = _constraints(d.constraints, tuple(p for p in d.preferences
@@ -164,8 +161,6 @@ def problem_to_pddl(p: Problem) -> str:
     init = [f"    {a}" for a in p.init]
     init += [f"    (= {_func(f)} {v!r})" for f, v in p.numeric_init.items()]
     lines.append("  (:init\n" + "\n".join(init) + ")")
-    from veriplan.pddl.constraints import PreferenceSite
-
     goal_prefs = [x for x in p.preferences if x.site is PreferenceSite.GOAL]
     if goal_prefs:  # PDDL 3: the goal's preferences, in its top-level 'and'
         parts = p.goal.parts if isinstance(p.goal, And) else (p.goal,)
@@ -188,3 +183,15 @@ _VARIABLE = LazyPattern(r"\?[^\s()]+")
 def put_args(text: str, sub: dict[str, str]) -> str:
     """PDDL text with the variables of ``sub`` replaced by their values."""
     return _VARIABLE.sub(lambda m: sub.get(m.group(), m.group()), text)
+
+
+def _num(t: float) -> str:
+    return str(int(t)) if float(t).is_integer() else repr(t)
+
+
+def constraint_pddl(c: Constraint, sub: dict[str, str] | None = None) -> str:
+    """PDDL text of ``c`` (its ``forall`` left out), the variables of ``sub`` put in."""
+    parts = [_num(t) for t in c.times]
+    parts += [formula_to_pddl(f) for f in c.formulas]
+    text = f"({c.kind.value} {' '.join(parts)})"
+    return put_args(text, sub) if sub else text

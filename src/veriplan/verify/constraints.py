@@ -41,6 +41,7 @@ from veriplan.pddl.constraints import (
     PreferenceSite,
     violation_term,
 )
+from veriplan.pddl.writer import constraint_pddl
 from veriplan.verify.consistency import StepErrorKind
 
 if TYPE_CHECKING:
@@ -341,8 +342,8 @@ def _violation(c: Constraint, sub: dict[str, str], name: str | None, tr: _Trajec
     # there is unmet at the end, as a goal is (an empty plan's initial state too)
     end = end or i == len(tr.states) - 1
     bits, values = tr.states[i]
-    return ConstraintViolation(c.pddl(sub), c.kind, name, i, tr.last_step[i], tr.times[i],
-                               end, why, _witness(tr.holds, shown, sub, bits, values))
+    return ConstraintViolation(constraint_pddl(c, sub), c.kind, name, i, tr.last_step[i],
+                               tr.times[i], end, why, _witness(tr.holds, shown, sub, bits, values))
 
 
 def judge_pddl3(task: Task, steps: tuple[Step, ...], result: ValidationResult,
