@@ -186,6 +186,7 @@ RUN: dict[str, Expect] = {
     "veriplan env check --env household --limit 1": Expect(0, "== household: 1/1 won"),
     # docs/mcp.md
     "veriplan mcp --describe": Expect(0, '"validate_plan"'),
+    "veriplan paper --list": Expect(0, "T1.WikiHow.violations.sqbcp"),
     SCHEMAS: Expect(0, ""),
     # docs/validate.md
     "cd src/veriplan/examples": Expect(0, ""),
@@ -198,6 +199,25 @@ RUN: dict[str, Expect] = {
 
 EMBEDDED = "the embedded model (prepared by make demo; it runs this command itself)"
 LISTED: dict[str, str] = {
+    # docs/RESULTS.md: the controlled AutoToS study (a shell loop over the five domains)
+    "for d in 24game blocksworld prontoqa crossword sokoban; do":
+        "the controlled AutoToS study's loop: 27 minutes (its store is committed)",
+    "veriplan bench --matrix autotos:autotos_controlled_$d --data-dir ../shared/data "
+    "--out results/autotos-controlled --no-cache": "the loop's body: 27 minutes in all",
+    "done": "the loop's end",
+    "python -m veriplan.methods.autotos.report_study results/autotos-controlled":
+        "reads the committed store under results/ (the workspaces here hold no results/)",
+    "veriplan paper autotos --no-run --store results/autotos-controlled":
+        "reads the committed store under results/ (tests/papers read copies of it)",
+    # docs/cli.md: the paper command
+    "veriplan paper --all --markdown":
+        "reads the committed stores: tests/papers/test_papers_claims_doc.py runs it",
+    "veriplan paper aec --backend openai --base-url URL --model gpt-4 --model qwen3-14b "
+    "--store runs/aec-paper": "a server of the user's, with placeholders",
+    "veriplan paper drip --no-run --store runs/drip-paper --markdown":
+        "a store of the user's (made by the command above it)",
+    "veriplan paper sqbcp --quick --backend controlled":
+        "48 units of the controlled model: tests/papers run the papers' protocols smaller",
     "make demo": "builds the environment this test runs in (docs/setup.md)",
     "time make demo": "builds the environment this test runs in (docs/setup.md)",
     "make test": "the whole suite, this test included",

@@ -54,4 +54,4 @@ def test_solve_classical_command_refuses_a_time_limit_that_never_ends(
     code = main(["solve-classical", str(examples / "blocks-domain.pddl"),
                  str(examples / "blocks-problem.pddl"), "--planner", "bfs",
                  f"--time-limit={bad}"])
-    assert code == 2 and "--time-limit must be a positive number" in capsys.readouterr().err
+    assert code == 2 and "--time-limit must be a positive finite number" in capsys.readouterr().err
