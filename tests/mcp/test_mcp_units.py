@@ -115,10 +115,12 @@ def test_simulate_max_states_zero_and_a_nan_time_limit_are_refused(tmp_path: Pat
     root = workspace(tmp_path)
     cfg = ServerConfig(roots=Roots.of([root]))
     kw = {"domain_path": "blocks-domain.pddl", "problem_path": "blocks-problem.pddl"}
-    with pytest.raises(ToolInputError, match="max_states must be a whole number, at least 1, not 0"):
+    with pytest.raises(ToolInputError,
+                       match="max_states must be a whole number, at least 1, not 0"):
         T.simulate(cfg, T.Deadline(30), plan="(unstack c a)", max_states=0, **kw)
     assert len(T.simulate(cfg, T.Deadline(30), plan="(unstack c a)", max_states=1,
                           **kw).states) == 1
     for bad in (float("nan"), float("inf")):
-        with pytest.raises(ToolInputError, match="time_limit must be a positive finite number of seconds, not (nan|inf)"):
+        with pytest.raises(ToolInputError, match="time_limit must be a positive finite "
+                                                 "number of seconds, not (nan|inf)"):
             T.solve_classical(cfg, T.Deadline(30), time_limit=bad, **kw)
