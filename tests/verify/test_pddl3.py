@@ -294,3 +294,7 @@ def test_the_json_conforms_to_its_schemas_and_mcp_says_constraint(doors, capsys)
     t2 = Task(task.domain, parse_problem(hard, task.domain))
     doc = verdict_doc(t2, None, validate_plan(t2, ["(open)", "(move a b)"]))
     assert [f.kind for f in doc.findings] == ["constraint"]
+    assert doc.constraints == ["(always (not (door)))"] and doc.violations is None
+    soft = verdict_doc(task, None, validate_plan(task, ["(open)", "(move a b)"]))
+    assert soft.constraints == [] and soft.violations is not None
+    assert soft.violations["c1"] == 1  # (always (not (door))) broken once: the door opened

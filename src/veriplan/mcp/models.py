@@ -92,6 +92,11 @@ class ValidatePlanDoc(_Doc):
     cost: float
     metric: float | None = Field(default=None, description="the problem's :metric on the "
                                  "final state (VAL's final value); null without one")
+    violations: dict[str, int] | None = Field(
+        default=None, description="PDDL 3: each preference name with violated instances and "
+                                  "their number (VAL's Violations); null without preferences")
+    constraints: list[str] = Field(default_factory=list, description="PDDL 3: the hard "
+                                   "trajectory constraints the plan breaks, as PDDL")
     feedback: str = Field(description="the diagnosis in words")
     states: list[StateDoc] | None = Field(
         default=None, description="with trace: the state before each step and after the "
@@ -114,6 +119,11 @@ class BatchRecordDoc(_Doc):
     unmet_goals: list[str]
     metric: float | None = Field(default=None, description="the problem's :metric on the "
                                  "final state; null without one")
+    violations: dict[str, int] | None = Field(
+        default=None, description="PDDL 3: each preference name with violated instances and "
+                                  "their number; null without preferences")
+    constraints: list[str] = Field(default_factory=list, description="PDDL 3: the hard "
+                                   "trajectory constraints the plan breaks, as PDDL")
     error: dict[str, str | int | None] | None = Field(
         description="why the item was not judged: kind, message, file, line, col")
 

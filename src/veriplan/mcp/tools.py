@@ -313,6 +313,8 @@ def verdict_doc(task: Task, parsed: ParsedPlan | None, r: ValidationResult, *,
         repair_hints=repair_hints(task, r, budget) if hints and not r.valid and not task.numeric
         else [],
         cost=r.cost, metric=r.metric.value if r.metric is not None else None,
+        violations=r.preferences.violated() if r.preferences is not None else None,
+        constraints=[c.constraint for c in r.constraints],
         feedback=r.feedback(), states=states, states_truncated=cut)
 
 
@@ -615,4 +617,6 @@ def _record(cfg: ServerConfig, v: BatchVerdict) -> M.BatchRecordDoc:
         unread=[M.LineAside(**u) for u in d["unread"]], failed_step=d["failed_step"],
         failed_action=d["failed_action"], failure=d["failure"], detail=d["detail"],
         unsatisfied=d["unsatisfied"], unmet_goals=d["unmet_goals"], metric=d["metric"],
+        violations=None if r is None or r.preferences is None else r.preferences.violated(),
+        constraints=[] if r is None else [c.constraint for c in r.constraints],
         error=err)
