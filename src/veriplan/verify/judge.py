@@ -19,7 +19,7 @@ from veriplan.pddl import inputs
 from veriplan.pddl.task import cached_domain
 from veriplan.verify.happening import TOLERANCE, check_tolerance
 from veriplan.verify.quick import QUICK_MAX, quick_record, read_quick
-from veriplan.verify.records import error_record, result_record
+from veriplan.verify.records import ItemId, error_record, result_record
 from veriplan.verify.task_cache import CONFIGS, RACY_NS, TASK_CACHE_SIZE, task_for
 from veriplan.verify.validator import ValidationResult, validate_plan
 from veriplan.verify.verdicts import (
@@ -272,7 +272,7 @@ class ItemJudge:
         if len(fresh) < TASK_CACHE_SIZE and self._fresh_domains.get(dpath) is task.domain:
             fresh[(dpath, ppath)] = task
 
-    def _quick(self, line: int, ident: Any, item: dict) -> tuple[bool, str] | None:
+    def _quick(self, line: int, ident: ItemId, item: dict) -> tuple[bool, str] | None:
         """The verdict and record of a common item, ``{"domain", "problem", "plan"}``
         whose plan is clean PDDL (every line blank or one ``(action arg ...)``), read
         and judged in one pass by :func:`~veriplan.verify.quick.quick_record` on the

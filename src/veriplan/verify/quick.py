@@ -29,6 +29,7 @@ from veriplan.pddl.numeric_code import (
 )
 from veriplan.verify.consistency import check_step, plainly_well_formed
 from veriplan.verify.records import (
+    ItemId,
     encode_str,
     id_json,
     json_value,
@@ -106,7 +107,7 @@ def read_quick(path: str, limit: int) -> str | None:
     return text[1:] if text[:1] == "\ufeff" else text
 
 
-def quick_record(task: Task, line: int, ident: Any, plan_text: str
+def quick_record(task: Task, line: int, ident: ItemId, plan_text: str
                  ) -> tuple[bool, str] | None:
     """The verdict and record (JSON text, input line ``line``, id ``ident``) of
     ``plan_text`` on ``task`` when the plan is clean PDDL (every line blank or one
@@ -202,7 +203,7 @@ def quick_record(task: Task, line: int, ident: Any, plan_text: str
                                     unmet)
 
 
-def _failed(line: int, ident: Any, task: Task, op: Any, i: int, n: int,
+def _failed(line: int, ident: ItemId, task: Task, op: Any, i: int, n: int,
             state: int) -> tuple[bool, str]:
     """The record of a plan whose step ``i`` (operator ``op``) cannot be executed
     in ``state``. A conjunctive precondition's failure is told the same way for
@@ -254,7 +255,7 @@ def _quick_op(task: Task, group: str, index: int) -> Any:
 
 
 # ----- numeric tasks ---------------------------------------------------------------------------
-def _numeric_record(task: Task, line: int, ident: Any, lines: list[str]
+def _numeric_record(task: Task, line: int, ident: ItemId, lines: list[str]
                     ) -> tuple[bool, str] | None:
     """:func:`quick_record` on a numeric task (its derived predicates, if any,
     compare no numbers): the compiled steps of :mod:`veriplan.pddl.numeric_code`
@@ -341,7 +342,7 @@ def _numeric_ops(task: Task, memo: dict[str, object], lines: list[str]
     return ops
 
 
-def _resumed(task: Task, line: int, ident: Any, ops: list[CompiledStep], done: int,
+def _resumed(task: Task, line: int, ident: ItemId, ops: list[CompiledStep], done: int,
              bits: int, values: list[float | None]) -> tuple[bool, str]:
     """The record of a plan whose first ``done`` steps the compiled steps ran to
     (``bits``, ``values``): the general validator's from there. A compiled step that

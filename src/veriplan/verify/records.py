@@ -31,7 +31,12 @@ def json_value(value: Any) -> str:
     return ENCODER.encode(value)
 
 
-def id_json(ident: Any) -> str:
+#: A batch item's id: whatever JSON value the user gave under "id" (written back as
+#: given), so no narrower type than a JSON value.
+ItemId = object
+
+
+def id_json(ident: ItemId) -> str:
     """An item's id as JSON; null for one that cannot be written (nested deeper than
     the encoder goes)."""
     try:
@@ -40,14 +45,14 @@ def id_json(ident: Any) -> str:
         return "null"
 
 
-def error_record(line: int, ident: Any, error: ItemError) -> str:
+def error_record(line: int, ident: ItemId, error: ItemError) -> str:
     """The record of an item that was not judged, as JSON text."""
     d = BatchVerdict(line, None, error=error).to_dict()
     text = ENCODER.encode(d)
     return text.replace('"id": null', '"id": ' + id_json(ident), 1)
 
 
-def judged_record(line: int, ident: Any, valid: bool, steps: int, failed_step: int | None,
+def judged_record(line: int, ident: ItemId, valid: bool, steps: int, failed_step: int | None,
                   action: str | None, failure: str | None, detail: str | None,
                   unsatisfied: Iterable[Any], unmet: Iterable[Any], unread: str = "",
                   metric: float | None = None) -> str:
@@ -60,7 +65,7 @@ def judged_record(line: int, ident: Any, valid: bool, steps: int, failed_step: i
                        ", ".join([enc(g.pddl()) for g in unmet]), unread, json_value(metric))
 
 
-def result_record(line: int, ident: Any, r: ValidationResult) -> tuple[bool, str]:
+def result_record(line: int, ident: ItemId, r: ValidationResult) -> tuple[bool, str]:
     """The verdict and record of a judged item from its validation result."""
     if r.preferences is not None or r.constraints:  # (PDDL 3: the record's extra keys)
         text = ENCODER.encode(BatchVerdict(line, None, result=r).to_dict())

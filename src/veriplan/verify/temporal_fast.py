@@ -47,11 +47,10 @@ from veriplan.pddl.numeric_code import (
 )
 from veriplan.verify.consistency import check_step
 from veriplan.verify.happening import TOLERANCE
-from veriplan.verify.records import id_json, json_value, record_text, result_record
+from veriplan.verify.records import ItemId, id_json, json_value, record_text, result_record
 from veriplan.verify.result import metric_value
 
 if TYPE_CHECKING:
-    from typing import Any
 
     from veriplan.pddl.task import Task
 
@@ -213,7 +212,7 @@ def _timed_literals(task: Task) -> tuple[Part, ...]:
     return hit
 
 
-def timed_record(task: Task, line: int, ident: Any, low_lines: list[str],
+def timed_record(task: Task, line: int, ident: ItemId, low_lines: list[str],
                  tolerance: float = TOLERANCE) -> tuple[bool, str] | None:
     """The verdict and record of a clean timed plan (``low_lines``: its lines, lower
     case) on a temporal ``task``, or None (the general path judges it)."""
@@ -280,7 +279,7 @@ def _pddl3(task: Task) -> bool:
                 or getattr(p, "constraints", None) or getattr(p, "preferences", None))
 
 
-def _run(task: Task, line: int, ident: Any, steps: tuple[Step, ...], grounds: list[_Ground],
+def _run(task: Task, line: int, ident: ItemId, steps: tuple[Step, ...], grounds: list[_Ground],
          at: list[float], durs: list[float | None], tolerance: float
          ) -> tuple[bool, str]:
     from veriplan.verify.temporal import Member, Resume, _Run, ends_of, happenings
