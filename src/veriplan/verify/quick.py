@@ -227,11 +227,10 @@ def _failed(line: int, ident: ItemId, task: Task, op: Any, i: int, n: int,
     return False, record_text(line, id_json(ident), "false", n, str(i), *told)
 
 
-def _quick_op(task: Task, group: str, index: int) -> Any:
-    """The operator of the clean step ``(group)`` of a plan, if the PDDL reader reads
-    it as the step (a known action with its number of arguments, known objects: see
-    :func:`veriplan.planio.pddl_plan.read_clean`) and the validator finds it
-    well-formed; else None."""
+def _named_step(task: Task, group: str) -> tuple[str, tuple[str, ...]] | None:
+    """The action name and arguments of the clean step ``(group)`` when the task
+    knows the action, with that many parameters, and every argument is one of its
+    objects; else None (the plan reader decides)."""
     words = group.split()
     name = words[0]
     schema = task.schemas.get(name)
@@ -242,6 +241,18 @@ def _quick_op(task: Task, group: str, index: int) -> Any:
     for a in args:
         if a not in objects:
             return None
+    return name, args
+
+
+def _quick_op(task: Task, group: str, index: int) -> Any:
+    """The operator of the clean step ``(group)`` of a plan, if the PDDL reader reads
+    it as the step (a known action with its number of arguments, known objects: see
+    :func:`veriplan.planio.pddl_plan.read_clean`) and the validator finds it
+    well-formed; else None."""
+    read = _named_step(task, group)
+    if read is None:
+        return None
+    name, args = read
     op = task.checked_operator(name, args)
     if op is not None:
         return op
@@ -385,16 +396,10 @@ def _numeric_op(task: Task, group: str, index: int) -> CompiledStep | _Ill | Non
     """The compiled step ``(group)`` of a plan on a numeric task, if the PDDL
     reader reads it as the step and it is well-formed; an :class:`_Ill` if the
     reader reads it and it is not; else None."""
-    words = group.split()
-    name = words[0]
-    schema = task.schemas.get(name)
-    if schema is None or len(schema.params) != len(words) - 1:
+    read = _named_step(task, group)
+    if read is None:
         return None
-    args = tuple(words[1:])
-    objects = task.objects
-    for a in args:
-        if a not in objects:
-            return None
+    name, args = read
     step = Step(name, args)
     ok = task._numeric_ok
     if (name, args) not in ok:
