@@ -13,13 +13,14 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeAlias, TypeVar
 
 import anyio
 import anyio.to_thread
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
-from mcp_types import ToolAnnotations
+from mcp_types import CallToolResult, InputRequiredResult, ToolAnnotations
+from pydantic import BaseModel
 
 from veriplan.core.arguments import TOOLS, ArgumentError
 from veriplan.errors import VeriplanError
@@ -73,6 +74,11 @@ def _slot(cfg: ServerConfig, name: str, work: Callable[[T.Deadline], R],
 if TYPE_CHECKING:
     from mcp.server.mcpserver import Context
 
+#: What a tool call gives back: the tool's own document (every veriplan tool returns
+#: a pydantic model of :mod:`veriplan.mcp.models`), or with ``convert_result`` the
+#: SDK's result made of it; either may be the SDK's request for more input.
+ToolOutput: TypeAlias = CallToolResult | InputRequiredResult | BaseModel
+
 
 class ContractTool(Tool):
     """A tool whose arguments are checked against its record in
@@ -81,8 +87,8 @@ class ContractTool(Tool):
     range (NaN, infinity, zero or a negative count) is a tool error that names the
     key and the fix, in the words every face uses."""
 
-    async def run(self, arguments: dict[str, Any], context: Context,  # type: ignore[override]
-                  convert_result: bool = False) -> Any:
+    async def run(self, arguments: dict[str, object],  # type: ignore[override]
+                  context: Context, convert_result: bool = False) -> ToolOutput:
         record = TOOLS.get(self.name)
         if record is not None:
             try:
@@ -103,4 +109,4 @@ def register_tool(tools: list[Tool], *, annotations: ToolAnnotations
     return register
 
 
-__all__ = ["ContractTool", "register_tool", "run_call"]
+__all__ = ["ContractTool", "ToolOutput", "register_tool", "run_call"]

@@ -19,7 +19,10 @@ an :class:`Outcome` with a category, never an exception in veriplan.
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from veriplan.sandbox.runner import Limits, Outcome
 
 # Names load on first use: the sandbox child imports only veriplan.sandbox.child.
 _LAZY = {"SandboxUnavailableError": "veriplan.sandbox.bwrap",
@@ -37,7 +40,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def run_code(code: str, limits: Any = None) -> Any:
+def run_code(code: str, limits: Limits | None = None) -> Outcome:
     """Run a snippet in the sandbox; its ``result`` variable comes back (an
     :class:`Outcome`)."""
     from veriplan.sandbox.runner import Limits, run_job

@@ -17,7 +17,6 @@ import os
 import signal
 import sys
 import traceback
-from typing import Any
 
 
 class _Sink:
@@ -65,7 +64,7 @@ class Channel:
         self._dumps = json.JSONEncoder(separators=(",", ":")).encode
         self._write = os.write
 
-    def send(self, obj: Any) -> None:
+    def send(self, obj: object) -> None:
         self.send_text(self._dumps(obj))
 
     def send_text(self, text: str) -> None:
@@ -95,7 +94,7 @@ class Channel:
             beat[2] = 0
             beat[1] += n
 
-    def _write_all(self, data: Any) -> None:
+    def _write_all(self, data: bytes | memoryview) -> None:
         view = memoryview(data)
         write, fd = self._write, self.fd
         while view:

@@ -38,9 +38,10 @@ import sys
 import tempfile
 import time
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TypeAlias
 
 from veriplan.sandbox import bwrap
 
@@ -55,6 +56,12 @@ SHARED = HEADER + BUFFER
 ROLE_BIT = 1 << 23  # heartbeat: (sequence << 24) | (role << 23) | index
 BOOTED = b'["B"]\n'  # the child's first line, before any untrusted code runs
 IDLE_GRACE = 1.0  # seconds past call_limit for the harness's own work between calls
+
+#: A value as the child's answer lines are read (``json.loads``): each line of
+#: :meth:`Job.next` and :attr:`Outcome.result` is one; a line that is not JSON is
+#: its text's repr (a ``str``).
+JSONValue: TypeAlias = ("None | bool | int | float | str | list[JSONValue] "
+                        "| dict[str, JSONValue]")
 
 
 @dataclass(frozen=True)
@@ -91,7 +98,7 @@ class Outcome:
     what stopped the job (:class:`Category`)."""
 
     category: Category | None
-    result: Any = None
+    result: JSONValue = None
     detail: str = ""
     seconds: float = 0.0
     stdout: str = ""
@@ -186,7 +193,7 @@ def _long_number(data: bytes) -> bool:
     return _LONG in data.translate(_CLASSES)
 
 
-def _loads(data: bytes) -> Any:
+def _loads(data: bytes) -> JSONValue:
     """JSON from the child (untrusted): orjson where installed; what it
     refuses (NaN, infinities, invalid UTF-8, deep nesting) and any text with
     an integer that might not fit in 64 bits (which it would read as a float)
@@ -207,7 +214,7 @@ class Job:
     """One sandboxed child running ``target(payload)`` ("module:function",
     trusted code); its lines are read with :meth:`next`."""
 
-    def __init__(self, target: str, payload: Any, limits: Limits = Limits(),
+    def __init__(self, target: str, payload: Mapping[str, object], limits: Limits = Limits(),
                  call_limit: float | None = None) -> None:
         self._init_reading(limits, call_limit)
         self.mode = bwrap.mode()
@@ -268,7 +275,7 @@ class Job:
         self.received = 0
         self._partial: list[bytes] = []  # the incomplete last line, in pieces
         self._partial_size = 0
-        self._lines: deque[Any] = deque()
+        self._lines: deque[JSONValue] = deque()
         self._pending: deque[tuple[bytes, int]] = deque()  # complete lines not yet parsed
         self._booted = False  # the child's first line has come: untrusted code may run
 
@@ -326,12 +333,12 @@ class Job:
         self._expect = None if seconds is None else time.perf_counter() + seconds
 
     @property
-    def lines(self) -> deque[Any]:
+    def lines(self) -> deque[JSONValue]:
         """The lines read and parsed but not yet taken (a reader in a hurry may
         pop them itself; :meth:`next` reads more when there are none)."""
         return self._lines
 
-    def next(self) -> Any:
+    def next(self) -> JSONValue:
         """The next line, parsed; raises :class:`Stalled` (after killing the
         job) when a call runs past ``call_limit``, :class:`Ended` otherwise."""
         while not self._lines:
@@ -590,14 +597,15 @@ class Job:
         self.close()
 
 
-def run_job(target: str, payload: Any, limits: Limits = Limits()) -> Outcome:
+def run_job(target: str, payload: Mapping[str, object], limits: Limits = Limits()
+            ) -> Outcome:
     """Run ``target(payload)`` ("module:function", trusted code) in a fresh
     sandboxed child; never raises for anything the child does (it raises
     :class:`~veriplan.sandbox.bwrap.SandboxUnavailableError` when there is no
     sandbox to run it in)."""
     start = time.perf_counter()
     with Job(target, payload, limits) as job:
-        data: Any = None
+        data: JSONValue = None
         try:
             while True:
                 line = job.next()
@@ -624,7 +632,7 @@ def run_job(target: str, payload: Any, limits: Limits = Limits()) -> Outcome:
 _ESCAPED = (Category.EXIT, Category.MEMORY, Category.EXCEPTION, Category.UNSERIALIZABLE)
 
 
-def _int(x: Any) -> int:
+def _int(x: JSONValue) -> int:
     return x if isinstance(x, int) and not isinstance(x, bool) else 0
 
 

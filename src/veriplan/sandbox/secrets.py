@@ -13,12 +13,14 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any
+from typing import TypeVar
 
 KNOWN = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "HF_TOKEN", "HUGGING_FACE_HUB_TOKEN")
 _NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL", re.I)
 REPLACEMENT = "[secret removed]"
 MIN_LENGTH = 8
+
+T = TypeVar("T")
 
 
 def secret_values(environ: dict[str, str] | None = None) -> list[str]:
@@ -29,15 +31,16 @@ def secret_values(environ: dict[str, str] | None = None) -> list[str]:
     return sorted(values, key=len, reverse=True)
 
 
-def scrub(obj: Any, values: list[str] | None = None) -> Any:
-    """``obj`` (strings, lists, dicts, nested) with every secret value replaced."""
+def scrub(obj: T, values: list[str] | None = None) -> T:
+    """``obj`` (strings, lists, tuples, dicts, nested) with every secret value
+    replaced, of the same shape and types (anything else is kept as it is)."""
     values = secret_values() if values is None else values
     if not values:
         return obj
     return _scrub(obj, values)
 
 
-def _scrub(obj: Any, values: list[str]) -> Any:
+def _scrub(obj: T, values: list[str]) -> T:
     if isinstance(obj, str):
         for v in values:
             if v in obj:

@@ -3,10 +3,10 @@ variable (JSON). For trying model-written code by hand and for the tests."""
 
 from __future__ import annotations
 
-from typing import Any
 
-
-def run(payload: dict) -> Any:
-    namespace: dict[str, Any] = {"__name__": "snippet"}
+def run(payload: dict[str, str]) -> object:
+    """What the snippet left in ``result`` (None without one); the child sends it
+    back if it is JSON."""
+    namespace: dict[str, object] = {"__name__": "snippet"}
     exec(compile(payload["code"], "<snippet>", "exec"), namespace)
     return namespace.get("result")
