@@ -1,9 +1,29 @@
-"""Small PDDL texts shared by several tests."""
+"""Small PDDL texts shared by several tests, and the benchmark scripts they run."""
 
 from __future__ import annotations
 
+import functools
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
 from veriplan.pddl.parser import parse_domain, parse_problem
 from veriplan.pddl.task import Task
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+@functools.cache
+def benchmark_script(name: str) -> ModuleType:
+    """``benchmarks/NAME.py`` as a module (the folder is no package), loaded once a
+    session: the tests call its functions as its command line does."""
+    path = BENCHMARKS / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(Path(name).name, path)
+    if spec is None or spec.loader is None:
+        raise FileNotFoundError(f"no benchmark script {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 BLOCKS_DOMAIN = """
 (define (domain bw)

@@ -8,13 +8,14 @@ recorded and re-run live; the findings, the faces and the bad input."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import warnings
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import REPO
+from tests.helpers import benchmark_script
 from veriplan.errors import PDDLLenientWarning, PDDLParseError, UnsupportedRequirementError
 from veriplan.pddl.constraints import ConstraintKind, PreferenceSite
 from veriplan.pddl.parser import parse_domain, parse_problem
@@ -23,19 +24,8 @@ from veriplan.planio import parse_plan
 from veriplan.verify import validate_plan
 from veriplan.verify.consistency import StepErrorKind
 
-ROOT = Path(__file__).resolve().parents[2]
-DATA = ROOT / "tests" / "data" / "pddl3_plans"
-
-
-def _bench():
-    spec = importlib.util.spec_from_file_location("pddl3_plans",
-                                                  ROOT / "benchmarks" / "pddl3_plans.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-B = _bench()
+DATA = REPO / "tests" / "data" / "pddl3_plans"
+B = benchmark_script("pddl3_plans")  # the corpus's maker, and VAL run as it ran it
 
 
 def _outcome(r) -> str:

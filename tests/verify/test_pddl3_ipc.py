@@ -7,28 +7,18 @@ differences all VAL's numeric-comparison defect; a sample re-run with VAL live."
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import subprocess
 import warnings
 from pathlib import Path
 
+from tests.conftest import REPO
+from tests.helpers import benchmark_script
 from veriplan.pddl.task import load_task
 
-ROOT = Path(__file__).resolve().parents[2]
-DATA = ROOT / "tests" / "data" / "pddl3_plans"
-
-
-def _bench():
-    spec = importlib.util.spec_from_file_location("pddl3_plans",
-                                                  ROOT / "benchmarks" / "pddl3_plans.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-B = _bench()
+DATA = REPO / "tests" / "data" / "pddl3_plans"
+B = benchmark_script("pddl3_plans")  # the corpus's maker, and VAL run as it ran it
 
 
 def _load(dom: Path, prob: Path):
