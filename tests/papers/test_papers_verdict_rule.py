@@ -1,7 +1,8 @@
 """The one verdict rule (veriplan.papers.claims.judge): a number holds when the
-paper's number is inside the measured interval; a direction holds when the
-whole interval is on the claimed side of the threshold; nothing measured, or
-no units, is not measurable with the reason."""
+paper's number is inside the measured interval; a range holds when it shares a
+value with the measured interval (a number being the range from it to itself);
+a direction holds when the whole interval is on the claimed side of the
+threshold; nothing measured, or no units, is not measurable with the reason."""
 
 from __future__ import annotations
 
@@ -30,6 +31,43 @@ def test_a_number_holds_inside_the_interval(lo: float, hi: float, verdict: Verdi
     r = judge(_claim(), _measured((lo + hi) / 2, lo, hi))
     assert r.verdict is verdict
     assert ("inside" in r.reason) == (verdict is Verdict.HOLDS)
+
+
+def _range(low: float, high: float) -> Claim:
+    return Claim("closed-loop", "r", "a range", "10-20 pp", "GPT-4", "Section 5.8",
+                 Comparison.OVERLAPS, scale=Scale.POINTS, paper_range=(low, high))
+
+
+@pytest.mark.parametrize("lo, hi, verdict, words", [
+    (0.15, 0.30, Verdict.HOLDS, "overlaps"),        # the interval's low end in the range
+    (0.00, 0.12, Verdict.HOLDS, "overlaps"),        # its high end in the range
+    (0.12, 0.18, Verdict.HOLDS, "overlaps"),        # wholly in the range
+    (0.00, 0.50, Verdict.HOLDS, "overlaps"),        # the range wholly in the interval
+    (0.20, 0.40, Verdict.HOLDS, "overlaps"),        # the bounds are included
+    (0.00, 0.10, Verdict.HOLDS, "overlaps"),
+    (0.00, 0.09, Verdict.DOES_NOT_HOLD, "wholly above"),
+    (0.21, 0.40, Verdict.DOES_NOT_HOLD, "wholly below")])
+def test_a_range_holds_when_it_overlaps_the_interval(lo: float, hi: float, verdict: Verdict,
+                                                     words: str) -> None:
+    r = judge(_range(0.10, 0.20), _measured((lo + hi) / 2, lo, hi))
+    assert r.verdict is verdict and words in r.reason
+    assert "[+10.0 pp, +20.0 pp]" in r.reason  # the paper's range, as the claim reads
+
+
+@pytest.mark.parametrize("lo, hi", [(0.10, 0.20), (0.149, 0.30), (0.0, 0.149), (0.16, 0.30),
+                                    (0.0, 0.14), (0.149, 0.149)])
+def test_a_number_is_the_range_from_it_to_itself(lo: float, hi: float) -> None:
+    m = _measured((lo + hi) / 2, lo, hi)
+    assert judge(_range(0.149, 0.149), m).verdict is judge(_claim(), m).verdict
+
+
+def test_a_range_claim_says_what_its_rule_needs() -> None:
+    with pytest.raises(ValueError, match="paper_range"):
+        Claim("p", "i", "s", "n", "set", "src", Comparison.OVERLAPS)
+    with pytest.raises(ValueError, match="low <= high"):
+        _range(0.2, 0.1)
+    with pytest.raises(ValueError, match="OVERLAPS"):
+        Claim("p", "i", "s", "n", "set", "src", paper_value=0.1, paper_range=(0.1, 0.2))
 
 
 @pytest.mark.parametrize("comparison, lo, hi, verdict, words", [

@@ -11,6 +11,14 @@ that measured it. :func:`judge` is the only place a verdict is decided:
 
 - :attr:`Comparison.WITHIN`: the claim is a number; it HOLDS when the paper's
   number lies inside the measured interval, else DOES_NOT_HOLD.
+- :attr:`Comparison.OVERLAPS`: the claim is a range (the paper gives an
+  interval, "3.2-4.5 pp": ``paper_range``, its bounds included); it HOLDS when
+  the paper's range and the measured interval share a value (the range's low
+  bound at or below the interval's high bound, and its high bound at or above
+  the interval's low bound), else DOES_NOT_HOLD (the reason says whether the
+  range lies above or below the interval). A number is the range from it to
+  itself, so this is the WITHIN rule for a range: the measurement is
+  consistent with some value the paper allows.
 - :attr:`Comparison.BELOW` / :attr:`Comparison.ABOVE`: the claim is a direction
   (a rate below a baseline's: the measured value is then the difference, and
   ``threshold`` 0); it HOLDS when the whole interval is on the claim's side of
@@ -49,6 +57,7 @@ class Comparison(StrEnum):
     """How the rule compares a measurement with the claim (see :func:`judge`)."""
 
     WITHIN = "within"  # the paper's number inside the measured interval
+    OVERLAPS = "overlaps"  # the paper's range and the measured interval share a value
     BELOW = "below"    # the measured interval wholly below the threshold
     ABOVE = "above"    # the measured interval wholly above the threshold
 
@@ -76,7 +85,9 @@ class Claim:
     """One claim of a paper. ``paper_value`` is the number the rule compares
     (in ``scale``; None for a claim the paper states without a number, which
     a direction can still test), ``threshold`` the bound of a direction claim
-    (:attr:`Comparison.BELOW` / :attr:`Comparison.ABOVE`; 0 for a difference).
+    (:attr:`Comparison.BELOW` / :attr:`Comparison.ABOVE`; 0 for a difference),
+    ``paper_range`` the (low, high) bounds of a range claim
+    (:attr:`Comparison.OVERLAPS`, in ``scale``; the only comparison that takes it).
     ``needs`` says what measuring it takes, when not every model can (several
     real models for a backbone table)."""
 
@@ -91,14 +102,26 @@ class Claim:
     threshold: float | None = None
     scale: Scale = Scale.RATE
     needs: str = ""
+    paper_range: tuple[float, float] | None = None
 
     def __post_init__(self) -> None:
+        name = f"claim {self.paper}:{self.id}"
+        if self.comparison is Comparison.OVERLAPS:
+            if self.paper_range is None:
+                raise ValueError(f"{name}: an OVERLAPS claim needs its paper_range "
+                                 "(low, high)")
+            lo, hi = self.paper_range
+            if any(math.isnan(x) for x in (lo, hi)) or lo > hi:
+                raise ValueError(f"{name}: paper_range {self.paper_range} is not a range: "
+                                 "give (low, high) with low <= high")
+            return
+        if self.paper_range is not None:
+            raise ValueError(f"{name}: paper_range is for an OVERLAPS claim, not a "
+                             f"{self.comparison} one: set comparison=Comparison.OVERLAPS")
         if self.comparison is Comparison.WITHIN and self.paper_value is None:
-            raise ValueError(f"claim {self.paper}:{self.id}: a WITHIN claim needs its "
-                             "paper_value")
+            raise ValueError(f"{name}: a WITHIN claim needs its paper_value")
         if self.comparison is not Comparison.WITHIN and self.threshold is None:
-            raise ValueError(f"claim {self.paper}:{self.id}: a {self.comparison} claim "
-                             "needs its threshold")
+            raise ValueError(f"{name}: a {self.comparison} claim needs its threshold")
 
 
 @dataclass(frozen=True)
@@ -154,6 +177,16 @@ def judge(claim: Claim, measured: Measured | None, reason: str = "") -> ClaimRes
         side = "above" if target > hi else "below"
         return ClaimResult(claim, measured, Verdict.DOES_NOT_HOLD,
                            f"the paper's {show(target)} is {side} the interval {span}")
+    if claim.comparison is Comparison.OVERLAPS:
+        assert claim.paper_range is not None  # checked by Claim
+        low, high = claim.paper_range
+        paper = f"[{show(low)}, {show(high)}]"
+        if low <= hi + _EPS and high >= lo - _EPS:
+            return ClaimResult(claim, measured, Verdict.HOLDS,
+                               f"the paper's range {paper} overlaps the interval {span}")
+        side = "above" if low > hi else "below"
+        return ClaimResult(claim, measured, Verdict.DOES_NOT_HOLD,
+                           f"the paper's range {paper} is wholly {side} the interval {span}")
     bound = claim.threshold
     assert bound is not None  # checked by Claim
     want_below = claim.comparison is Comparison.BELOW

@@ -10,7 +10,7 @@ import json
 import math
 from collections.abc import Sequence
 
-from veriplan.papers.claims import Claim, ClaimResult, Measured, PaperReport
+from veriplan.papers.claims import Claim, ClaimResult, Comparison, Measured, PaperReport
 
 
 def ours(result: ClaimResult) -> str:
@@ -77,6 +77,8 @@ def claims_text(name: str, title: str, quick: str, claims: Sequence[Claim]) -> s
 
 
 def _rule(c: Claim) -> str:
+    if c.comparison is Comparison.OVERLAPS:
+        return "the paper's range overlapping our 95% interval"
     if c.threshold is None:
         return "the paper's number inside our 95% interval"
     return f"our 95% interval wholly {c.comparison.value} {c.scale.show(c.threshold)}"
@@ -98,10 +100,12 @@ measures is one row, not measurable, with the reason.
   whose errors are set: it tests a mechanism, not a model), recorded (another run's
   answers) or user (your endpoint).
 - **Verdict**, by one rule (`veriplan.papers.claims.judge`): a number *holds* when the
-  paper's number is inside our interval; a direction (below or above, e.g. fewer
-  violations than a baseline) *holds* when our whole interval is on the claimed side;
-  otherwise it *does not hold*; *not measurable* when nothing here measures it (the reason
-  says why, e.g. a backbone table needs several real models: your endpoint).
+  paper's number is inside our interval; a range (the paper gives "3.2-4.5 pp") *holds*
+  when it overlaps our interval (the two share a value; a number is the range from it to
+  itself); a direction (below or above, e.g. fewer violations than a baseline) *holds*
+  when our whole interval is on the claimed side; otherwise it *does not hold*; *not
+  measurable* when nothing here measures it (the reason says why, e.g. a backbone table
+  needs several real models: your endpoint).
 
 The tasks of SQ-BCP's and AEC's families are written here in the published datasets'
 formats (and ALFWorld's task types), not the published data: a number on them is not the
@@ -158,6 +162,7 @@ def to_markdown(reports: Sequence[PaperReport], *, heading: str = "") -> str:
 def _claim_doc(c: Claim) -> dict[str, object]:
     return {"paper": c.paper, "id": c.id, "statement": c.statement,
             "paper_number": c.paper_number, "paper_value": c.paper_value,
+            "paper_range": list(c.paper_range) if c.paper_range is not None else None,
             "setting": c.setting, "source": c.source, "comparison": c.comparison.value,
             "threshold": c.threshold, "scale": c.scale.value, "needs": c.needs or None}
 

@@ -30,6 +30,9 @@ def rule(claim: dict, measured: dict | None) -> str:
     lo, hi = measured["interval"]
     if claim["comparison"] == "within":
         return "holds" if lo - 1e-9 <= claim["paper_value"] <= hi + 1e-9 else "does not hold"
+    if claim["comparison"] == "overlaps":
+        low, high = claim["paper_range"]
+        return "holds" if low <= hi + 1e-9 and high >= lo - 1e-9 else "does not hold"
     if claim["comparison"] == "below":
         return "holds" if hi < claim["threshold"] else "does not hold"
     return "holds" if lo > claim["threshold"] else "does not hold"
