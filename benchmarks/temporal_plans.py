@@ -9,7 +9,7 @@ Steps (each writes under ``tests/data/temporal_plans/``):
         # mutations that matter in time: a start shifted, a duration shrunk, two
         # steps at one time, a step moved onto another's interval, a step dropped
     python benchmarks/temporal_plans.py val     # VAL's verdicts (Validate -v, one run a problem)
-    python benchmarks/temporal_plans.py compare [--rounds 3]
+    python benchmarks/temporal_plans.py compare [--rounds 3] [--no-bytecode]
         # veriplan beside VAL: pairs, agreements, disagreements with their cause, and
         # the speed of `validate --batch` against VAL batched per problem
 
@@ -282,15 +282,21 @@ def compare(args) -> None:
     for d in disagree:
         print("  ", d)
     if args.rounds:
-        speed(rows, data, args.rounds)
+        speed(rows, data, args.rounds, bytecode=not args.no_bytecode)
 
 
-def speed(rows, data: Path, rounds: int, repeat: int = 10) -> None:
+def speed(rows, data: Path, rounds: int, repeat: int = 10, bytecode: bool = True) -> None:
     """``validate --batch`` (one process) against VAL batched per problem (one
     ``Validate`` a problem with all its plans), CPU and wall, in interleaved rounds,
-    every plan listed ``repeat`` times (as benchmarks/numeric_batch_speed.py does)."""
+    every plan listed ``repeat`` times (as benchmarks/numeric_batch_speed.py does).
+    With ``bytecode`` the processes run from compiled modules, as an installed
+    package does (see ``common.bytecode_env``; a warm-up run writes them)."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import common
+
     tool = _val()
     with tempfile.TemporaryDirectory() as tmp:
+        env = common.bytecode_env(Path(tmp) / "pycache", bytecode)
         batch = Path(tmp) / "batch.jsonl"
         groups = by_problem(rows)
         files: dict[tuple[str, str], list[str]] = {}
@@ -311,11 +317,12 @@ def speed(rows, data: Path, rounds: int, repeat: int = 10) -> None:
                                  for (dom, prob), group in groups.items()))
         ours_wall = ours_cpu = val_wall = val_cpu = fixed_cpu = 0.0
         exe = str(Path(sys.executable).parent / "veriplan")
+        _timed([exe, "validate", "--batch", str(first)], env)  # warm-up (writes the bytecode)
         for _ in range(rounds):
-            w, c = _timed([exe, "validate", "--batch", str(batch)], os.environ.copy())
+            w, c = _timed([exe, "validate", "--batch", str(batch)], env)
             ours_wall += w
             ours_cpu += c
-            fixed_cpu += _timed([exe, "validate", "--batch", str(first)], os.environ.copy())[1]
+            fixed_cpu += _timed([exe, "validate", "--batch", str(first)], env)[1]
             for (dom, prob), fs in files.items():
                 w, c = _timed([str(tool.validate), str(data / dom), str(data / prob), *fs],
                               tool.env)
@@ -352,6 +359,9 @@ def main() -> None:
     ap.add_argument("--instances", type=int, default=2)
     ap.add_argument("--seed", type=int, default=47)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--no-bytecode", action="store_true",
+                    help="compare: run --batch with the environment as it is (no bytecode "
+                         "kept when it sets PYTHONDONTWRITEBYTECODE)")
     args = ap.parse_args()
     if args.command == "solve-one":
         solve_one(*args.rest)

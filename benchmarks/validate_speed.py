@@ -224,11 +224,7 @@ def veriplan_command() -> list[str]:
 def batch_env(tmp: Path, bytecode: bool) -> dict[str, str]:
     """The environment of the ``--batch`` processes: with ``bytecode``, compiled
     modules kept under ``tmp`` (written by the first run, read by the others)."""
-    env = dict(os.environ)
-    if bytecode:
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
-        env["PYTHONPYCACHEPREFIX"] = str(tmp / "pycache")
-    return env
+    return common.bytecode_env(tmp / "pycache", bytecode)
 
 
 def run_batch(cmd: list[str], jsonl: Path, out: Path, workers: int,
