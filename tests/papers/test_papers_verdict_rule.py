@@ -7,6 +7,7 @@ threshold; nothing measured, or no units, is not measurable with the reason."""
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 
@@ -112,3 +113,56 @@ def test_newcombes_interval_contains_the_difference() -> None:
     assert lo < (3 - 20) / 80 < hi < 0
     lo, hi = newcombe_interval(5, 10, 5, 10)
     assert lo < 0 < hi and math.isclose(-lo, hi)
+
+
+_NUMBER = re.compile(r"[+-]?\d[\d,]*(?:\.\d+)?(?:e[+-]?\d+)?")
+
+
+def _shown(reason: str) -> list[float]:
+    """The numbers a reason shows, as a reader reads them."""
+    return [float(x.replace(",", "")) for x in _NUMBER.findall(reason)]
+
+
+@pytest.mark.parametrize("scale, comparison, paper, lo, hi, holds", [
+    # the paper's 1.767 against [1.7716, 1.8283]: once shown "1.77 is below [1.77, 1.83]"
+    (Scale.NUMBER, Comparison.WITHIN, 1.767, 1.7716, 1.8283, False),
+    (Scale.NUMBER, Comparison.WITHIN, 1500.0, 1500.4, 1600.0, False),
+    (Scale.RATE, Comparison.WITHIN, 0.462, 0.4625, 0.50, False),
+    (Scale.RATE, Comparison.WITHIN, 0.48004, 0.40, 0.48, False),
+    (Scale.POINTS, Comparison.BELOW, 0.0, -0.05, -0.0004, True),
+    (Scale.NUMBER, Comparison.ABOVE, 10.0, 10.004, 12.0, True),
+    (Scale.POINTS, Comparison.OVERLAPS, (0.032, 0.045), 0.0452, 0.08, False),
+    (Scale.RATE, Comparison.OVERLAPS, (0.358, 0.448), 0.20, 0.35799, False)])
+def test_a_strict_comparison_reads_true_as_shown(scale: Scale, comparison: Comparison,
+                                                 paper: float | tuple[float, float],
+                                                 lo: float, hi: float, holds: bool) -> None:
+    if comparison is Comparison.OVERLAPS:
+        assert isinstance(paper, tuple)
+        claim = Claim("p", "x", "s", "n", "set", "src", comparison, scale=scale,
+                      paper_range=paper)
+    elif comparison is Comparison.WITHIN:
+        claim = Claim("p", "x", "s", "n", "set", "src", comparison, paper_value=paper,
+                      scale=scale)
+    else:
+        claim = Claim("p", "x", "s", "n", "set", "src", comparison, threshold=paper,
+                      scale=scale)
+    r = judge(claim, _measured((lo + hi) / 2, lo, hi))
+    assert (r.verdict is Verdict.HOLDS) == holds
+    shown = _shown(r.reason)
+    if comparison is Comparison.WITHIN:  # "the paper's X is above/below the interval [L, H]"
+        x, low, high = shown
+        assert x > high if "above" in r.reason else x < low, r.reason
+    elif comparison is Comparison.OVERLAPS:  # "the paper's range [A, B] is wholly ... [L, H]"
+        a, b, low, high = shown
+        assert a > high if "wholly above" in r.reason else b < low, r.reason
+    else:  # "the interval [L, H] is wholly below/above T"
+        low, high, t = shown
+        assert high < t if comparison is Comparison.BELOW else low > t, r.reason
+
+
+def test_digits_are_added_only_where_the_numbers_read_the_same() -> None:
+    assert Scale.RATE.apart(0.462, 0.139) == 0
+    assert Scale.NUMBER.apart(1.767, 1.7716) == 1
+    assert Scale.NUMBER.apart(2.0, 2.0) == 0  # equal: nothing tells them apart
+    r = judge(_claim(value=0.462), _measured(0.11, 0.089, 0.139))
+    assert r.reason == "the paper's 46.2% is above the interval [8.9%, 13.9%]"

@@ -27,6 +27,12 @@ that measured it. :func:`judge` is the only place a verdict is decided:
   interval straddles the threshold).
 - nothing measured (the available models cannot measure it, e.g. a backbone
   table with one model) or no units: NOT_MEASURABLE, with the reason.
+
+A reason states its comparison in the claim's scale (:meth:`Scale.show`); a
+strict one (above, below, wholly above or below) is shown with as many more
+digits as tell its two numbers apart (:meth:`Scale.apart`), so what the reader
+sees is true as written ("1.767 is below the interval [1.772, 1.828]", never
+"1.77 is below [1.77, 1.83]").
 """
 
 from __future__ import annotations
@@ -70,14 +76,33 @@ class Scale(StrEnum):
     POINTS = "points"
     NUMBER = "number"
 
-    def show(self, value: float | None) -> str:
+    def show(self, value: float | None, extra: int = 0) -> str:
+        """``value`` as the scale reads (1 decimal of a percentage, 3
+        significant digits of a number), with ``extra`` digits more."""
         if value is None or (isinstance(value, float) and math.isnan(value)):
             return "-"
         if self is Scale.RATE:
-            return f"{100 * value:.1f}%"
+            return f"{100 * value:.{1 + extra}f}%"
         if self is Scale.POINTS:
-            return f"{100 * value:+.1f} pp"
-        return f"{value:.3g}" if abs(value) < 1000 else f"{value:,.0f}"
+            return f"{100 * value:+.{1 + extra}f} pp"
+        return f"{value:.{3 + extra}g}" if abs(value) < 1000 else f"{value:,.{extra}f}"
+
+    def apart(self, a: float, b: float) -> int:
+        """The fewest extra digits (:meth:`show`) at which ``a`` and ``b`` read as
+        different numbers (0 when they already do, or are equal), so that a
+        strict comparison of the two, shown, reads true."""
+        for extra in range(_MAX_EXTRA + 1):
+            if _read(self.show(a, extra)) != _read(self.show(b, extra)):
+                return extra
+        return 0
+
+
+_MAX_EXTRA = 15  # digits past the scale's own: more than a double holds
+
+
+def _read(text: str) -> float:
+    """The number :meth:`Scale.show` wrote (what a reader sees)."""
+    return float(text.removesuffix("%").removesuffix(" pp").replace(",", ""))
 
 
 @dataclass(frozen=True)
@@ -166,40 +191,55 @@ def judge(claim: Claim, measured: Measured | None, reason: str = "") -> ClaimRes
         return ClaimResult(claim, measured, Verdict.NOT_MEASURABLE,
                            reason or "no units measured it")
     lo, hi = measured.interval
-    show = claim.scale.show
-    span = f"[{show(lo)}, {show(hi)}]"
+    scale = claim.scale
+
+    def span(extra: int = 0) -> str:
+        return f"[{scale.show(lo, extra)}, {scale.show(hi, extra)}]"
+
+    # A strict comparison (above, below, wholly below, ...) is shown with the digits
+    # that tell its two numbers apart (Scale.apart): never "1.77 is below [1.77, 1.83]".
     if claim.comparison is Comparison.WITHIN:
         target = claim.paper_value
         assert target is not None  # checked by Claim
         if lo - _EPS <= target <= hi + _EPS:
             return ClaimResult(claim, measured, Verdict.HOLDS,
-                               f"the paper's {show(target)} is inside the interval {span}")
-        side = "above" if target > hi else "below"
+                               f"the paper's {scale.show(target)} is inside the interval "
+                               f"{span()}")
+        side, near = ("above", hi) if target > hi else ("below", lo)
+        x = scale.apart(target, near)
         return ClaimResult(claim, measured, Verdict.DOES_NOT_HOLD,
-                           f"the paper's {show(target)} is {side} the interval {span}")
+                           f"the paper's {scale.show(target, x)} is {side} the interval "
+                           f"{span(x)}")
     if claim.comparison is Comparison.OVERLAPS:
         assert claim.paper_range is not None  # checked by Claim
         low, high = claim.paper_range
-        paper = f"[{show(low)}, {show(high)}]"
+
+        def paper(extra: int = 0) -> str:
+            return f"[{scale.show(low, extra)}, {scale.show(high, extra)}]"
+
         if low <= hi + _EPS and high >= lo - _EPS:
             return ClaimResult(claim, measured, Verdict.HOLDS,
-                               f"the paper's range {paper} overlaps the interval {span}")
-        side = "above" if low > hi else "below"
+                               f"the paper's range {paper()} overlaps the interval {span()}")
+        side, x = ("above", scale.apart(low, hi)) if low > hi else \
+            ("below", scale.apart(high, lo))
         return ClaimResult(claim, measured, Verdict.DOES_NOT_HOLD,
-                           f"the paper's range {paper} is wholly {side} the interval {span}")
+                           f"the paper's range {paper(x)} is wholly {side} the interval "
+                           f"{span(x)}")
     bound = claim.threshold
     assert bound is not None  # checked by Claim
     want_below = claim.comparison is Comparison.BELOW
     if (hi < bound - _EPS) if want_below else (lo > bound + _EPS):
+        x = scale.apart(hi if want_below else lo, bound)
         return ClaimResult(claim, measured, Verdict.HOLDS,
-                           f"the interval {span} is wholly {claim.comparison} {show(bound)}")
+                           f"the interval {span(x)} is wholly {claim.comparison} "
+                           f"{scale.show(bound, x)}")
+    show = scale.show
     if (lo >= bound) if want_below else (hi <= bound):
         other = "above" if want_below else "below"
-        why = f"the interval {span} is at or {other} {show(bound)}: not the claimed direction"
+        why = f"the interval {span()} is at or {other} {show(bound)}: not the claimed direction"
     else:
-        why = f"the interval {span} contains {show(bound)}: the direction is not shown"
+        why = f"the interval {span()} contains {show(bound)}: the direction is not shown"
     return ClaimResult(claim, measured, Verdict.DOES_NOT_HOLD, why)
-
 
 @dataclass(frozen=True)
 class PaperReport:

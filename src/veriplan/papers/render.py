@@ -105,7 +105,8 @@ measures is one row, not measurable, with the reason.
   itself); a direction (below or above, e.g. fewer violations than a baseline) *holds*
   when our whole interval is on the claimed side; otherwise it *does not hold*; *not
   measurable* when nothing here measures it (the reason says why, e.g. a backbone table
-  needs several real models: your endpoint).
+  needs several real models: your endpoint). A reason that says one number is above or
+  below another shows as many more digits as tell the two apart.
 
 The tasks of SQ-BCP's and AEC's families are written here in the published datasets'
 formats (and ALFWorld's task types), not the published data: a number on them is not the
