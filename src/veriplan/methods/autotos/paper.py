@@ -267,15 +267,20 @@ def plans(request: RunRequest) -> list[SweepPlan]:
     """The paper's protocol: the five domains, 5 repeats (seeds 0-4), w/ val and
     w/o val, the whole evaluation sets, the paper's budgets and limits (the
     method's defaults). Quick: the 24 Game, seeds 0 and 1, w/ and w/o val,
-    the first 20 evaluation instances, 5 s a search."""
+    the first 20 evaluation instances, 5 s a search. ``request.limit``: the
+    first N evaluation instances of each domain (a domain is one dataset
+    instance here, so the limit is on what a run is measured on), in the quick
+    subset or the full protocol."""
     backends = list(request.backends)
+    eval_limit = request.limit or (QUICK_LIMIT if request.quick else None)
+    sized = {"eval_limit": eval_limit} if eval_limit else {}
     if request.quick:
-        extra = {"eval_limit": QUICK_LIMIT, "search_limit": 5.0}
+        extra = {**sized, "search_limit": 5.0}
         return [SweepPlan([NAME], [f"autotos_{d}" for d in QUICK_DOMAINS], backends,
                           [{"method": NAME, "partial_check": p, **extra} for p in (True, False)],
                           list(QUICK_SEEDS))]
     return [SweepPlan([NAME], [f"autotos_{d}" for d in DOMAINS], backends,
-                      [{"method": NAME, "partial_check": p} for p in (True, False)],
+                      [{"method": NAME, "partial_check": p, **sized} for p in (True, False)],
                       [0, 1, 2, 3, 4])]
 
 
