@@ -1,6 +1,7 @@
 """``veriplan aec run|calibrate|select-tau``: one AEC episode with its decisions
 as they happen; B.2's calibration fitted on training games; tau chosen on a
-validation split (Section 4.4) and recorded for later runs."""
+validation split (Section 4.4) and recorded for later runs. Their text goes
+through the writer the command line gives (:mod:`veriplan.cli.output`)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pathlib import Path
 
 from veriplan.cli.core import EXIT_FAIL, EXIT_OK
 from veriplan.cli.jsondoc import emit
+from veriplan.cli.output import Writer, stdout
 from veriplan.errors import ConfigError
 from veriplan.llm.binding import TaskRef, bound
 
@@ -115,7 +117,7 @@ def _options(args: argparse.Namespace) -> dict[str, object]:
 
 
 # ----- run -------------------------------------------------------------------------------------
-def _run(args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace, out: Writer) -> int:
     from veriplan.cli.llm_commands import build_llm
     from veriplan.envs.base import EnvTask
     from veriplan.methods import get_method
@@ -129,7 +131,7 @@ def _run(args: argparse.Namespace) -> int:
     def show(event) -> None:
         if not args.json:
             flag = "" if event.ok is None else (" [ok]" if event.ok else " [no]")
-            print(f"{event.kind:>11}{flag} {event.text}", flush=True)
+            out(f"{event.kind:>11}{flag} {event.text}", flush=True)
 
     llm = build_llm(args)
     # a controlled model learns the household game it answers about (veriplan.llm.binding)
@@ -141,18 +143,18 @@ def _run(args: argparse.Namespace) -> int:
         emit("aec_run", result.to_dict())
     else:
         won = f"won (the task done, {result.verified_on})"
-        print(f"{won if result.verified else 'not won'}"
+        out(f"{won if result.verified else 'not won'}"
               + (f" ({result.failure}: {result.last_diagnosis})" if not result.verified else "")
-              + f"; {m.get('commits', 0)} commit(s): {m.get('grounded_commits', 0)} verified "
-              f"on grounded facts, {m.get('unchecked_commits', 0)} checked by nothing grounded"
-              + f"; {m.get('env_steps', 0)} steps, {m.get('queries', 0)} queries, "
-              f"{m.get('replans', 0)} replanning rounds, {result.llm_calls} LLM calls, "
-              f"{result.tokens} tokens, {result.seconds:.1f}s")
+            + f"; {m.get('commits', 0)} commit(s): {m.get('grounded_commits', 0)} verified "
+            f"on grounded facts, {m.get('unchecked_commits', 0)} checked by nothing grounded"
+            + f"; {m.get('env_steps', 0)} steps, {m.get('queries', 0)} queries, "
+            f"{m.get('replans', 0)} replanning rounds, {result.llm_calls} LLM calls, "
+            f"{result.tokens} tokens, {result.seconds:.1f}s")
     return EXIT_OK if result.verified else EXIT_FAIL
 
 
 # ----- calibrate ---------------------------------------------------------------------------------
-def _calibrate(args: argparse.Namespace) -> int:
+def _calibrate(args: argparse.Namespace, out: Writer) -> int:
     from veriplan.bench.datasets import load_dataset
     from veriplan.cli.llm_commands import build_llm
     from veriplan.methods import get_method
@@ -185,7 +187,7 @@ def _calibrate(args: argparse.Namespace) -> int:
             got = collect(inst.problem("env"), llm.session(), config)
         with lock, samples_file.open("a") as fh:
             fh.write(json.dumps({"instance": inst.id, "samples": got}) + "\n")
-            print(f"{inst.id}: {len(got)} labelled prediction(s)", flush=True)
+            out(f"{inst.id}: {len(got)} labelled prediction(s)", flush=True)
 
     with ThreadPoolExecutor(max_workers=max(1, args.workers)) as pool:
         list(pool.map(one, todo))
@@ -209,15 +211,15 @@ def _calibrate(args: argparse.Namespace) -> int:
         return EXIT_OK
     fitted = ("sigma by bins of raw uncertainty: " + " ".join(f"{x:.2f}" for x in cal.table())
               if cal.samples else "nothing to fit: sigma = the raw uncertainty u")
-    print(f"{len(samples)} predictions ({cal.samples - wrong} right, {wrong} wrong, "
-          f"{len(samples) - cal.samples} without a majority, left out of the fit) from "
-          f"{len(done) + len(todo)} episode(s); {fitted}")
-    print(f"saved {path} (use --config calibration={args.name})")
+    out(f"{len(samples)} predictions ({cal.samples - wrong} right, {wrong} wrong, "
+        f"{len(samples) - cal.samples} without a majority, left out of the fit) from "
+        f"{len(done) + len(todo)} episode(s); {fitted}")
+    out(f"saved {path} (use --config calibration={args.name})")
     return EXIT_OK
 
 
 # ----- select-tau --------------------------------------------------------------------------------
-def _select_tau(args: argparse.Namespace) -> int:
+def _select_tau(args: argparse.Namespace, out: Writer) -> int:
     from veriplan.bench.runner import run_sweep
     from veriplan.bench.store import RunStore
     from veriplan.bench.units import BackendSpec, SweepPlan
@@ -237,14 +239,14 @@ def _select_tau(args: argparse.Namespace) -> int:
         spec_m.make_config({**given, "tau": t})
     backend = BackendSpec.of(args.backend, args.model, model_path=args.model_path,
                              base_url=args.base_url, cassette=args.cassette, script=args.script)
-    out = Path(args.out or Path("veriplan-runs") / f"select-tau-{args.dataset}")
+    runs_dir = Path(args.out or Path("veriplan-runs") / f"select-tau-{args.dataset}")
     plan = SweepPlan(["aec"], [args.dataset], [backend],
                      [{**given, "tau": t} for t in taus], [base.seed], args.limit)
     cache = None if args.no_cache else Path(args.cache_path or default_cache_path())
-    progress = run_sweep(plan, out, data_root=args.data_dir, workers=args.workers,
+    progress = run_sweep(plan, runs_dir, data_root=args.data_dir, workers=args.workers,
                          cache_path=cache)
     results = []
-    for rec in RunStore(out).records():
+    for rec in RunStore(runs_dir).records():
         cfg = json.loads(rec.config)
         rest = {k: v for k, v in cfg.items() if k != "tau"}
         if (rec.method == "aec" and rec.dataset == args.dataset and rec.status == "done"
@@ -254,38 +256,38 @@ def _select_tau(args: argparse.Namespace) -> int:
     chosen = choose(summary, default=base.tau)
     path = save_tau(args.name, chosen, summary, dataset=args.dataset, epsilon=base.epsilon,
                     calibration=base.calibration, settings=typed, backend=backend.name,
-                    model=backend.model_name(), runs=str(out))
+                    model=backend.model_name(), runs=str(runs_dir))
     if args.json:
         emit("aec_select_tau", {
-            "name": args.name, "path": path, "dataset": args.dataset, "runs": out,
+            "name": args.name, "path": path, "dataset": args.dataset, "runs": runs_dir,
             "epsilon": base.epsilon, "candidates": summary, "chosen": chosen,
             "done": progress.done, "skipped": progress.skipped, "errors": progress.errors})
         return EXIT_OK if progress.errors == 0 else EXIT_FAIL
     for s in summary:
         mark = "  <- chosen" if chosen["selected"] and s["tau"] == chosen["tau"] else ""
-        print(f"tau {s['tau']:<5} success {s['success']:.3f}  replanning rounds "
-              f"{s['replanning_rounds']:.2f}  queries {s['queries']:.2f}  steps "
-              f"{s['env_steps']:.1f}  ({s['episodes']} episodes){mark}")
+        out(f"tau {s['tau']:<5} success {s['success']:.3f}  replanning rounds "
+            f"{s['replanning_rounds']:.2f}  queries {s['queries']:.2f}  steps "
+            f"{s['env_steps']:.1f}  ({s['episodes']} episodes){mark}")
     if summary and summary[0]["left_out"]:
-        print(f"{summary[0]['left_out']} episode(s) left out of every candidate: the "
-              "environment failed (env_error) in at least one candidate's run")
+        out(f"{summary[0]['left_out']} episode(s) left out of every candidate: the "
+            "environment failed (env_error) in at least one candidate's run")
     if chosen["selected"]:
-        print(f"tau {chosen['tau']} selected; decided by {chosen['decided_by']} "
-              f"({chosen['reason']})")
+        out(f"tau {chosen['tau']} selected; decided by {chosen['decided_by']} "
+            f"({chosen['reason']})")
         if chosen["decided_by"] == "queries":
-            print("note: the fewest queries decided, not success or replanning rounds: a "
-                  "later comparison of queries with this tau is partly made by the choice")
+            out("note: the fewest queries decided, not success or replanning rounds: a "
+                "later comparison of queries with this tau is partly made by the choice")
     else:
-        print(f"no tau selected: {chosen['reason']}; the tau file keeps AEC's default tau "
-              f"{chosen['tau']} and says it was not selected (decided by "
-              f"{chosen['decided_by']})")
-    print(f"{progress.done} unit(s) run, {progress.skipped} already in {out}; epsilon "
-          f"{base.epsilon} (fixed); saved {path} (use --config tau_file={args.name})")
+        out(f"no tau selected: {chosen['reason']}; the tau file keeps AEC's default tau "
+            f"{chosen['tau']} and says it was not selected (decided by "
+            f"{chosen['decided_by']})")
+    out(f"{progress.done} unit(s) run, {progress.skipped} already in {runs_dir}; epsilon "
+        f"{base.epsilon} (fixed); saved {path} (use --config tau_file={args.name})")
     return EXIT_OK if progress.errors == 0 else EXIT_FAIL
 
 
 # ----- check-store -------------------------------------------------------------------------------
-def _check_store(args: argparse.Namespace) -> int:
+def _check_store(args: argparse.Namespace, out: Writer) -> int:
     import time
 
     from veriplan.envs.check import select_ids
@@ -310,9 +312,9 @@ def _check_store(args: argparse.Namespace) -> int:
         def show(ep, name: str = name) -> None:
             bad = f"; contradicted: {ep.contradicted[:3]}" if ep.contradicted else ""
             extra = f"; {ep.problem}" if ep.problem else ""
-            print(f"{name} {ep.task_id}: {'won' if ep.won else 'NOT WON'} in {ep.steps} "
-                  f"steps; w {ep.facts} facts, {ep.derived} derived, {ep.doors} door facts"
-                  f"{bad}{extra}", flush=True)
+            out(f"{name} {ep.task_id}: {'won' if ep.won else 'NOT WON'} in {ep.steps} "
+                f"steps; w {ep.facts} facts, {ep.derived} derived, {ep.doors} door facts"
+                f"{bad}{extra}", flush=True)
 
         results = check_stores_in(name, ids, show, frame_rules=not args.no_frame_rules,
                                   workers=args.workers, doors=not args.no_doors)
@@ -333,18 +335,20 @@ def _check_store(args: argparse.Namespace) -> int:
         if name == "scienceworld":
             truth = (" (door facts not checked)" if args.no_doors
                      else f" ({sum(r.doors for r in results)} of them door facts)")
-        print(f"== {name}: {won}/{len(results)} won; AEC's w{control}: "
-              f"{sum(r.facts for r in results)} facts and {sum(r.derived for r in results)} "
-              f"derived facts checked{truth}, {bad} contradicted by the simulator "
-              f"({time.perf_counter() - start:.0f} s)", flush=True)
+        out(f"== {name}: {won}/{len(results)} won; AEC's w{control}: "
+            f"{sum(r.facts for r in results)} facts and {sum(r.derived for r in results)} "
+            f"derived facts checked{truth}, {bad} contradicted by the simulator "
+            f"({time.perf_counter() - start:.0f} s)", flush=True)
     if args.json:
         emit("aec_check_store", {"ok": bool(ok), "sets": sets})
     return EXIT_OK if ok else EXIT_FAIL
 
 
-def _aec(args: argparse.Namespace) -> int:
+def _aec(args: argparse.Namespace, out: Writer = stdout) -> int:
+    """The ``aec`` sub-command ``args`` names, its text through ``out`` (the
+    command line's standard output unless another writer is given)."""
     return {"run": _run, "calibrate": _calibrate, "select-tau": _select_tau,
-            "check-store": _check_store}[args.aec_command](args)
+            "check-store": _check_store}[args.aec_command](args, out)
 
 
 COMMANDS = {"aec": _aec}

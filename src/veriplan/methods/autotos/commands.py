@@ -1,4 +1,6 @@
-"""``veriplan autotos reference|run``: the AutoToS loop and its reference check."""
+"""``veriplan autotos reference|run``: the AutoToS loop and its reference check.
+Their text goes through the writer the command line gives
+(:mod:`veriplan.cli.output`)."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from pathlib import Path
 from veriplan.cli.core import EXIT_FAIL, EXIT_OK
 from veriplan.cli.jsondoc import emit
 from veriplan.cli.llm_commands import add_llm_options, build_llm, method_options
+from veriplan.cli.output import Writer, stdout
 from veriplan.core.verdict import Scope
 from veriplan.errors import ConfigError
 
@@ -58,7 +61,7 @@ def _domains(name: str) -> list[str]:
     return [name]
 
 
-def _reference(args: argparse.Namespace) -> int:
+def _reference(args: argparse.Namespace, out: Writer) -> int:
     from veriplan.bench.datasets import data_dir
     from veriplan.domains.autotos import get_domain
     from veriplan.methods.autotos import Config, reference
@@ -85,14 +88,14 @@ def _reference(args: argparse.Namespace) -> int:
             continue
         extra = f", optimal {r['optimal']}" if domain.optimal else ""
         problems = f"; {r['categories']}" if r["categories"] else ""
-        print(f"{name}: {good}/{r['instances']} solved and validated{extra} "
-              f"({domain.algorithm}); {seconds:.2f} s{problems}")
+        out(f"{name}: {good}/{r['instances']} solved and validated{extra} "
+            f"({domain.algorithm}); {seconds:.2f} s{problems}")
     if args.json:
         emit("autotos_reference", {"ok": bool(ok), "domains": rows})
     return EXIT_OK if ok else EXIT_FAIL
 
 
-def _run(args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace, out: Writer) -> int:
     from veriplan.bench.datasets import data_dir
     from veriplan.domains.autotos import get_domain
     from veriplan.methods import get_method
@@ -102,16 +105,16 @@ def _run(args: argparse.Namespace) -> int:
     root = data_dir(args.data_dir)
     config = get_method(AUTOTOS_METHOD).make_config(method_options(args))
     llm = build_llm(args)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    folder = Path(args.out)
+    folder.mkdir(parents=True, exist_ok=True)
     runs = []
     for name in _domains(args.domain):
         domain = get_domain(name)
         data = domain.load(root)
         for seed in range(args.repeats):
             rec = run_loop(domain, data, llm.session(), replace(config, seed=seed),
-                           observer=_progress(name, seed))
-            path = out / f"{name}-{llm.name}-{llm.model}-seed{seed}.json".replace("/", "_")
+                           observer=_progress(name, seed, out))
+            path = folder / f"{name}-{llm.name}-{llm.model}-seed{seed}.json".replace("/", "_")
             body = {"domain": name, "backend": llm.name, "model": llm.model, "seed": seed,
                     "config": vars(config) | {"seed": seed}, **record_dict(rec)}
             path.write_text(json.dumps(scrub(body), indent=2))
@@ -120,23 +123,23 @@ def _run(args: argparse.Namespace) -> int:
                          "calls": rec.calls, "categories": rec.categories,
                          "feedback": rec.feedback, "accuracy": acc, "seconds": rec.seconds,
                          "record": path})
-            print(f"{name} seed {seed}: {rec.status}, calls {rec.calls}, errors "
-                  f"{rec.categories or 'none'}, feedback calls {rec.feedback}, accuracy "
-                  f"{acc}, {rec.seconds:.1f}s -> {path}")
+            out(f"{name} seed {seed}: {rec.status}, calls {rec.calls}, errors "
+                f"{rec.categories or 'none'}, feedback calls {rec.feedback}, accuracy "
+                f"{acc}, {rec.seconds:.1f}s -> {path}")
     if args.json:
-        emit("autotos_run", {"out": out, "backend": llm.name, "model": llm.model,
+        emit("autotos_run", {"out": folder, "backend": llm.name, "model": llm.model,
                              "scope": Scope.SEARCH_COMPONENTS, "runs": runs,
-                             "table": table(out)})
+                             "table": table(folder)})
         return EXIT_OK
-    print()
-    print(table(out))
+    out()
+    out(table(folder))
     return EXIT_OK
 
 
-def _progress(name: str, seed: int):
+def _progress(name: str, seed: int, out: Writer):
     def show(event) -> None:
         if event.kind in ("failure", "accuracy"):
-            print(f"  {name}/{seed}: {event.text[:120]}")
+            out(f"  {name}/{seed}: {event.text[:120]}")
     return show
 
 
@@ -153,8 +156,10 @@ def table(folder: Path) -> str:
     return markdown(runs) if runs else "no AutoToS run records in " + str(folder)
 
 
-def _autotos(args: argparse.Namespace) -> int:
-    return _reference(args) if args.autotos_command == "reference" else _run(args)
+def _autotos(args: argparse.Namespace, out: Writer = stdout) -> int:
+    """The ``autotos`` sub-command ``args`` names, its text through ``out`` (the
+    command line's standard output unless another writer is given)."""
+    return (_reference if args.autotos_command == "reference" else _run)(args, out)
 
 
 COMMANDS = {"autotos": _autotos}

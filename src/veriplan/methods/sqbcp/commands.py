@@ -1,4 +1,7 @@
-"""``veriplan ask``: SQ-BCP on a request typed by a person, who is the oracle."""
+"""``veriplan ask``: SQ-BCP on a request typed by a person, who is the oracle.
+Its text goes through the writer the command line gives
+(:mod:`veriplan.cli.output`); the questions are asked on the terminal (under
+``--json``, on standard error) and the answers read from standard input."""
 
 from __future__ import annotations
 
@@ -8,6 +11,7 @@ import sys
 from veriplan.cli.core import EXIT_FAIL, EXIT_OK
 from veriplan.cli.jsondoc import ErrorKind, emit, emit_error
 from veriplan.cli.llm_commands import add_llm_options, build_llm, method_options
+from veriplan.cli.output import Writer, stdout
 
 # the method `veriplan ask` plans with (a request typed by a person, the oracle)
 ASK_METHOD = "sqbcp"
@@ -38,7 +42,9 @@ def add_parsers(sub) -> None:
     add_llm_options(a)
 
 
-def _ask(args: argparse.Namespace) -> int:
+def _ask(args: argparse.Namespace, out: Writer = stdout) -> int:
+    """``veriplan ask``, its text through ``out`` (the command line's standard
+    output unless another writer is given)."""
     from veriplan.methods import get_method
     from veriplan.methods.sqbcp import Request
     from veriplan.methods.sqbcp.oracle import PersonOracle
@@ -58,19 +64,19 @@ def _ask(args: argparse.Namespace) -> int:
         return input(f"\n? {shown}\n> ")
 
     def on_empty(message: str) -> None:
-        print(f"  ({message})")
+        out(f"  ({message})")
 
     oracle = PersonOracle(prompt, on_empty)
     facts = {f: True for f in args.fact} | {f: False for f in args.not_facts}
     request = Request(args.request, facts, oracle, tuple(args.constraint))
-    print(f"Planning: {args.request}")
-    print("I will ask about what I do not know. Answer yes, no, what you have instead "
-          "(\"I have margarine instead\"), or \"I don't know\". Ctrl-C stops.")
+    out(f"Planning: {args.request}")
+    out("I will ask about what I do not know. Answer yes, no, what you have instead "
+        "(\"I have margarine instead\"), or \"I don't know\". Ctrl-C stops.")
     try:
         result = spec.solve(request, session, config)
     except (KeyboardInterrupt, EOFError) as exc:
-        print("\n\nStopped. What I learned so far:")
-        _learned(oracle)
+        out("\n\nStopped. What I learned so far:")
+        _learned(oracle, out)
         if args.json:
             why = "standard input ended" if isinstance(exc, EOFError) else "Ctrl-C"
             emit_error("ask", ErrorKind.INTERRUPTED,
@@ -86,36 +92,36 @@ def _ask(args: argparse.Namespace) -> int:
                      "questions": questions})
         return EXIT_OK if m.get("accepted") else EXIT_FAIL
     if m.get("accepted"):
-        print("\nAccepted plan (every precondition resolved; hard checks and the pullback "
-              "check passed; not verified: nothing but your answers grounds it):")
+        out("\nAccepted plan (every precondition resolved; hard checks and the pullback "
+            "check passed; not verified: nothing but your answers grounds it):")
         for i, step in enumerate(result.plan, 1):
-            print(f"  {i}. {step}")
+            out(f"  {i}. {step}")
         relied = [f"{r['precondition']} ({r['how']})" for r in m.get("relied_on", [])]
-        print("It relies on: " + ("; ".join(dict.fromkeys(relied)) or
-                                  "nothing beyond the request"))
+        out("It relies on: " + ("; ".join(dict.fromkeys(relied)) or
+                                "nothing beyond the request"))
         for s in m.get("substitutions", []):
-            print(f"  (uses {s['use']} in place of {s['for']})")
+            out(f"  (uses {s['use']} in place of {s['for']})")
     else:
-        print(f"\nNo plan accepted ({m.get('stop')}).")
-        _learned(oracle)
+        out(f"\nNo plan accepted ({m.get('stop')}).")
+        _learned(oracle, out)
         dropped = m.get("dropped", {})
         if dropped:
-            print("Why candidate steps were dropped: "
-                  + ", ".join(f"{k} ({v})" for k, v in dropped.items()))
+            out("Why candidate steps were dropped: "
+                + ", ".join(f"{k} ({v})" for k, v in dropped.items()))
         unknown = [q for q, a in oracle.log if a.status == "unknown"]
         if unknown:
-            print("Still unknown: " + "; ".join(q.split(" (about: ")[0] for q in unknown))
-    print(f"{oracle.calls} question(s), {result.llm_calls} LLM call(s), "
-          f"{result.seconds:.1f}s")
+            out("Still unknown: " + "; ".join(q.split(" (about: ")[0] for q in unknown))
+    out(f"{oracle.calls} question(s), {result.llm_calls} LLM call(s), "
+        f"{result.seconds:.1f}s")
     return EXIT_OK if m.get("accepted") else EXIT_FAIL
 
 
-def _learned(oracle) -> None:
+def _learned(oracle, out: Writer) -> None:
     if not oracle.log:
-        print("  (nothing asked yet)")
+        out("  (nothing asked yet)")
     for q, a in oracle.log:
         extra = f" (instead: {', '.join(a.substitutes)})" if a.substitutes else ""
-        print(f"  {q.split(' (about: ')[0]} -> {a.status}{extra}")
+        out(f"  {q.split(' (about: ')[0]} -> {a.status}{extra}")
 
 
 COMMANDS = {"ask": _ask}
