@@ -16,6 +16,7 @@ STAND_INS = {
     "controlled": ("veriplan.methods.sqbcp.controlled", "sqbcp:p_hidden=0.2,acc=0.5,seed=0"),
     "controlled-aec": ("veriplan.methods.aec.controlled", "aec:p=0.2,seed=0"),
     "controlled-plan": ("veriplan.methods.controlled_plan", "plan:p=0.2,seed=0"),
+    "controlled-autotos": ("veriplan.methods.autotos.controlled", "autotos:e=0.1,seed=0"),
 }
 
 
