@@ -4,7 +4,6 @@ goes (``veriplan solve``), transcripts afterwards (``veriplan trace``)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
 
 from veriplan.core.verdict import Scope
 from veriplan.methods.records import Entry, Event
@@ -54,7 +53,7 @@ def _verdict(entry: Entry) -> str:
     return entry.verdict or "(not judged)"
 
 
-def transcript_lines(entries: Iterable[Mapping[str, Any] | Entry]) -> list[str]:
+def transcript_lines(entries: Iterable[Mapping[str, object] | Entry]) -> list[str]:
     """A transcript as text: for each model call its role, answer and verdict."""
     out: list[str] = []
     for raw in entries:

@@ -9,15 +9,18 @@ method (its ``runs(method)``, if it has one)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from veriplan.methods import CommandModule
 
 
-def method_commands() -> list[Any]:
+def method_commands() -> list[CommandModule]:
     """The command modules of the registered methods (``MethodSpec.commands``),
     in the order the methods are declared, each once."""
     from veriplan.methods import method_specs
 
-    out: list[Any] = []
+    out: list[CommandModule] = []
     for spec in method_specs():
         module = spec.command_module()
         if module is not None and module not in out:
