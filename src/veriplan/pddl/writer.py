@@ -6,10 +6,12 @@ from veriplan.core.atom import Atom, Literal
 from veriplan.lazyre import LazyPattern
 from veriplan.pddl.ast import (
     OBJECT,
+    TRUE,
     ActionSchema,
     And,
     Compare,
     Domain,
+    DurativeAction,
     Effect,
     Equals,
     Exists,
@@ -106,6 +108,47 @@ def _action(a: ActionSchema, prefs: tuple = ()) -> str:
     )
 
 
+def _timed(when: str, f: Formula) -> list[str]:
+    """``(at start f)`` etc., one a conjunct (the reader joins a time's conjuncts
+    in one ``and``); none for a time without a condition."""
+    if f == TRUE:
+        return []
+    parts = f.parts if isinstance(f, And) and len(f.parts) > 1 else (f,)
+    return [f"({when} {formula_to_pddl(p)})" for p in parts]
+
+
+def _conj(parts: list[str]) -> str:
+    return "(and " + " ".join(parts) + ")" if parts else "(and)"
+
+
+def _timed_effect(end: str, e: Effect) -> str:
+    """``(at end e)``; a ``forall`` outside its time, ``(forall (?x) (at end e))``, as
+    PDDL 2.1 (and VAL) has it."""
+    if isinstance(e, ForallEffect) and e.effects:
+        return (f"(forall {_params(e.params)} "
+                f"{_conj([_timed_effect(end, x) for x in e.effects])})")
+    return f"(at {end} {effect_to_pddl(e)})"
+
+
+def _durative(a: DurativeAction) -> str:
+    """``(:durative-action ...)`` (PDDL 2.1 level 3): its duration constraints, its
+    conditions at start, over all and at end, its effects at each end (``?duration``
+    written back as such)."""
+    cons = [c.pddl() for c in a.duration]
+    duration = cons[0] if len(cons) == 1 else _conj(cons)
+    conds = (_timed("at start", a.at_start) + _timed("over all", a.over_all)
+             + _timed("at end", a.at_end))
+    effs = ([_timed_effect("start", e) for e in a.start_effects]
+            + [_timed_effect("end", e) for e in a.end_effects])
+    return (
+        f"  (:durative-action {a.name}\n"
+        f"    :parameters {_params(a.params)}\n"
+        f"    :duration {duration}\n"
+        f"    :condition {_conj(conds)}\n"
+        f"    :effect {_conj(effs)})"
+    )
+
+
 def _preference(pref) -> str:
     """``(preference NAME body)`` under its ``forall`` (PDDL 3)."""
     body = (_constraint(pref.body) if isinstance(pref.body, Constraint)
@@ -145,7 +188,8 @@ def domain_to_pddl(d: Domain) -> str:
     lines.extend(
         f"  (:derived ({' '.join((r.pred, _params(r.params)[1:-1])).strip()}) "
         f"{formula_to_pddl(r.body)})" for r in d.derived)
-    lines.extend(_action(a, tuple(p for p in d.preferences if p.action == a.name))
+    lines.extend(_durative(a) if isinstance(a, DurativeAction)
+                 else _action(a, tuple(p for p in d.preferences if p.action == a.name))
                  for a in d.actions)
     cons = _constraints(d.constraints, tuple(p for p in d.preferences
                                              if p.site is PreferenceSite.CONSTRAINT))
