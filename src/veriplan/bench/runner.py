@@ -65,7 +65,11 @@ class Progress:
     failed: int = 0
     errors: int = 0
     tokens: int = 0
-    cost: float = 0.0
+    cost: float = 0.0  # the known costs of the units run now (US dollars), summed
+    # units run now with a known cost (a local backend's: 0) and with none (an API
+    # model without a price); an error unit records no usage and counts in neither
+    priced: int = 0
+    unpriced: int = 0
     started: float = field(default_factory=time.perf_counter)
     # verified units by what they were verified against (never pooled in words)
     by_scope: dict[Scope, int] = field(default_factory=dict)
@@ -77,7 +81,12 @@ class Progress:
     def add(self, rec: UnitRecord) -> None:
         self.done += 1
         self.tokens += rec.tokens
-        self.cost += rec.cost or 0.0
+        if rec.status != "error":
+            if rec.cost is None:
+                self.unpriced += 1
+            else:
+                self.priced += 1
+                self.cost += rec.cost
         way = (rec.error_category or "error", error_reason(rec)) \
             if rec.status == "error" else None
         if len(self.opening) < _OPENING:
@@ -92,6 +101,13 @@ class Progress:
                 self.by_scope[rec.scope] = self.by_scope.get(rec.scope, 0) + 1
         else:
             self.failed += 1
+
+    @property
+    def known_cost(self) -> float | None:
+        """What the units run now cost (US dollars); None unless each of them that
+        ran to its end has a known cost (one unit without a price makes the sum no
+        cost of the run), and None when none did."""
+        return self.cost if self.priced and not self.unpriced else None
 
     def verified_words(self) -> str:
         """"verified N (scope)", one part per scope."""

@@ -170,8 +170,10 @@ class _Screen:
             self._say(f"bench: {p.total} unit(s) to run, {p.skipped} already in the store")
 
     def done(self, rec, p) -> None:
+        cost = p.known_cost
         stats = (f"{p.verified_words()}, not verified {p.failed}, errors {p.errors}, "
-                 f"tokens {p.tokens:,}, cost ${p.cost:.4f}")
+                 f"tokens {p.tokens:,}, " + ("cost unknown" if cost is None
+                                             else f"cost ${cost:.4f}"))
         if p.first_error is not None and not self._told_error:
             self._told_error = True
             category, reason = p.first_error
@@ -198,13 +200,16 @@ def _bench(args: argparse.Namespace) -> int:
                              rerun_stale=args.rerun_stale, stop_after=args.stop_after,
                              on_start=screen.start, on_done=screen.done)
     if args.json:
+        # "cost" only when every unit run now has a known cost (docs/json.md): an
+        # unpriced run has no cost, and 0.0 would read as a free one
+        cost = progress.known_cost
         emit("bench", {
             "store": Path(args.out) / "runs.sqlite", "total": progress.total,
             "done": progress.done, "skipped": progress.skipped,
             "verified_by_scope": [{"scope": scope, "units": n}
                                   for scope, n in sorted(progress.by_scope.items())],
             "failed": progress.failed, "errors": progress.errors,
-            "tokens": progress.tokens, "cost": progress.cost})
+            "tokens": progress.tokens, **({} if cost is None else {"cost": cost})})
         return EXIT_OK if progress.errors == 0 else EXIT_FAIL
     print(f"{progress.done} unit(s) run, {progress.skipped} already in the store; "
           f"{progress.verified_words()}, not verified {progress.failed}, errors {progress.errors}; "
