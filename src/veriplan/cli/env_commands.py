@@ -12,6 +12,17 @@ from veriplan.core.verdict import Scope
 from veriplan.errors import ConfigError
 
 
+def add_set_options(p: argparse.ArgumentParser) -> None:
+    """Which task sets, and which of their tasks, a replay covers (``env check``,
+    ``aec check-store``; read with :func:`veriplan.envs.check.select_ids`)."""
+    p.add_argument("--env", choices=["scienceworld", "household", "all"], default="all")
+    p.add_argument("--split", help="household: eval (default) or train; scienceworld: "
+                                   "unseen (default), seen or train")
+    p.add_argument("--limit", type=int, help="first N tasks of the set")
+    p.add_argument("--per-task", type=int, help="scienceworld: the first N variations of each "
+                                                "task of the split")
+
+
 def add_parsers(sub) -> None:
     e = sub.add_parser("env", help="interactive environments (ScienceWorld, household games)")
     esub = e.add_subparsers(dest="env_command", required=True)
@@ -28,12 +39,7 @@ def add_parsers(sub) -> None:
     c = esub.add_parser("check", help="replay every gold path / walkthrough of a set; all "
                                       "must be won, and the grounder must never be "
                                       "contradicted")
-    c.add_argument("--env", choices=["scienceworld", "household", "all"], default="all")
-    c.add_argument("--split", help="household: eval (default) or train; scienceworld: "
-                                   "unseen (default), seen or train")
-    c.add_argument("--limit", type=int, help="first N tasks of the set")
-    c.add_argument("--per-task", type=int, help="scienceworld: the first N variations of each "
-                                                "task of the split")
+    add_set_options(c)
     c.add_argument("--models", action="store_true",
                    help="also check the rules, the action models and the grounded store "
                         "against the simulator on every step")

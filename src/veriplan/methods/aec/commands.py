@@ -30,6 +30,7 @@ def runs(method: str) -> list[list[str]]:
 
 
 def add_parsers(sub) -> None:
+    from veriplan.cli.env_commands import add_set_options
     from veriplan.cli.llm_commands import add_llm_options
     from veriplan.methods.aec.tau import CANDIDATES
 
@@ -85,12 +86,7 @@ def add_parsers(sub) -> None:
                                             "agent's grounded store w, checked against the "
                                             "simulator on every step (w must never be "
                                             "contradicted)")
-    k.add_argument("--env", choices=["scienceworld", "household", "all"], default="all")
-    k.add_argument("--split", help="household: eval (default) or train; scienceworld: "
-                                   "unseen (default), seen or train")
-    k.add_argument("--limit", type=int, help="first N tasks of the set")
-    k.add_argument("--per-task", type=int, help="scienceworld: the first N variations of each "
-                                                "task of the split")
+    add_set_options(k)
     k.add_argument("--skip", type=int, default=0, help="leave out the first N tasks of the set "
                                                        "(to continue a sweep)")
     k.add_argument("--from-variation", type=int, default=0, metavar="K",
