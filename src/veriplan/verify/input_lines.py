@@ -5,16 +5,35 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import Any
+from enum import Enum
+from typing import TYPE_CHECKING, Literal, Protocol, TypeAlias
 
 from veriplan.pddl import inputs
 from veriplan.verify.verdicts import ItemError
 
+if TYPE_CHECKING:
+    from veriplan.core.jsonvalue import JSONValue
+
+
+class _Blank(Enum):
+    BLANK = "blank"
+
+
 #: What :func:`read_line` gives for a blank line (which gets no record).
-BLANK = object()
+BLANK = _Blank.BLANK
+
+#: What :func:`read_line` gives: the line's JSON value, the error that keeps it from
+#: being judged, or :data:`BLANK`.
+LineItem: TypeAlias = "JSONValue | ItemError | Literal[_Blank.BLANK]"
 
 
-def _constant(name: str) -> Any:
+class LineStream(Protocol):
+    """A text stream read line by line (``sys.stdin``, an open file)."""
+
+    def readline(self, size: int = -1, /) -> str: ...
+
+
+def _constant(name: str) -> float:
     raise ValueError(f"{name} is not JSON")
 
 
@@ -35,7 +54,7 @@ class TooLong(str):
     """A line cut at the size limit (its rest was skipped)."""
 
 
-def read_lines(stream: Any, limit: int | None = None) -> Iterator[str]:
+def read_lines(stream: LineStream, limit: int | None = None) -> Iterator[str]:
     """The lines of a text stream, each at most ``limit`` characters (default
     :data:`veriplan.pddl.inputs.DEFAULT_MAX_BYTES`): a longer line is cut there and
     its rest skipped without being held, and comes out marked so that
@@ -55,7 +74,7 @@ def read_lines(stream: Any, limit: int | None = None) -> Iterator[str]:
         yield line
 
 
-def read_line(n: int, text: str, limit: int | None = None) -> Any:
+def read_line(n: int, text: str, limit: int | None = None) -> LineItem:
     """The item on JSON line ``n``, or an ItemError; BLANK for a blank line."""
     if text.__class__ is TooLong or (limit is not None and len(text) > limit):
         return ItemError("too-large", f"input line {n} is longer than the limit of "

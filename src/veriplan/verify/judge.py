@@ -34,10 +34,16 @@ from veriplan.verify.verdicts import (
 
 if TYPE_CHECKING:
     from pathlib import Path
-    from typing import Any
+    from typing import TypeAlias
 
+    from veriplan.core.jsonvalue import JSONValue
     from veriplan.pddl.ast import Domain
     from veriplan.pddl.task import Task
+
+    #: An item to judge: a batch line's JSON value (a JSON object, when it is one the
+    #: judge can read; any other value gets an ``item`` error), or a mapping an API
+    #: caller gives (see :func:`validate_many`).
+    BatchItem: TypeAlias = JSONValue | Mapping[str, object]
 
 # The plan readers (veriplan.planio) are imported by the first item that takes the
 # general path: a batch of clean plans does without them (and their start-up).
@@ -53,7 +59,7 @@ _SHARED = frozenset(BATCH_ITEM.names)
 _SHARED_GIVEN = {old: new for new, old in _AS_READ.items()}  # an item of the shared names
 
 
-def contract_item(item: Any) -> tuple[Any, dict[str, str] | None]:
+def contract_item(item: BatchItem) -> tuple[BatchItem, dict[str, str] | None]:
     """``item`` with its keys as the judge reads them, and the keys it gave for the
     ones renamed (None: none was); raises :class:`NotJudged` for a key that is not
     an item's (naming the valid keys) or an older name given with its new one."""
@@ -138,7 +144,7 @@ class ItemJudge:
         new = BATCH_ITEM.aliases.get(name)
         return f"'{name}'" if new is None else f"'{new}' (or '{name}')"
 
-    def verdict(self, line: int, item: Any) -> BatchVerdict:
+    def verdict(self, line: int, item: BatchItem) -> BatchVerdict:
         ident = item.get("id") if isinstance(item, Mapping) else None
         try:
             item, self._given = contract_item(item)
@@ -320,7 +326,7 @@ class ItemJudge:
                                 self.tolerance)
         return quick_record(task, line, ident, plan_text)
 
-    def _judge(self, item: Any) -> ValidationResult:
+    def _judge(self, item: BatchItem) -> ValidationResult:
         if type(item) is dict and "format" not in item and "planbench_config" not in item:
             # The common item: {"domain", "problem", "plan"} of the last item's problem.
             raw, plan_text = self._raw, item.get("plan")
@@ -426,7 +432,8 @@ def validate_many(items: Iterable[Mapping], *, base_dir: str | Path | None = Non
         yield judge.verdict(n, item)
 
 
-def item_record(judge: ItemJudge, line: int, item: Any) -> tuple[bool | None, str]:
+def item_record(judge: ItemJudge, line: int, item: BatchItem | ItemError
+                ) -> tuple[bool | None, str]:
     """An item's verdict and its record's JSON text (that of
     ``ENCODER.encode(verdict.to_dict())``, written directly for a judged item).
     Never raises: a fault on this line becomes its record (error kind

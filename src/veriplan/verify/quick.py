@@ -40,8 +40,7 @@ from veriplan.verify.records import (
 from veriplan.verify.validator import false_parts, plan_metric, precondition_error
 
 if TYPE_CHECKING:
-    from typing import Any
-
+    from veriplan.core.operator import Operator
     from veriplan.pddl.task import Task
 
 # The plan readers (veriplan.planio) are imported by the first plan that needs them:
@@ -203,7 +202,7 @@ def quick_record(task: Task, line: int, ident: ItemId, plan_text: str
                                     unmet)
 
 
-def _failed(line: int, ident: ItemId, task: Task, op: Any, i: int, n: int,
+def _failed(line: int, ident: ItemId, task: Task, op: Operator, i: int, n: int,
             state: int) -> tuple[bool, str]:
     """The record of a plan whose step ``i`` (operator ``op``) cannot be executed
     in ``state``. A conjunctive precondition's failure is told the same way for
@@ -244,7 +243,7 @@ def _named_step(task: Task, group: str) -> tuple[str, tuple[str, ...]] | None:
     return name, args
 
 
-def _quick_op(task: Task, group: str, index: int) -> Any:
+def _quick_op(task: Task, group: str, index: int) -> Operator | None:
     """The operator of the clean step ``(group)`` of a plan, if the PDDL reader reads
     it as the step (a known action with its number of arguments, known objects: see
     :func:`veriplan.planio.pddl_plan.read_clean`) and the validator finds it

@@ -8,12 +8,20 @@ from __future__ import annotations
 import codecs
 import json
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol, TypeAlias
 
+from veriplan.core.jsonvalue import JSONValue
 from veriplan.verify.verdicts import BatchVerdict, ItemError
 
 if TYPE_CHECKING:
     from veriplan.verify.result import ValidationResult
+
+
+class Written(Protocol):
+    """A part of a verdict the record lists by its PDDL text (an atom, a literal,
+    a condition)."""
+
+    def pddl(self) -> str: ...
 
 ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
 
@@ -21,7 +29,8 @@ ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
 encode_str = json.encoder.encode_basestring  # a str as JSON, as ENCODER writes it
 
 
-def json_value(value: Any) -> str:
+def json_value(value: JSONValue) -> str:
+    """``value`` as JSON text, as :data:`ENCODER` writes it."""
     if value is None:
         return "null"
     if type(value) is str:
@@ -33,7 +42,7 @@ def json_value(value: Any) -> str:
 
 #: A batch item's id: whatever JSON value the user gave under "id" (written back as
 #: given), so no narrower type than a JSON value.
-ItemId = object
+ItemId: TypeAlias = JSONValue
 
 
 def id_json(ident: ItemId) -> str:
@@ -54,7 +63,7 @@ def error_record(line: int, ident: ItemId, error: ItemError) -> str:
 
 def judged_record(line: int, ident: ItemId, valid: bool, steps: int, failed_step: int | None,
                   action: str | None, failure: str | None, detail: str | None,
-                  unsatisfied: Iterable[Any], unmet: Iterable[Any], unread: str = "",
+                  unsatisfied: Iterable[Written], unmet: Iterable[Written], unread: str = "",
                   metric: float | None = None) -> str:
     """The record of a judged item (:meth:`BatchVerdict.to_dict`), as JSON text."""
     enc = encode_str

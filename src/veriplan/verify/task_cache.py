@@ -9,21 +9,24 @@ import os
 import stat
 import time
 from collections import OrderedDict
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from veriplan.pddl.parser import _read_text, parse_problem
 from veriplan.pddl.task import Task, cached_domain
 
 if TYPE_CHECKING:
     from pathlib import Path
-    from typing import Any
 
     from veriplan.pddl.ast import Domain
+    from veriplan.planio.planbench import PlanBenchConfig
+
+V = TypeVar("V")
 
 RACY_NS = 2_000_000_000  # as the domain cache: a file this young is also compared by text
 
 
-class FileCache:
+class FileCache(Generic[V]):
     """Values built from files, by file identity (path, device, inode, size,
     mtime in ns) and a caller's key; least recently used entries beyond
     ``size`` are dropped. A file written within :data:`RACY_NS` of being read
@@ -36,8 +39,9 @@ class FileCache:
         self._lock = _thread.allocate_lock()
         self._entries: OrderedDict[tuple, list] = OrderedDict()  # key -> [value, text|None]
 
-    def get(self, path: str, extra: tuple, build, read=_read_text,
-            st: os.stat_result | None = None) -> Any:
+    def get(self, path: str, extra: tuple, build: Callable[[str], V],
+            read: Callable[[str], str] = _read_text,
+            st: os.stat_result | None = None) -> V:
         """The value for ``path`` (``build(read(path))`` on a miss); OSError if
         it cannot be looked at, ``read``'s error if it cannot be read. ``st``: the
         file's stat, if the caller has just taken it."""
@@ -70,7 +74,7 @@ class FileCache:
         return value
 
     def hit(self, path: str, extra: tuple, st: os.stat_result | None = None
-            ) -> tuple[Any, os.stat_result]:
+            ) -> tuple[V | None, os.stat_result]:
         """The value for ``path`` when it is cached, the file unchanged and the
         entry past its racy window, else None (:meth:`get` then); and the file's
         stat (``st``, if the caller has just taken it). OSError if the file cannot
@@ -110,9 +114,10 @@ def task_cache_size() -> int:
 #: a Blocksworld task holds about 3 KB, so 4096 of them about 13 MB.
 TASK_CACHE_SIZE = task_cache_size()
 
-_TASKS = FileCache(TASK_CACHE_SIZE)  # problem file + its domain object -> Task
+#: problem file + its domain object -> (that domain, the Task)
+_TASKS: FileCache[tuple[Domain, Task]] = FileCache(TASK_CACHE_SIZE)
 #: PlanBench config file -> PlanBenchConfig
-CONFIGS = FileCache(16)
+CONFIGS: FileCache[PlanBenchConfig] = FileCache(16)
 
 
 def cached_task(domain_path: str | Path, problem_path: str | Path, *,

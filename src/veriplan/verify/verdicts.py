@@ -10,8 +10,7 @@ from typing import TYPE_CHECKING
 from veriplan.errors import InputFileError, PDDLInputFileError, SourceError, VeriplanError
 
 if TYPE_CHECKING:
-    from typing import Any
-
+    from veriplan.core.jsonvalue import JSONValue
     from veriplan.verify.validator import ValidationResult
 
 #: The kinds of :class:`ItemError`.
@@ -54,7 +53,7 @@ class BatchVerdict:
     line number); ``id`` is the item's ``"id"`` (None when it has none)."""
 
     line: int
-    id: Any
+    id: JSONValue
     result: ValidationResult | None = None
     error: ItemError | None = None
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from veriplan.pddl import inputs
 from veriplan.verify.happening import TOLERANCE, check_tolerance
@@ -16,6 +16,9 @@ from veriplan.verify.workers import pooled, worker_cap
 
 if TYPE_CHECKING:
     from pathlib import Path
+
+    from veriplan.verify.judge import BatchItem
+    from veriplan.verify.verdicts import ItemError
 
 #: The lines of a window with ``workers > 1`` when ``window`` is not given: each
 #: worker gets the window's lines of its problems in one task.
@@ -95,10 +98,10 @@ def batch_lines(lines: Iterable[str], *, base_dir: str | Path | None = None,
 
 
 def _windows(lines: Iterable[str], limit: int, window: int, chars: int
-             ) -> Iterator[list[tuple[int, Any]]]:
+             ) -> Iterator[list[tuple[int, BatchItem | ItemError]]]:
     """The numbered items of ``lines`` (blank lines left out), ``window`` lines at a
     time, fewer when the lines held reach ``chars`` characters."""
-    batch: list[tuple[int, Any]] = []
+    batch: list[tuple[int, BatchItem | ItemError]] = []
     held = 0
     for n, text in enumerate(lines, 1):
         item = read_line(n, text, limit)

@@ -9,16 +9,19 @@ from __future__ import annotations
 import os
 import warnings
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 from veriplan.errors import PDDLLenientWarning
 from veriplan.verify.judge import ItemJudge, item_record
 from veriplan.verify.records import error_record
 from veriplan.verify.verdicts import ItemError
 
+if TYPE_CHECKING:
+    from veriplan.verify.judge import BatchItem
+
 
 def _work(base: str | None, strict: bool, confine: bool, max_bytes: int | None,
-          tolerance: float, chunk: list[tuple[int, Any]]
+          tolerance: float, chunk: list[tuple[int, BatchItem | ItemError]]
           ) -> tuple[list[tuple[int, tuple[bool | None, str]]], list[str]]:
     """In a worker process: each item's verdict and record text, and the
     lenient warnings raised."""
@@ -31,7 +34,7 @@ def _work(base: str | None, strict: bool, confine: bool, max_bytes: int | None,
                                    if issubclass(w.category, PDDLLenientWarning)))
 
 
-def _group_key(item: Any) -> tuple:
+def _group_key(item: BatchItem | ItemError) -> tuple[str, str]:
     if isinstance(item, Mapping):
         d, p = item.get("domain"), item.get("problem")
         return (d if type(d) is str else "", p if type(p) is str else "")
@@ -64,7 +67,7 @@ def _died(n: int) -> tuple[int, tuple[None, str]]:
                     "memory); judged alone in a fresh process, it died again")))
 
 
-def pooled(windows: Iterator[list[tuple[int, Any]]], setup: tuple, workers: int
+def pooled(windows: Iterator[list[tuple[int, BatchItem | ItemError]]], setup: tuple, workers: int
            ) -> Iterator[tuple[bool | None, str]]:
     """The records of the numbered items of ``windows``, in input order, judged in
     ``workers`` processes, each with an :class:`~veriplan.verify.judge.ItemJudge` of
@@ -86,12 +89,12 @@ def pooled(windows: Iterator[list[tuple[int, Any]]], setup: tuple, workers: int
     load = [0] * workers
     local: list[ItemJudge] = []  # judges in this process, for a pool that cannot start
 
-    def run_here(chunk: list[tuple[int, Any]]):
+    def run_here(chunk: list[tuple[int, BatchItem | ItemError]]):
         if not local:
             local.append(ItemJudge(*setup))
         return [(n, item_record(local[0], n, item)) for n, item in chunk], []
 
-    def start(w: int, chunk: list[tuple[int, Any]]) -> tuple:
+    def start(w: int, chunk: list[tuple[int, BatchItem | ItemError]]) -> tuple:
         for _ in range(2):
             pool = pools[w]
             try:
@@ -102,11 +105,11 @@ def pooled(windows: Iterator[list[tuple[int, Any]]], setup: tuple, workers: int
                 break
         return w, pools[w], chunk, None
 
-    def submit(batch: list[tuple[int, Any]]) -> list[tuple]:
-        groups: dict[tuple, list[tuple[int, Any]]] = {}
+    def submit(batch: list[tuple[int, BatchItem | ItemError]]) -> list[tuple]:
+        groups: dict[tuple, list[tuple[int, BatchItem | ItemError]]] = {}
         for n, item in batch:
             groups.setdefault(_group_key(item), []).append((n, item))
-        chunks: list[list[tuple[int, Any]]] = [[] for _ in pools]
+        chunks: list[list[tuple[int, BatchItem | ItemError]]] = [[] for _ in pools]
         for key, group in groups.items():
             w = home.get(key)
             if w is None:
