@@ -204,6 +204,8 @@ def problem_to_pddl(p: Problem) -> str:
     lines.append("  (:objects " + _typed(objs) + ")")
     init = [f"    {a}" for a in p.init]
     init += [f"    (= {_func(f)} {v!r})" for f, v in p.numeric_init.items()]
+    # PDDL 2.2's timed initial literals, (at t literal): in order of time, as read
+    init += [f"    (at {_num(t.time)} {t.literal.pddl()})" for t in p.timed_literals]
     lines.append("  (:init\n" + "\n".join(init) + ")")
     goal_prefs = [x for x in p.preferences if x.site is PreferenceSite.GOAL]
     if goal_prefs:  # PDDL 3: the goal's preferences, in its top-level 'and'
