@@ -41,8 +41,8 @@ from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TypeAlias
 
+from veriplan.core.jsonvalue import JSONValue
 from veriplan.sandbox import bwrap
 
 CLONE_NEWNET = 0x40000000
@@ -57,11 +57,9 @@ ROLE_BIT = 1 << 23  # heartbeat: (sequence << 24) | (role << 23) | index
 BOOTED = b'["B"]\n'  # the child's first line, before any untrusted code runs
 IDLE_GRACE = 1.0  # seconds past call_limit for the harness's own work between calls
 
-#: A value as the child's answer lines are read (``json.loads``): each line of
-#: :meth:`Job.next` and :attr:`Outcome.result` is one; a line that is not JSON is
-#: its text's repr (a ``str``).
-JSONValue: TypeAlias = ("None | bool | int | float | str | list[JSONValue] "
-                        "| dict[str, JSONValue]")
+# The child's answer lines are read as JSON values (``json.loads``): each line of
+# :meth:`Job.next` and :attr:`Outcome.result` is one; a line that is not JSON is
+# its text's repr (a ``str``).
 
 
 @dataclass(frozen=True)
