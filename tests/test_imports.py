@@ -97,3 +97,18 @@ def test_cache_dir_lives_in_storage(monkeypatch, tmp_path):
     monkeypatch.delenv("VERIPLAN_CACHE")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     assert storage.cache_dir() == tmp_path / "xdg" / "veriplan"
+
+
+def test_judging_one_plan_does_without_the_batch_judge():
+    """``veriplan.verify`` loads its batch part (judge, windows, workers, the one-pass
+    records) only when a batch name is asked for: ``veriplan validate`` of one plan
+    pays no start-up for it."""
+    code = ("import sys, veriplan.verify as v; "
+            "print(sorted(m for m in sys.modules if m.startswith('veriplan.verify.')));"
+            "v.validate_many; print('veriplan.verify.batch' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.splitlines()
+    loaded = eval(out[0])  # noqa: S307 (a list of module names this test printed)
+    assert not {"veriplan.verify.batch", "veriplan.verify.judge", "veriplan.verify.windows",
+                "veriplan.verify.workers", "veriplan.verify.quick"} & set(loaded), loaded
+    assert out[1] == "True"
