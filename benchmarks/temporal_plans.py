@@ -315,7 +315,10 @@ def speed(rows, data: Path, rounds: int, repeat: int = 10, bytecode: bool = True
         first.write_text("".join(json.dumps({"domain": str(data / dom), "problem":
                                              str(data / prob), "plan": group[0]["plan"]}) + "\n"
                                  for (dom, prob), group in groups.items()))
-        ours_wall = ours_cpu = val_wall = val_cpu = fixed_cpu = 0.0
+        once = Path(tmp) / "once.jsonl"  # every plan once
+        once.write_text("".join(line for i, line in enumerate(
+            batch.read_text().splitlines(keepends=True)) if i % repeat == 0))
+        ours_wall = ours_cpu = val_wall = val_cpu = fixed_cpu = once_cpu = val_once_cpu = 0.0
         exe = str(Path(sys.executable).parent / "veriplan")
         _timed([exe, "validate", "--batch", str(first)], env)  # warm-up (writes the bytecode)
         for _ in range(rounds):
@@ -328,6 +331,11 @@ def speed(rows, data: Path, rounds: int, repeat: int = 10, bytecode: bool = True
                               tool.env)
                 val_wall += w
                 val_cpu += c
+            # every plan once, each tool (what a plan beyond them costs: the difference)
+            once_cpu += _timed([exe, "validate", "--batch", str(once)], env)[1]
+            for (dom, prob), fs in files.items():
+                val_once_cpu += _timed([str(tool.validate), str(data / dom), str(data / prob),
+                                        *fs[::repeat]], tool.env)[1]
     n = len(rows) * rounds * repeat
     print(f"speed over {rounds} rounds of {len(rows)} x {repeat} plans: "
           f"VAL batched {val_cpu:.2f} s CPU "
@@ -338,6 +346,12 @@ def speed(rows, data: Path, rounds: int, repeat: int = 10, bytecode: bool = True
           f"parses): {fixed_cpu:.2f} s CPU; the plans beyond them "
           f"{1000 * (ours_cpu - fixed_cpu) / (n - rounds * len(groups)):.3f} ms CPU each; "
           f"with no time a plan at all, at most {val_cpu / fixed_cpu:.1f}x VAL's CPU")
+    extra = n - rounds * len(rows)
+    print(f"every plan once ({len(rows)} plans): VAL {val_once_cpu:.2f} s CPU, validate --batch "
+          f"{once_cpu:.2f} s CPU; beyond them a plan costs VAL "
+          f"{1e6 * (val_cpu - val_once_cpu) / extra:.0f} us CPU and veriplan "
+          f"{1e6 * (ours_cpu - once_cpu) / extra:.0f} us "
+          f"({(val_cpu - val_once_cpu) / (ours_cpu - once_cpu):.1f}x)")
 
 
 def _timed(cmd: list[str], env: dict) -> tuple[float, float]:
