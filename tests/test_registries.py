@@ -279,3 +279,28 @@ def test_model_name_of_a_plugin_backend():
         BACKENDS.unregister("fixed-test")
     with pytest.raises(BackendError, match="unknown backend 'plain-test'"):
         BackendSpec.of("plain-test").model_name()
+
+
+def test_installed_entry_points_are_read_once_for_every_group(monkeypatch):
+    """The installed packages' metadata is read once for all groups, and again only
+    when the import path changes (a package added to it may bring entry points)."""
+    import importlib.metadata
+    import sys
+    from importlib.metadata import EntryPoints
+
+    reads = []
+    eps = EntryPoints([EntryPoint("a", "m:a", "veriplan.x"), EntryPoint("b", "m:b", "veriplan.y")])
+
+    def installed():
+        reads.append(1)
+        return eps
+
+    monkeypatch.setattr(importlib.metadata, "entry_points", installed)
+    monkeypatch.setattr(registry_module, "_INSTALLED", None)
+    assert [e.name for e in registry_module.entry_points(group="veriplan.x")] == ["a"]
+    assert [e.name for e in registry_module.entry_points(group="veriplan.y")] == ["b"]
+    assert registry_module.entry_points(group="veriplan.z") == []
+    assert len(reads) == 1
+    monkeypatch.setattr(sys, "path", [*sys.path, "/nonexistent-veriplan-test"])
+    registry_module.entry_points(group="veriplan.x")
+    assert len(reads) == 2
