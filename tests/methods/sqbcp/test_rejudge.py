@@ -4,19 +4,15 @@ reported as diverged, never counted; a baseline's stored plan is judged again.""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 
-from tests.conftest import REPO
+from tests.helpers import benchmark_script
 from tests.methods.sqbcp.test_sqbcp import MIX, Model, hyp, task
 from veriplan.bench.store import UnitRecord
 from veriplan.llm import LLM, ScriptedBackend
 from veriplan.methods.sqbcp import Config, solve
 
-_spec = importlib.util.spec_from_file_location(
-    "sqbcp_rejudge", REPO / "benchmarks" / "sweeps" / "sqbcp_rejudge.py")
-rejudge = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(rejudge)  # type: ignore[union-attr]
+rejudge = benchmark_script("sweeps/sqbcp_rejudge")
 
 CONFIG = {"k": 0, "embeddings": "lexical", "bidirectional": False}
 
