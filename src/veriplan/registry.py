@@ -26,12 +26,13 @@ import importlib
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from veriplan.errors import ConfigError
 
 if TYPE_CHECKING:
-    from importlib.metadata import EntryPoint, EntryPoints
+    from collections.abc import Iterable
+    from importlib.metadata import EntryPoint
 
 T = TypeVar("T")
 
@@ -51,10 +52,17 @@ PLUGINS: dict[str, dict[str, str]] = {
 }
 
 
+class _Selectable(Protocol):
+    """What ``importlib.metadata.entry_points()`` gives (``EntryPoints``; Python
+    3.11's ``SelectableGroups``): every group's, selected by group."""
+
+    def select(self, *, group: str) -> Iterable[EntryPoint]: ...
+
+
 # Every installed entry point, read once for the import path it was read on: each
 # read opens every installed distribution's metadata, and listing the CLI's choices
 # asks some twenty groups (22 reads were two thirds of `veriplan --help`).
-_INSTALLED: tuple[tuple[str, ...], EntryPoints] | None = None
+_INSTALLED: tuple[tuple[str, ...], _Selectable] | None = None
 
 
 def entry_points(*, group: str) -> list[EntryPoint]:
