@@ -25,8 +25,8 @@ from __future__ import annotations
 import importlib
 import sys
 import threading
-from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeGuard, TypeVar, cast
 
 from veriplan.errors import ConfigError
 
@@ -79,7 +79,7 @@ def entry_points(*, group: str) -> list[EntryPoint]:
     return list(scanned[1].select(group=group))
 
 
-def _is_entry_point(obj: object) -> bool:
+def _is_entry_point(obj: object) -> TypeGuard[EntryPoint]:
     """An entry point can exist only once ``importlib.metadata`` is imported
     (by :meth:`Registry._plugins`), which importing this module does not do:
     it costs tens of milliseconds, and a sandbox child never needs it."""
@@ -87,6 +87,8 @@ def _is_entry_point(obj: object) -> bool:
     return metadata is not None and isinstance(obj, metadata.EntryPoint)
 
 
+# -> Any, as getattr: whatever the path names, which its caller knows (a report
+# function, a command module) and no type here can say
 def resolve(target: str) -> Any:
     """``"pkg.mod:attr"`` -> the attribute; ``"pkg.mod"`` -> the module."""
     module, _, attr = target.partition(":")
@@ -106,12 +108,12 @@ class Registry(Generic[T]):
     where a kind keeps an older type too).
     """
 
-    def __init__(self, kind: str, builtins: dict[str, Any] | None = None, *,
-                 group: str | None = None, load: Callable[[str, Any], T] | None = None,
+    def __init__(self, kind: str, builtins: Mapping[str, object] | None = None, *,
+                 group: str | None = None, load: Callable[[str, object], T] | None = None,
                  error: type[Exception] = ConfigError) -> None:
         self.kind = kind
         self.group = group
-        self._entries: dict[str, Any] = dict(builtins or {})
+        self._entries: dict[str, object] = dict(builtins or {})
         self._load = load
         self._loaded: dict[str, T] = {}
         self._error = error
@@ -133,7 +135,7 @@ class Registry(Generic[T]):
         """The package's own plug-ins of this registry's group (:data:`PLUGINS`)."""
         return PLUGINS.get(self.group, {}) if self.group else {}
 
-    def _table(self) -> dict[str, Any]:
+    def _table(self) -> dict[str, object]:
         with self._lock:
             table = dict(self._entries)
         for name, path in self._own().items():
@@ -142,7 +144,7 @@ class Registry(Generic[T]):
             table.setdefault(name, ep)
         return table
 
-    def _entry(self, name: str) -> Any:
+    def _entry(self, name: str) -> object:
         """The raw entry of ``name`` (object, path or entry point), else KeyError."""
         with self._lock:
             if name in self._entries:
@@ -152,7 +154,7 @@ class Registry(Generic[T]):
             return own[name]
         return self._plugins()[name]
 
-    def entries(self) -> dict[str, Any]:
+    def entries(self) -> dict[str, object]:
         """Every name with its entry as given: the object, or the ``module:attr``
         path (entry points as their value), nothing imported."""
         return {name: entry.value if _is_entry_point(entry) else entry
@@ -183,7 +185,7 @@ class Registry(Generic[T]):
     def __len__(self) -> int:
         return len(self._table())
 
-    def register(self, name: str, entry: Any) -> None:
+    def register(self, name: str, entry: object) -> None:
         """Add or replace ``name`` (the object itself or a ``module:attr`` path)."""
         with self._lock:
             self._entries[name] = entry
@@ -218,7 +220,8 @@ class Registry(Generic[T]):
             obj = resolve(entry)
         else:
             obj = entry
-        value = self._load(name, obj) if self._load is not None else obj
+        # without a loader an entry is the T itself (or names it)
+        value = self._load(name, obj) if self._load is not None else cast("T", obj)
         with self._lock:
             if self._version == version:
                 self._loaded[name] = value

@@ -12,11 +12,13 @@ a ``module:attr`` naming the domain itself).
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from veriplan.domains.autotos.base import DomainData, SearchDomain
 
 if TYPE_CHECKING:
+    from types import ModuleType
+
     from veriplan.errors import ConfigError
     from veriplan.registry import Registry
 
@@ -31,8 +33,9 @@ BUILTIN = {
 }
 
 
-def _domain(name: str, obj: Any) -> SearchDomain:
-    return obj if isinstance(obj, SearchDomain) else obj.DOMAIN
+def _domain(name: str, obj: object) -> SearchDomain:
+    """A domain named itself, or a module defining ``DOMAIN``."""
+    return obj if isinstance(obj, SearchDomain) else cast("ModuleType", obj).DOMAIN
 
 
 def _registry() -> tuple[Registry[SearchDomain], type[ConfigError]]:
@@ -48,10 +51,10 @@ def _registry() -> tuple[Registry[SearchDomain], type[ConfigError]]:
                     load=_domain, error=UnknownDomainError), UnknownDomainError
 
 
-_LAZY: dict[str, Any] = {}
+_LAZY: dict[str, object] = {}
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> Any:  # DOMAINS or UnknownDomainError, made on first use
     if name in ("DOMAINS", "UnknownDomainError"):
         if not _LAZY:
             _LAZY["DOMAINS"], _LAZY["UnknownDomainError"] = _registry()
