@@ -57,6 +57,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
+from veriplan.core.jsonvalue import JSONValue
 from veriplan.core.problems import ProblemKind
 from veriplan.errors import ConfigError
 from veriplan.methods.records import Observer
@@ -67,6 +68,7 @@ from veriplan.registry import Registry, resolve
 if TYPE_CHECKING:
     import argparse
 
+    from veriplan.bench.store import UnitRecord
     from veriplan.domains.hidden.task import HiddenTask
     from veriplan.envs.base import EnvTask
     from veriplan.llm.client import LLM
@@ -101,13 +103,13 @@ class ReportSection:
     into the report's folder (file names, shown in report.html)."""
 
     markdown: str = ""
-    data: Mapping[str, Any] = field(default_factory=dict)
+    data: Mapping[str, JSONValue] = field(default_factory=dict)
     plots: Sequence[str] = ()
 
 
 # A method's report section: the store's records (UnitRecord, in unit order) and
 # the report's folder -> its section.
-ReportFn = Callable[[list[Any], Path], ReportSection]
+ReportFn = Callable[[list["UnitRecord"], Path], ReportSection]
 
 
 class CommandModule(Protocol):
@@ -119,7 +121,8 @@ class CommandModule(Protocol):
 
     COMMANDS: Mapping[str, Callable[[argparse.Namespace], int]]
 
-    def add_parsers(self, sub: Any, /) -> None: ...
+    def add_parsers(self, sub: argparse._SubParsersAction[argparse.ArgumentParser], /,
+                    ) -> None: ...
 
 
 def _source_root() -> Path:
@@ -189,7 +192,7 @@ class MethodSpec:
                               f"{', '.join(fields)})") from None
 
 
-def _spec(name: str, obj: Any) -> MethodSpec:  # a module or a MethodSpec
+def _spec(name: str, obj: Any) -> MethodSpec:  # a module or a MethodSpec (loaded, untyped)
     if isinstance(obj, MethodSpec):
         return obj
     return MethodSpec(name, obj.solve, obj.Config, getattr(obj, "PROBLEM", ProblemKind.PDDL),

@@ -17,12 +17,14 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, TypeVar
+from typing import TypedDict, TypeVar
+
+from veriplan.core.jsonvalue import JSONValue
 
 R = TypeVar("R")
 
 
-def _from_dict(cls: type[R], data: Mapping[str, Any]) -> R:
+def _from_dict(cls: type[R], data: Mapping[str, object]) -> R:
     names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
     known = {k: v for k, v in data.items() if k in names}
     extra = {k: v for k, v in data.items() if k not in names}
@@ -73,17 +75,17 @@ class Event:
     attempt: int | None = None
     ok: bool | None = None
     plan: tuple[str, ...] = ()
-    data: Mapping[str, Any] = field(default_factory=dict)
+    data: Mapping[str, JSONValue] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", EventKind(self.kind))
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> EventDict:
         d = dataclasses.asdict(self)
         d["kind"] = self.kind.value
         d["plan"] = list(self.plan)
         d["data"] = dict(self.data)
-        return d
+        return d  # type: ignore[return-value]
 
 
 Observer = Callable[[Event], None]
@@ -114,13 +116,13 @@ class Entry:
     unread: list[str] = field(default_factory=list)
     ok: bool | None = None
     verdict: str = ""
-    data: dict[str, Any] = field(default_factory=dict)
+    data: dict[str, JSONValue] = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+    def to_dict(self) -> EntryDict:
+        return dataclasses.asdict(self)  # type: ignore[return-value]
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Entry:
+    def from_dict(cls, data: Mapping[str, object]) -> Entry:
         if "call" not in data:  # written before entries were typed (keys differed by method)
             data = dict(data)
             attempt = data.pop("attempt", None)
@@ -146,11 +148,50 @@ class Signal:
     action: str | None = None
     missing: list[str] = field(default_factory=list)
     failure: list[str] = field(default_factory=list)
-    data: dict[str, Any] = field(default_factory=dict)  # method-specific
+    data: dict[str, JSONValue] = field(default_factory=dict)  # method-specific
 
-    def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+    def to_dict(self) -> SignalDict:
+        return dataclasses.asdict(self)  # type: ignore[return-value]
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Signal:
+    def from_dict(cls, data: Mapping[str, object]) -> Signal:
         return _from_dict(cls, data)
+
+
+class EventDict(TypedDict):
+    """:meth:`Event.to_dict`: the event as JSON."""
+
+    kind: str
+    text: str
+    attempt: int | None
+    ok: bool | None
+    plan: list[str]
+    data: dict[str, JSONValue]
+
+
+class EntryDict(TypedDict):
+    """:meth:`Entry.to_dict`: what the run store keeps of a transcript entry."""
+
+    call: int | None
+    role: str
+    prompt: str
+    response: str
+    cached: bool
+    plan: list[str]
+    unread: list[str]
+    ok: bool | None
+    verdict: str
+    data: dict[str, JSONValue]
+
+
+class SignalDict(TypedDict):
+    """:meth:`Signal.to_dict`: what the run store keeps of an attempt's signals."""
+
+    attempt: int
+    verified: bool
+    failed_step: int | None
+    steps: int
+    action: str | None
+    missing: list[str]
+    failure: list[str]
+    data: dict[str, JSONValue]

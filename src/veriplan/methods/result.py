@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, overload
 
+from veriplan.core.jsonvalue import JSONValue
 from veriplan.core.verdict import Scope
 from veriplan.methods.failures import Failure, check_failure
-from veriplan.methods.records import Entry, Signal
+from veriplan.methods.records import Entry, EntryDict, Signal, SignalDict
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -46,8 +47,9 @@ class PlanningProblem:
         return self.example() if callable(self.example) else self.example
 
 
-def as_problem(problem: Any) -> PlanningProblem:
-    """A :class:`PlanningProblem` from itself or from a bare task."""
+def as_problem(problem: PlanningProblem | Task) -> PlanningProblem:
+    """A :class:`PlanningProblem` from itself or from a bare task (anything
+    else, passed untyped, is a :class:`~veriplan.errors.ConfigError`)."""
     if isinstance(problem, PlanningProblem):
         return problem
     from veriplan.pddl.task import Task
@@ -90,7 +92,7 @@ class SolveResult:
     # numbers the report breaks results down by (``size``: objects in the task;
     # ``plan_length``; tree size and depth; ...).
     failure: Failure | None = None
-    metrics: dict[str, Any] = field(default_factory=dict)
+    metrics: dict[str, JSONValue] = field(default_factory=dict)
     scope: Scope = Scope.PLAN_ON_TASK
     # Who did what, in one sentence, for methods where the model does part of the
     # work and veriplan another (DRIP: the model decomposes, veriplan executes).
@@ -106,11 +108,52 @@ class SolveResult:
         stored "verified" says)."""
         return f"verified {self.scope.describes}" if self.verified else "not verified"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> SolveResultDict:
         d = asdict(self)
         d["scope"] = self.scope.value
         d["failure"] = self.failure.value if self.failure is not None else None
-        return d
+        return d  # type: ignore[return-value]
+
+
+class SolveResultDict(TypedDict):
+    """:meth:`SolveResult.to_dict`: what the run store keeps of a result
+    (``scope`` and ``failure`` as their values)."""
+
+    method: str
+    verified: bool
+    plan: list[str]
+    attempts: int
+    llm_calls: int
+    tokens: int
+    seconds: float
+    backend: str
+    model: str
+    solved_by: str | None
+    cost: float | None
+    cache_hits: int
+    last_diagnosis: str
+    transcript: list[EntryDict]
+    signals: list[SignalDict]
+    failure: str | None
+    metrics: dict[str, JSONValue]
+    scope: str
+    credit: str
+
+
+class Usage(TypedDict):
+    """A run's LLM usage so far (:meth:`Run.usage`; ``cost`` None when a call's
+    price is unknown)."""
+
+    calls: int
+    cache_hits: int
+    prompt_tokens: int
+    completion_tokens: int
+    tokens: int
+    latency: float
+    cost: float | None
+
+
+R = TypeVar("R", bound=SolveResult)
 
 
 class Run:
@@ -124,12 +167,21 @@ class Run:
         self.llm = llm.session()
         self.start = time.perf_counter()
 
-    def usage(self) -> dict[str, Any]:
+    def usage(self) -> Usage:
         """Calls, tokens, cost and cache hits of this run so far."""
-        return self.llm.usage.totals()
+        return self.llm.usage.totals()  # type: ignore[return-value]
+
+    # ``fields``: the rest of the result's fields, each of its own type (Any: passed on).
+    @overload
+    def result(self, *, verified: bool, plan: list[str], attempts: int = 1,
+               **fields: Any) -> SolveResult: ...
+
+    @overload
+    def result(self, *, verified: bool, plan: list[str], attempts: int = 1,
+               cls: type[R], **fields: Any) -> R: ...
 
     def result(self, *, verified: bool, plan: list[str], attempts: int = 1,
-               cls: type[SolveResult] = SolveResult, **fields: Any) -> Any:
+               cls: type[SolveResult] = SolveResult, **fields: Any) -> SolveResult:
         u = self.usage()
         fields.setdefault("solved_by", "llm" if verified else None)
         return cls(method=self.method, verified=verified, plan=plan, attempts=attempts,
