@@ -6,9 +6,17 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
-State = Any  # JSON-like: lists, dicts, strings, numbers
+if TYPE_CHECKING:  # types only: the sandbox child imports this module
+    from veriplan.core.jsonvalue import JSONValue
+
+# A state in a domain's own form: JSON-like (lists, strings, numbers) as it travels,
+# or what ``decode`` makes of it (PrOntoQA: a set of facts). Any, not object: each
+# domain's functions take their own state type, which the shared fields cannot name.
+State = Any
+
+_T = TypeVar("_T")
 
 
 def data_folder(root: Path, name: str, marker: str, label: str) -> Path:
@@ -33,7 +41,7 @@ def read_records(path: Path, *, lines: bool) -> list:
     return json.loads(text)
 
 
-def identity(s: Any) -> Any:
+def identity(s: _T) -> _T:
     """The default ``decode``/``encode``: states are JSON as they are."""
     return s
 
@@ -42,7 +50,7 @@ def identity(s: Any) -> Any:
 class Instance:
     id: str
     init: State
-    meta: dict[str, Any] = field(default_factory=dict)  # e.g. the optimal plan length
+    meta: dict[str, JSONValue] = field(default_factory=dict)  # e.g. the optimal plan length
 
 
 @dataclass
@@ -93,8 +101,8 @@ class SearchDomain:
     check_all: Callable[[State, list], tuple[State, str] | None] | None = None
     # States travel as JSON; a domain whose functions take another form (PrOntoQA:
     # sets of facts) converts on the way in (decode) and out (encode).
-    decode: Callable[[Any], State] = identity
-    encode: Callable[[State], Any] = identity
+    decode: Callable[[JSONValue], State] = identity
+    encode: Callable[[State], JSONValue] = identity
     # A second search when the first finds no goal (PrOntoQA: the negated target).
     alternative: Callable[[Instance], Instance | None] = lambda inst: None
     # The names of the extra arguments (after the state) of succ and goal, as the
@@ -105,7 +113,7 @@ class SearchDomain:
     # failed (the paper's appendix gives one per domain).
     partial_advice: str = ""
     # How a state is written in feedback (PrOntoQA writes its sets as sets).
-    show: Callable[[Any], str] = repr
+    show: Callable[[State], str] = repr
 
     def first_unsound(self, parent: State, children: list) -> Unsound | None:
         """The first successor that fails the partial soundness check, or that

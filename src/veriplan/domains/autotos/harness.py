@@ -47,10 +47,14 @@ import time
 import traceback
 from collections import deque
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from veriplan.domains.autotos import builtin_domain
-from veriplan.domains.autotos.base import Instance, SearchDomain, identity
+from veriplan.domains.autotos.base import Instance, SearchDomain, State, identity
+
+if TYPE_CHECKING:  # types only: this module runs in the sandbox child
+    from veriplan.core.jsonvalue import JSONValue
+    from veriplan.sandbox.child import Channel
 
 SUCC, GOAL = 0, 1 << 23  # heartbeat role bits
 # The paper's ten error categories (section 6.1); veriplan adds malformed_answer
@@ -61,7 +65,7 @@ CATEGORIES = ("succ_soundness", "input_changed", "succ_completeness", "goal_soun
 
 
 class Failure(Exception):
-    def __init__(self, category: str, message: str, role: str, **evidence: Any) -> None:
+    def __init__(self, category: str, message: str, role: str, **evidence: object) -> None:
         super().__init__(message)
         self.category, self.message, self.role, self.evidence = category, message, role, evidence
 
@@ -74,7 +78,7 @@ def _exc(e: BaseException) -> str:
     return "".join(traceback.format_exception_only(type(e), e)).strip()[-600:]
 
 
-def jsonable_or_repr(x: Any) -> Any:
+def jsonable_or_repr(x: object) -> JSONValue:
     try:
         return json.loads(json.dumps(x, default=_sets))
     except (TypeError, ValueError, RecursionError):
@@ -84,13 +88,13 @@ def jsonable_or_repr(x: Any) -> Any:
             return f"<{type(x).__name__}>"
 
 
-def _sets(x: Any) -> Any:
+def _sets(x: object) -> list[object]:
     if isinstance(x, set | frozenset):
         return sorted(x, key=repr)
     raise TypeError(type(x).__name__)
 
 
-def load_function(code: str, name: str, role: str, channel: Any) -> Callable:
+def load_function(code: str, name: str, role: str, channel: Channel) -> Callable:
     """The function ``name`` defined by ``code`` (else the last function it
     defines). Running the definition is a timed call of the role."""
     namespace: dict[str, Any] = {"__builtins__": builtins, "__name__": "generated"}
@@ -115,7 +119,7 @@ def load_function(code: str, name: str, role: str, channel: Any) -> Callable:
     return funcs[-1]
 
 
-def _call_failure(role: str, e: BaseException, state: Any) -> Failure:
+def _call_failure(role: str, e: BaseException, state: State) -> Failure:
     return Failure(f"{role}_exception", f"the {role} function raised {_exc(e)}", role,
                    state=state)
 
@@ -175,7 +179,7 @@ def job(payload: dict) -> None:
                                "message": "the search ran out of memory (MemoryError)"}])
 
 
-def _states(domain: SearchDomain, out: list, parent: Any) -> str:
+def _states(domain: SearchDomain, out: list, parent: State) -> str:
     """The successors as JSON text, or a failure: they must be states."""
     encode = domain.encode
     try:
@@ -198,7 +202,7 @@ def _is_json(encode: Callable, x: Any) -> bool:
     return True
 
 
-def search(d: SearchDomain, inst: Instance, succ: Callable, goal: Callable, ch: Any,
+def search(d: SearchDomain, inst: Instance, succ: Callable, goal: Callable, ch: Channel,
            payload: dict) -> str:
     """BFS (goal test on generation) or DFS over the model's functions. With
     ``trace`` every expansion goes to the parent, which replays the search and
@@ -420,7 +424,7 @@ except ImportError:
     _ORJSON = 0
 
 
-def _not_json(d: SearchDomain, out: list, s: Any) -> Failure:
+def _not_json(d: SearchDomain, out: list, s: State) -> Failure:
     """Why an expansion could not be written: a successor that is not a
     state, else the input state, which the call left as something that is not
     one (it was JSON when the search reached it)."""
@@ -441,7 +445,7 @@ def _keyable(key: Callable, x: Any) -> bool:
     return True
 
 
-def _found(ch: Any, trace: bool, tested: int, path: list, d: SearchDomain, calls: int) -> str:
+def _found(ch: Channel, trace: bool, tested: int, path: list, d: SearchDomain, calls: int) -> str:
     if trace:
         ch.send(["E", tested, "found"])
         return "found"
