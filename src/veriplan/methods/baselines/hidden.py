@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from veriplan.core.problems import ProblemKind
 from veriplan.core.verdict import Scope, Verdict
@@ -31,6 +31,10 @@ from veriplan.methods.settings import check
 from veriplan.methods.sqbcp.config import Config as SQConfig
 from veriplan.methods.sqbcp.request import SYSTEM as SQ_SYSTEM
 from veriplan.methods.sqbcp.request import request_for
+
+if TYPE_CHECKING:
+    from veriplan.core.jsonvalue import JSONValue
+    from veriplan.pddl.task import Task
 
 PROBLEM = ProblemKind.HIDDEN
 # SQ-BCP's system message without its sentence on the answer's form (JSON there; a
@@ -151,7 +155,7 @@ def read_steps(text: str, actions: Collection[str] = ()) -> list[str]:
     return [_action(s, names) if names else s for s in steps if s]
 
 
-def action_names(lines: Collection[str], pddl: Any = None) -> frozenset[str]:
+def action_names(lines: Collection[str], pddl: Task | None = None) -> frozenset[str]:
     """The names of the task's actions: from the prompt's action lines
     ("(pick-up ?x) requires ...") and the visible PDDL task's domain."""
     names = {m.group(1).lower() for a in lines if (m := re.match(r"^\s*\(\s*([^\s()]+)", a))}
@@ -194,7 +198,7 @@ def _ask(run: Run, log: list[Entry], role: str, prompt: str, config: Config,
 
 
 def _finish(run: Run, s: _Setting, log: list[Entry], plan: list[str], emit: Observer,
-            extra: dict[str, Any] | None = None) -> SolveResult:
+            extra: dict[str, JSONValue] | None = None) -> SolveResult:
     j = judge(s.task, plan)
     verified = bool(plan) and j["verdict"] == Verdict.VALID.value
     verdict = "no plan read" if not plan else (

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
+from veriplan.core.jsonvalue import JSONValue
 from veriplan.core.plan import Step
 from veriplan.core.verdict import Scope
 from veriplan.domains.blocksworld import ActionSpace, map_back
@@ -45,7 +45,7 @@ class OnTask:
     scope: Scope
     diagnosis: str
     method_plan: list[str]
-    metrics: dict[str, Any] = field(default_factory=dict)
+    metrics: dict[str, JSONValue] = field(default_factory=dict)
 
     @property
     def mapped(self) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TypedDict
 
 from veriplan.core.atom import Atom
 from veriplan.core.plan import Step
@@ -29,6 +29,21 @@ class Status(StrEnum):
         return self not in (Status.PENDING, Status.EXPANDED)
 
 
+class NodeDict(TypedDict):
+    """:meth:`Node.to_dict`: a node as DRIP's final tree entry stores it."""
+
+    id: int
+    kind: str
+    text: str
+    parent: int | None
+    depth: int
+    status: str
+    how: str
+    children: list[int]
+    decompositions: int
+    unread: list[str]
+
+
 @dataclass
 class Node:
     id: int
@@ -46,7 +61,7 @@ class Node:
     with_condition: bool = False  # next decomposition shows the current condition
     cycles: int = 0  # children dropped because they repeated an ancestor
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> NodeDict:
         return {"id": self.id, "kind": self.kind.value, "text": self.text,
                 "parent": self.parent, "depth": self.depth, "status": self.status.value,
                 "how": self.how, "children": self.children,

@@ -8,15 +8,25 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Protocol
 
 from veriplan.methods.sqbcp.config import Config
 
 if TYPE_CHECKING:
     from veriplan.domains.hidden import HiddenTask
+    from veriplan.domains.hidden.task import Answer
+    from veriplan.pddl.task import Task
 
 SYSTEM = ("You plan step by step for a person. Some facts the plan depends on are not "
           "stated; never assume them. Answer only with JSON in the requested form.")
+
+
+class QuestionOracle(Protocol):
+    """Who answers a plan's questions about the hidden facts: the task's
+    :class:`~veriplan.domains.hidden.Oracle`, a person
+    (:class:`~veriplan.methods.sqbcp.oracle.PersonOracle`), a test's stand-in."""
+
+    def ask(self, question: str) -> Answer: ...
 
 
 @dataclass
@@ -27,11 +37,11 @@ class Request:
 
     goal: str
     facts: Mapping[str, bool]
-    oracle: Any  # .ask(question) -> Answer
+    oracle: QuestionOracle | None  # None: the baselines ask the task's own (SQ-BCP needs one)
     constraints: tuple[str, ...] = ()
     time_budget: float | None = None
-    task: Any = None  # HiddenTask
-    pddl: Any = None  # the visible PDDL task (domain, objects, goal) for that family
+    task: HiddenTask | None = None
+    pddl: Task | None = None  # the visible PDDL task (domain, objects, goal) for that family
     hidden: int | None = None  # latent preconditions not revealed (k-reveal)
     actions: tuple[str, ...] = ()  # the actions a step may be (PDDL families), for the prompt
     # The prompt's fact lines as every method's prompt words them, each with the facts
@@ -75,4 +85,4 @@ def request_for(problem: HiddenTask | Request, config: Config) -> Request:
                    tuple(shown), problem.product)
 
 
-__all__ = ["SYSTEM", "Request", "request_for"]
+__all__ = ["SYSTEM", "QuestionOracle", "Request", "request_for"]
