@@ -12,15 +12,16 @@ import hashlib
 import math
 import random
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
 from veriplan.domains.hidden.task import (
     HiddenTask,
     Latent,
+    TaskPayload,
     phrase_pattern,
     resource_decider,
     tokens,
@@ -28,6 +29,8 @@ from veriplan.domains.hidden.task import (
     words,
 )
 from veriplan.errors import DataError, SourceError
+
+R = TypeVar("R")
 
 DATA = Path(__file__).resolve().parent / "data"
 CONSTRAINT = "use only what you have or an allowed substitute"
@@ -113,12 +116,12 @@ def _file_hash(path: str, size: int, mtime: int) -> str:
     return h.hexdigest()
 
 
-def cached_by_file(fn: Callable[..., Any]) -> Callable[..., Any]:
+def cached_by_file(fn: Callable[..., R]) -> Callable[..., R]:
     """Memoise ``fn(path, *args)`` per file version (path, size, mtime): a
     file read once is not read again until it changes."""
     memo = lru_cache(maxsize=32)(lambda path, stamp, *args: fn(Path(path), *args))
 
-    def wrapper(path: str | Path, *args: Any) -> Any:
+    def wrapper(path: str | Path, *args: Hashable) -> R:
         p = Path(path).expanduser().resolve()
         return memo(str(p), _stamp(p), *args)
 
@@ -397,7 +400,7 @@ def adapt_step(step: str, name: str, substitute: str, keep: Sequence[str] = ()) 
 def build_resource_task(*, id: str, family: str, goal: str, steps: Sequence[str],
                         candidates: Sequence[Candidate], substitutes: Callable[[str], tuple],
                         rng: random.Random, m_range: tuple[int, int] = (3, 8),
-                        max_missing: int = 3, payload: dict[str, Any] | None = None,
+                        max_missing: int = 3, payload: TaskPayload | None = None,
                         product: str = "") -> HiddenTask:
     """A natural-language task: m latent preconditions (``m_range``, at most
     the candidates there are) drawn from the candidates, those a step names
@@ -452,5 +455,5 @@ def build_resource_task(*, id: str, family: str, goal: str, steps: Sequence[str]
         reference.append(s)
     made_with = tuple(c.name for c in candidates if c.kind == "resource" and c.mentioned)
     return HiddenTask(id, family, goal, known, latent, (CONSTRAINT,), tuple(reference),
-                      resource_decider, tuple(resources), None, dict(payload or {}),
+                      resource_decider, tuple(resources), None, TaskPayload(**(payload or {})),
                       product=product or goal, made_with=made_with)

@@ -31,7 +31,7 @@ import random
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from veriplan.domains.hidden.common import (
     DATA,
@@ -48,6 +48,9 @@ from veriplan.domains.hidden.common import (
     read_substitutions,
 )
 from veriplan.domains.hidden.task import HiddenTask, mentions
+
+if TYPE_CHECKING:
+    from veriplan.core.jsonvalue import JSONValue
 from veriplan.errors import ConfigError
 
 FAMILY = "howto"
@@ -152,8 +155,8 @@ def _article(text: str, file: str, line: int, seen: dict[str, int]) -> Article:
                    url if isinstance(url, str) else "")
 
 
-def _steps(obj: dict[str, Any], file: str, line: int) -> tuple[str, ...]:
-    groups: list[tuple[str, Any]] = []
+def _steps(obj: dict[str, JSONValue], file: str, line: int) -> tuple[str, ...]:
+    groups: list[tuple[str, JSONValue]] = []
     if "steps" in obj:
         groups.append(("steps", obj["steps"]))
     for key in ("methods", "parts"):

@@ -5,7 +5,7 @@ the `rouge-score` package, BLEU with `sacrebleu`; the `sqbcp` extra)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from veriplan.core.verdict import FindingKind, Judgement, Verdict
 from veriplan.errors import RecordError
@@ -48,7 +48,23 @@ VIOLATION_KINDS = frozenset({FindingKind.MISSING_ITEM, FindingKind.RESOURCE,
 NOT_REACHED = frozenset({FindingKind.GOAL, FindingKind.NOT_PRODUCED})
 
 
-def judge(task: HiddenTask, plan: Sequence[str]) -> dict[str, Any]:
+class PlanJudged(TypedDict):
+    """What :func:`judge` says of a plan (a result's metrics; see there)."""
+
+    judgement: dict[str, object]  # the Judgement as stored (Judgement.to_dict)
+    verdict: str  # a Verdict's value
+    violations: list[str]
+    violated: bool
+    unread: int
+    goal_unmet: bool
+    unknown: bool
+    no_plan: bool
+    rouge1: float | None  # from similarity()
+    rouge2: float | None
+    bleu: float | None
+
+
+def judge(task: HiddenTask, plan: Sequence[str]) -> PlanJudged:
     """The task's decider on ``plan`` and its similarity to the reference.
 
     ``judgement`` is the decider's :class:`~veriplan.core.verdict.Judgement`
@@ -61,16 +77,18 @@ def judge(task: HiddenTask, plan: Sequence[str]) -> dict[str, Any]:
     the task decides, never verified)."""
     j = task.decide(list(plan))
     kinds = [f.kind for f in j.findings]
+    sim = similarity(plan, task.reference)
     return {"judgement": j.to_dict(), "verdict": j.verdict.value,
             "violations": [str(f) for f in j.findings if f.kind is not FindingKind.EMPTY],
             "violated": any(k in VIOLATION_KINDS for k in kinds),
             "unread": sum(k is FindingKind.UNREAD for k in kinds),
             "goal_unmet": any(k in NOT_REACHED for k in kinds),
             "unknown": j.verdict is Verdict.UNKNOWN,
-            "no_plan": not plan, **similarity(plan, task.reference)}
+            "no_plan": not plan, "rouge1": sim["rouge1"], "rouge2": sim["rouge2"],
+            "bleu": sim["bleu"]}
 
 
-def judgement(metrics: Mapping[str, Any], *, record: str = "record") -> Judgement:
+def judgement(metrics: Mapping[str, object], *, record: str = "record") -> Judgement:
     """The hidden-task judgement stored in a result's ``metrics``. A result
     stored before verdicts were typed (issue 30: no ``judgement`` field; its
     "verified" came from a decider that passed any plan naming no missing

@@ -21,10 +21,13 @@ import re
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
 from veriplan.core.verdict import Finding, FindingKind, Judgement, Scope
 from veriplan.errors import ConfigError
+
+if TYPE_CHECKING:
+    from veriplan.pddl.task import Task
 
 _WORD = re.compile(r"[a-z0-9]+(?:_[a-z0-9]+)*")  # location_1_0 is one word
 _STOP = frozenset([
@@ -88,6 +91,34 @@ class Latent:
 Decider = Callable[["HiddenTask", Sequence[str]], Judgement]
 
 
+class TaskPayload(TypedDict, total=False):
+    """What a family's decider and its methods read of a task (each family sets its own keys)."""
+
+    seed: int
+    # PDDL families: the problem files, what was withheld, the true initial state
+    domain: str
+    problem: str
+    config: str | None  # the PlanBench wording config, if any
+    withheld: tuple[str, ...]
+    decoys: tuple[str, ...]
+    visible_task: Task  # the task as the prompt states it
+    goal_atoms: tuple[str, ...]
+    reference_steps: tuple[str, ...]
+    # (true initial atoms, predicate -> arity, objects): the oracle's closed world
+    closed_world: tuple[frozenset[str], dict[str, int], frozenset[str]]
+    # natural-language families (recipes, how-to articles): where the task came from
+    title: str
+    source: str
+    line: int
+    variant: int
+    url: str
+    things_needed: tuple[str, ...] | None
+    steps: tuple[str, ...]
+    link: str
+    ingredients: tuple[str, ...]
+    directions: tuple[str, ...]
+
+
 @dataclass(frozen=True)
 class HiddenTask:
     """One task of a family. ``decide(plan)`` judges the plan on the true task
@@ -108,7 +139,7 @@ class HiddenTask:
     decider: Decider = field(compare=False, repr=False)
     resources: tuple[str, ...] = ()  # every resource/tool name the task mentions
     time_budget: float | None = None  # seconds, when the family has one
-    payload: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    payload: TaskPayload = field(default_factory=TaskPayload, compare=False, repr=False)
     # the actions a step may be, as every method's prompt states them (PDDL families:
     # each schema with its parameters, precondition and effects); () when steps are free text
     actions: tuple[str, ...] = ()
