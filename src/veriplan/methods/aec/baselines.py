@@ -21,7 +21,8 @@ calls and tokens compare on the same footing.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from veriplan.core.problems import ProblemKind
 from veriplan.envs.base import Env, EnvTask
@@ -38,7 +39,9 @@ from veriplan.methods.records import Event, Observer
 from veriplan.methods.result import SolveResult
 
 if TYPE_CHECKING:
+    from veriplan.core.jsonvalue import JSONValue
     from veriplan.llm.client import LLM
+    from veriplan.methods import MethodSpec
 
 PROBLEM = ProblemKind.ENV
 _FIELD = re.compile(r"^\W*(thought|action)\s*[:：]\s*(.*)$", re.I)
@@ -83,7 +86,7 @@ class DirectAgent(Agent):
             self.emit(Event("replan", reason))
 
 
-def _actions(value: Any) -> list[str]:
+def _actions(value: JSONValue) -> list[str]:
     items = value.get("actions") if isinstance(value, dict) else value
     if not isinstance(items, list):
         return []
@@ -193,7 +196,8 @@ def query_only(problem: EnvTask, llm: LLM, config: QueryOnlyConfig = QueryOnlyCo
     return Agent("query-only", problem, llm, config, QUERY_ONLY_POLICY, observer).solve()
 
 
-def _spec(name: str, fn: Any, config_cls: type):
+def _spec(name: str, fn: Callable[..., SolveResult], config_cls: type[AgentConfig]
+          ) -> MethodSpec:
     from veriplan.methods import MethodSpec
     from veriplan.methods.aec.metrics import Metric
 

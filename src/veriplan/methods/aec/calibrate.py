@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from veriplan.envs.base import EnvTask
 from veriplan.methods.aec.config import PredictorConfig
@@ -25,16 +25,27 @@ from veriplan.methods.aec.episode import Agent, EnvFailure, guard
 from veriplan.methods.aec.predictor import Calibration, EnsemblePredictor, scored
 
 if TYPE_CHECKING:
+    from veriplan.core.jsonvalue import JSONValue
     from veriplan.llm.client import LLM
 
 
+class Sample(TypedDict):
+    """One labelled prediction, as ``collect`` makes it and the samples file keeps it."""
+
+    p: str  # the precondition, shown
+    mu: float
+    raw: float  # u, the uncalibrated uncertainty
+    truth: bool  # its value at w0, as grounded
+    right: bool | None  # None: the votes had no majority
+
+
 def collect(problem: EnvTask, llm: LLM, config: PredictorConfig = PredictorConfig()
-            ) -> list[dict[str, Any]]:
+            ) -> list[Sample]:
     """Labelled predictions of one training episode (an environment failure
     ends it with what was collected)."""
     agent = Agent("aec-calibrate", problem, llm, config, Policy(gating="query"))
     env = guard(agent.task.make)
-    out: list[dict[str, Any]] = []
+    out: list[Sample] = []
     try:
         agent.env = env
         agent.start(env)
@@ -75,7 +86,7 @@ def collect(problem: EnvTask, llm: LLM, config: PredictorConfig = PredictorConfi
     return out
 
 
-def fit(samples: list[dict[str, Any]], name: str, **meta: Any) -> Calibration:
+def fit(samples: list[Sample], name: str, **meta: JSONValue) -> Calibration:
     """Fitted on the samples with a majority (read from ``mu``, so samples
     stored before ``right`` could be None are judged alike); the rest are
     counted in the meta as ``no_majority``."""
@@ -85,4 +96,4 @@ def fit(samples: list[dict[str, Any]], name: str, **meta: Any) -> Calibration:
                            no_majority=len(samples) - len(kept), **meta)
 
 
-__all__ = ["collect", "fit"]
+__all__ = ["Sample", "collect", "fit"]

@@ -76,7 +76,7 @@ import re
 import threading
 from collections.abc import Iterable
 from contextlib import AbstractContextManager
-from typing import Any
+from typing import TYPE_CHECKING
 
 from veriplan.errors import BackendError
 from veriplan.llm.binding import TaskBinding, TaskRef
@@ -84,6 +84,9 @@ from veriplan.llm.controlled import ControlledModel
 from veriplan.llm.types import LLMRequest
 from veriplan.methods.aec import controlled_scienceworld as sw
 from veriplan.methods.aec.controlled_model import Settings, dispatch, draw, vote_text
+
+if TYPE_CHECKING:
+    from veriplan.envs.household.generator import Game
 
 
 def _name(pddl: str) -> str:
@@ -116,7 +119,7 @@ def command(step: str) -> str | None:
 class GameFacts:
     """One game's truth, read from its PDDL problem and plan."""
 
-    def __init__(self, game: Any) -> None:
+    def __init__(self, game: Game) -> None:
         self.id, self.task = game.id, game.task.strip()
         p = game.problem
         self.receptacles = [_name(x) for x in re.findall(r"(\S+) - receptacle\b", p)]
@@ -230,7 +233,7 @@ class GameTruth:
     """The explicit truth channel: the bound game (:meth:`bound`), else the
     game the prompt names (:meth:`find`; see the module docstring)."""
 
-    def __init__(self, games: Iterable[Any] | None = None, split: str = "eval") -> None:
+    def __init__(self, games: Iterable[Game] | None = None, split: str = "eval") -> None:
         self._games = [GameFacts(g) for g in games] if games is not None else None
         self._given = self._games
         self._split = split
@@ -423,7 +426,7 @@ class ControlledAECBackend(ControlledModel):
     # the world loaded in the calling thread (an ensemble's requests included)
     serial = True
 
-    def __init__(self, model: str = "aec", *, games: Iterable[Any] | None = None,
+    def __init__(self, model: str = "aec", *, games: Iterable[Game] | None = None,
                  split: str = "eval", worlds: sw.Worlds | None = None, **_: object) -> None:
         self.settings = Settings.parse(model)
         self.default_model = model

@@ -36,7 +36,7 @@ class Settings:
         family, _, rest = (spec or "aec").partition(":")
         if family not in ("", "aec"):
             raise ConfigError(f"controlled-aec model family {family!r}: only 'aec'")
-        values: dict[str, Any] = {}
+        values: dict[str, Any] = {}  # each field its own type (float, int, str), for cls(**values)
         for part in filter(None, (x.strip() for x in rest.split(","))):
             k, sep, v = part.partition("=")
             if not sep or k not in ("p", "g", "acc", "conf", "seed"):

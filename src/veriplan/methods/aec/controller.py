@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
 from veriplan.core.verdict import Finding, FindingKind
 from veriplan.methods.aec.domain import ActionModel, FactState, Goal, Key, show
@@ -60,6 +60,18 @@ class Answer:
     exhausted: bool = False
 
 
+class DecisionRecord(TypedDict):
+    """A :class:`Decision` as the episode's metrics keep it."""
+
+    p: str
+    kind: str
+    phase: str
+    mu: float | None
+    sigma: float | None
+    value: bool | None
+    H: list[int]  # |H| before and after
+
+
 @dataclass
 class Decision:
     key: Key
@@ -71,7 +83,7 @@ class Decision:
     after: int = 0
     phase: str = "loop"  # or "commit": grounding h*'s preconditions before V
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> DecisionRecord:
         return {"p": show(self.key), "kind": self.kind, "phase": self.phase,
                 "mu": None if self.mu is None else round(self.mu, 4),
                 "sigma": None if self.sigma is None else round(self.sigma, 4),
@@ -80,6 +92,22 @@ class Decision:
 
 _SOURCES = {"observation": "was observed", "query": "was found by a query",
             "execution": "was observed after acting"}
+
+
+class DroppedRecord(TypedDict):
+    """A :class:`Dropped` as the transcript keeps it."""
+
+    index: int
+    actions: list[str]
+    p: str
+    expected: bool
+    value: bool
+    by: str
+    decision: int
+    source: str
+    rule: str | None
+    stated: bool
+    why: str
 
 
 @dataclass(frozen=True)
@@ -118,7 +146,7 @@ class Dropped:
             how = f"{seen} {_SOURCES.get(self.source, 'was observed')}"
         return f"{h.need(k)} needs {show(k, self.expected)}, but {how}"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> DroppedRecord:
         return {"index": self.hypothesis.index, "actions": list(self.hypothesis.actions),
                 "p": show(self.key), "expected": self.expected, "value": self.value,
                 "by": self.by, "decision": self.decision, "source": self.source,

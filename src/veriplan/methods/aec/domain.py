@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, TypeVar, runtime_checkable
 
 from veriplan.envs.base import Fact
 from veriplan.errors import ConfigError
@@ -29,6 +29,7 @@ from veriplan.registry import Registry
 
 Key = tuple[str, tuple[str, ...]]
 _EMPTY: Mapping[tuple[str, ...], bool] = {}
+T = TypeVar("T")
 
 
 def key_of(fact: Fact) -> Key:
@@ -55,7 +56,7 @@ class FactState:
     def __init__(self, facts: Iterable[Fact] = ()) -> None:
         self._preds: dict[str, dict[tuple[str, ...], bool]] = {}
         self._owned: set[str] = set()
-        self._memo: dict[str, Any] | None = None
+        self._memo: dict[str, object] | None = None  # name -> what memo made
         for f in facts:
             self.set(key_of(f), f.value)
 
@@ -66,14 +67,14 @@ class FactState:
     def by_pred(self, pred: str) -> Mapping[tuple[str, ...], bool]:
         return self._preds.get(pred, _EMPTY)
 
-    def memo(self, name: str, make: Callable[[], Any]) -> Any:
+    def memo(self, name: str, make: Callable[[], T]) -> T:
         """A value computed from this state (an index a rule wants), kept until
         the state is next written."""
         if self._memo is None:
             self._memo = {}
         if name not in self._memo:
             self._memo[name] = make()
-        return self._memo[name]
+        return self._memo[name]  # type: ignore[return-value]  # made by make, under name
 
     def _table(self, pred: str) -> dict[tuple[str, ...], bool]:
         self._memo = None

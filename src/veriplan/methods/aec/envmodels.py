@@ -33,9 +33,9 @@ from __future__ import annotations
 
 import importlib
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 
 from veriplan.envs.base import Fact
 from veriplan.methods.aec.domain import (
@@ -48,8 +48,24 @@ from veriplan.methods.aec.domain import (
     Rule,
 )
 
+if TYPE_CHECKING:
+    from types import ModuleType
 
-def _module(name: str) -> Any | None:
+    from veriplan.envs.rules import Rule as EnvRule
+
+
+class EnvActions(Protocol):
+    """An environment-side action model (``veriplan.envs.actions.ACTIONS[env]``) as
+    :class:`_Actions` needs it; ``touched``, ``command``, ``failed``, ``complete``,
+    ``static`` and ``grammar_complete`` are optional (read with ``getattr``)."""
+
+    def preconditions(self, action: str, facts: Iterable[Fact], /) -> Iterable[Fact] | None: ...
+
+    def effects(self, action: str, facts: Iterable[Fact], /
+                ) -> tuple[Iterable[Fact], Iterable[Fact]]: ...
+
+
+def _module(name: str) -> ModuleType | None:
     try:
         return importlib.import_module(name)
     except ModuleNotFoundError as exc:
@@ -67,7 +83,7 @@ class _Actions:
     ``preconditions``, ``effects -> (add, delete)``, ``touched``, ``command``,
     ``failed``, ``static``) behind AEC's :class:`ActionModel`."""
 
-    def __init__(self, impl: Any) -> None:
+    def __init__(self, impl: EnvActions) -> None:
         self.impl = impl
         self.static: frozenset[str] = frozenset(getattr(impl, "static", ()))
         # False: the environment takes commands the model has no form for (V: unknown)
@@ -106,7 +122,7 @@ class _Rule:
     fact)``) behind AEC's :class:`Rule`; the rules' index of the facts is built
     once per state."""
 
-    impl: Any
+    impl: EnvRule
 
     @property
     def name(self) -> str:
@@ -401,7 +417,7 @@ def scienceworld() -> EnvModel:
 
 
 __all__ = ["HOUSEHOLD_PREDICATES", "HOUSEHOLD_SIGNATURES", "SCIENCEWORLD_PREDICATES",
-           "SCIENCEWORLD_SIGNATURES", "HouseholdGoal", "env_action_model", "env_rules",
-           "household", "household_describe", "household_goal", "household_well_formed",
-           "kind", "scienceworld", "ScienceWorldGoal", "env_persistent",
+           "SCIENCEWORLD_SIGNATURES", "EnvActions", "HouseholdGoal", "env_action_model",
+           "env_rules", "household", "household_describe", "household_goal",
+           "household_well_formed", "kind", "scienceworld", "ScienceWorldGoal", "env_persistent",
            "scienceworld_describe", "scienceworld_goal", "scienceworld_well_formed"]

@@ -10,14 +10,14 @@ import contextlib
 import dataclasses
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeAlias, TypeVar, TypeVarTuple
 
 from veriplan.core.verdict import Scope
 from veriplan.envs.base import Env, EnvTask, Fact, Observation, QueryResult, StepResult
 from veriplan.errors import ConfigError
 from veriplan.methods.aec import hypotheses as hyp
 from veriplan.methods.aec.config import AgentConfig, Config, PredictorConfig
-from veriplan.methods.aec.controller import Answer, Controller, Policy
+from veriplan.methods.aec.controller import Answer, Controller, DecisionRecord, Policy
 from veriplan.methods.aec.domain import EnvModel, Goal, Key, env_model, key_of, show
 from veriplan.methods.aec.predictor import (
     Calibration,
@@ -42,6 +42,11 @@ ADMISSIBLE_SHOWN = 60  # commands listed in a prompt (ScienceWorld has thousands
 FEEDBACK_LINES = 6  # "what went wrong before": the latest distinct lines kept
 LESSONS_PER_ROUND = 3  # grounded counterexamples a round adds to them
 
+T = TypeVar("T")
+Ts = TypeVarTuple("Ts")
+# What a query's answer depends on: the grounded facts, and the steps the agent's plans took.
+Stamp: TypeAlias = tuple[frozenset[Fact], int]
+
 
 def remember(feedback: list[str], new: list[str]) -> list[str]:
     """The feedback lines after a round: ``new`` last, each line once (a line
@@ -54,7 +59,7 @@ class EnvFailure(Exception):
     """The environment itself failed (its process died, its engine raised)."""
 
 
-def guard(fn: Callable[..., Any], *args: Any) -> Any:
+def guard(fn: Callable[[*Ts], T], *args: *Ts) -> T:
     """Call the environment; anything it raises other than a bad request
     (:class:`ConfigError`: an unknown task id) or a missing capability
     (NotImplementedError) is an :class:`EnvFailure`."""
@@ -171,7 +176,7 @@ class Outcome:
     counterexamples: list[Counterexample] = field(default_factory=list)
     disabled: list[str] = field(default_factory=list)
     samples: list[tuple[float, bool]] = field(default_factory=list)
-    decisions: list[dict[str, Any]] = field(default_factory=list)
+    decisions: list[DecisionRecord] = field(default_factory=list)
     score: float | None = None
 
 
@@ -252,9 +257,9 @@ class Agent:
         self.trajectory: list[str] = []
         self.samples: list[tuple[float, bool]] = []
         self.pending: dict[Key, list[Prediction]] = {}
-        self.decisions: list[dict[str, Any]] = []
+        self.decisions: list[DecisionRecord] = []
         self.answers: dict[str, tuple[str, int, str | None]] = {}  # planning prompt -> answer
-        self.unsettled: dict[Key, tuple[Any, ...]] = {}  # unanswered query -> state after it
+        self.unsettled: dict[Key, Stamp] = {}  # unanswered query -> state after it
         self.rules = RuleBook(self.model.rules, cfg.rule_disable_after,
                               self.refinement.disabled, self.refinement.counts,
                               persistent=self.model.persistent)
@@ -423,7 +428,7 @@ class Agent:
                               data={"facts": [str(f) for f in sorted(q.facts, key=str)]}))
         return Answer(q.value, env.steps_left <= 0)
 
-    def state_stamp(self) -> tuple[Any, ...]:
+    def state_stamp(self) -> Stamp:
         """What a query's answer depends on, as far as the agent can tell: the
         grounded facts and how many steps its own plans have taken (a query's
         steps only look)."""
@@ -583,7 +588,7 @@ class Agent:
         return found
 
     # ----- results --------------------------------------------------------------------------------
-    def end(self, won: bool, failure: AecFailure | None, reason: str, score: Any = None
+    def end(self, won: bool, failure: AecFailure | None, reason: str, score: float | None = None
             ) -> Outcome:
         """The episode's outcome; ``score``: the environment's (ScienceWorld's),
         else its score after the last step, whatever ended the episode."""
@@ -623,7 +628,7 @@ def finish(agent: Agent, outcomes: list[Outcome], failure: AecFailure | None, di
     totals = {f.name: sum(getattr(o.tally, f.name) for o in outcomes)
               for f in dataclasses.fields(Tally)}
     usage = agent.run.usage()
-    metrics: dict[str, Any] = {
+    metrics: dict[str, object] = {
         "won": won, "env": agent.task.env, "task_id": agent.task.task_id,
         "task_type": agent.task.task_type, "split": agent.task.split,
         "iteration": len(outcomes) - 1 if outcomes else 0, "iterations": cfg.iterations,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
 from veriplan.llm.parsing import parse_structured
 from veriplan.llm.types import LLMRequest, Message
@@ -18,6 +18,11 @@ from veriplan.methods.aec.repair import RuleBook
 from veriplan.methods.aec.state import GroundedStore, Hypothesis
 from veriplan.methods.aec.verifier import derive
 from veriplan.methods.records import Entry
+
+if TYPE_CHECKING:
+    from veriplan.core.jsonvalue import JSONValue
+    from veriplan.llm.client import LLM
+    from veriplan.llm.types import LLMResponse
 
 SYSTEM = ("You plan for an agent in a text environment. Facts that were not observed are "
           "unknown: never state them as observed. Answer only with JSON in the requested form.")
@@ -31,7 +36,8 @@ PLAN = {"type": "object", "required": ["actions"], "properties": {
     "score": {"type": "number"}}}
 
 
-def plans_schema(k: int, max_preconditions: int = 0, max_actions: int = 0) -> dict[str, Any]:
+def plans_schema(k: int, max_preconditions: int = 0, max_actions: int = 0
+                 ) -> dict[str, JSONValue]:
     """Up to ``k`` plans, each with at most ``max_preconditions`` stated
     preconditions and ``max_actions`` actions (0: any number). A plan longer
     than the episode's whole step budget can never be carried out, so the
@@ -63,11 +69,11 @@ class Proposal:
     dropped: int = 0  # preconditions outside the vocabulary
 
 
-def _clean(text: Any) -> str:
+def _clean(text: object) -> str:
     return " ".join(str(text).split())
 
 
-def read_plan(item: Any, vocabulary: Mapping[str, int],
+def read_plan(item: JSONValue, vocabulary: Mapping[str, int],
               well_formed: Callable[[Key], bool] | None = None) -> Proposal:
     if not isinstance(item, Mapping):
         raise NotAPlan("a plan is not an object")
@@ -97,7 +103,7 @@ def read_plan(item: Any, vocabulary: Mapping[str, int],
     return Proposal(actions, stated, min(1.0, max(0.0, float(score))), dropped)
 
 
-def read_plans(value: Any, k: int, vocabulary: Mapping[str, int],
+def read_plans(value: JSONValue, k: int, vocabulary: Mapping[str, int],
                well_formed: Callable[[Key], bool] | None = None
                ) -> tuple[list[Proposal], list[str]]:
     """The plans of an answer (at most ``k``) and why items were not read."""
@@ -126,8 +132,9 @@ def build(proposals: Sequence[Proposal], w: GroundedStore, rules: RuleBook, mode
     return out
 
 
-def ask_json(llm, log: list[Entry], role: str, prompt: str, schema: dict[str, Any], *,
-             name: str, temperature: float, max_tokens: int, seed: int) -> tuple[Any, str | None]:
+def ask_json(llm: LLM, log: list[Entry], role: str, prompt: str,
+             schema: Mapping[str, JSONValue], *, name: str, temperature: float,
+             max_tokens: int, seed: int) -> tuple[JSONValue, str | None]:
     """One structured request; the call goes to ``log``. Returns the JSON value
     (read item by item when the whole does not fit the schema) and the error."""
     request = LLMRequest((Message("system", SYSTEM), Message("user", prompt)),
@@ -144,7 +151,7 @@ def ask_json(llm, log: list[Entry], role: str, prompt: str, schema: dict[str, An
     return value, error
 
 
-def read_json(text: str, schema: dict[str, Any]) -> tuple[Any, str | None]:
+def read_json(text: str, schema: Mapping[str, JSONValue]) -> tuple[JSONValue, str | None]:
     """The JSON value of an answer (read item by item when the whole does not
     fit the schema) and the error."""
     value, error = parse_structured(text, schema)
@@ -153,8 +160,8 @@ def read_json(text: str, schema: dict[str, Any]) -> tuple[Any, str | None]:
     return value, error
 
 
-def reuse_json(log: list[Entry], role: str, prompt: str, schema: dict[str, Any], text: str,
-               round_: int, error: str | None) -> tuple[Any, str | None]:
+def reuse_json(log: list[Entry], role: str, prompt: str, schema: Mapping[str, JSONValue],
+               text: str, round_: int, error: str | None) -> tuple[JSONValue, str | None]:
     """An earlier round's answer to this very prompt, taken again without a
     call (at temperature 0 the model would answer the same); recorded as such."""
     value, err = read_json(text, schema)
@@ -164,10 +171,10 @@ def reuse_json(log: list[Entry], role: str, prompt: str, schema: dict[str, Any],
     return value, error if value is None else err
 
 
-def ask_json_once(llm, log: list[Entry], answers: dict[str, tuple[str, int, str | None]],
-                  role: str, prompt: str, schema: dict[str, Any], *, name: str,
+def ask_json_once(llm: LLM, log: list[Entry], answers: dict[str, tuple[str, int, str | None]],
+                  role: str, prompt: str, schema: Mapping[str, JSONValue], *, name: str,
                   temperature: float, max_tokens: int, seed: int, round_: int
-                  ) -> tuple[Any, str | None]:
+                  ) -> tuple[JSONValue, str | None]:
     """:func:`ask_json`, except that at temperature 0 a prompt already in
     ``answers`` (this episode's prompt -> answer) takes its earlier answer
     (:func:`reuse_json`) instead of a call; a new answer is added to ``answers``."""
@@ -189,14 +196,22 @@ def reuse_text(log: list[Entry], role: str, prompt: str, text: str, turn: int) -
     return text
 
 
-def usage(response: Any) -> dict[str, Any]:
+class Usage(TypedDict):
+    """A call's token counts and seconds, as its transcript entry keeps them."""
+
+    prompt_tokens: int
+    completion_tokens: int
+    seconds: float
+
+
+def usage(response: LLMResponse) -> Usage:
     """A call's token counts and seconds, for its transcript entry."""
     return {"prompt_tokens": response.prompt_tokens,
             "completion_tokens": response.completion_tokens,
             "seconds": round(response.latency, 3)}
 
 
-def ask_text(llm, log: list[Entry], role: str, prompt: str, *, temperature: float,
+def ask_text(llm: LLM, log: list[Entry], role: str, prompt: str, *, temperature: float,
              max_tokens: int, seed: int) -> str:
     """One plain-text request (ReAct's turns); the call goes to ``log``."""
     request = LLMRequest((Message("user", prompt),), temperature=temperature,
@@ -209,5 +224,5 @@ def ask_text(llm, log: list[Entry], role: str, prompt: str, *, temperature: floa
 
 
 __all__ = ["ACTIONS_SCHEMA", "NotAPlan", "Proposal", "ask_json", "ask_json_once", "ask_text",
-           "build", "plans_schema", "read_json", "read_plan", "read_plans", "reuse_json",
+           "Usage", "build", "plans_schema", "read_json", "read_plan", "read_plans", "reuse_json",
            "reuse_text", "usage"]

@@ -19,10 +19,10 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol, TypedDict
 
 from veriplan.errors import ConfigError
 from veriplan.llm.parsing import parse_structured
@@ -32,6 +32,7 @@ from veriplan.methods.aec.prompting import render
 from veriplan.methods.records import Entry, Observer, quiet
 
 if TYPE_CHECKING:
+    from veriplan.core.jsonvalue import JSONValue
     from veriplan.llm.client import LLM
     from veriplan.methods.aec.state import GroundedStore
 
@@ -39,6 +40,29 @@ VOTE_SCHEMA = {"type": "object", "required": ["answer"],
                "properties": {"answer": {"enum": ["yes", "no", "unknown"]}}}
 VARIANTS = ("predict_facts.j2", "predict_world.j2", "predict_doubt.j2")
 _VOTE = {"yes": 1.0, "no": 0.0, "unknown": 0.5}
+
+
+class PredictionRecord(TypedDict):
+    """A :class:`Prediction` as the transcript keeps it."""
+
+    mu: float
+    sigma: float
+    raw: float
+    votes: list[float]
+    unread: int
+
+
+class CalibrationFile(TypedDict):
+    """A :class:`Calibration` as its file keeps it (format ``aec-calibration/1``)."""
+
+    format: str
+    name: str
+    bins: int
+    n: list[int]
+    wrong: list[int]
+    prior_weight: float
+    sigma: list[float] | str  # the table, or "u" (no samples: sigma = u)
+    meta: dict[str, JSONValue]
 
 
 @dataclass(frozen=True)
@@ -49,7 +73,7 @@ class Prediction:
     votes: tuple[float, ...] = ()
     unread: int = 0
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> PredictionRecord:
         return {"mu": round(self.mu, 4), "sigma": round(self.sigma, 4), "raw": round(self.raw, 4),
                 "votes": list(self.votes), "unread": self.unread}
 
@@ -104,7 +128,7 @@ class Calibration:
     n: list[int] = field(default_factory=lambda: [0] * 10)
     wrong: list[int] = field(default_factory=lambda: [0] * 10)
     prior_weight: float = 2.0
-    meta: dict[str, Any] = field(default_factory=dict)
+    meta: dict[str, JSONValue] = field(default_factory=dict)
     _table: list[float] | None = field(default=None, repr=False, compare=False)
 
     @property
@@ -143,10 +167,10 @@ class Calibration:
 
     @classmethod
     def fit(cls, samples: Iterable[tuple[float, bool]], name: str = "fitted", bins: int = 10,
-            **meta: Any) -> Calibration:
+            **meta: JSONValue) -> Calibration:
         return cls(name, bins, [0] * bins, [0] * bins, meta=dict(meta)).updated(samples)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> CalibrationFile:
         return {"format": "aec-calibration/1", "name": self.name, "bins": self.bins,
                 "n": self.n, "wrong": self.wrong, "prior_weight": self.prior_weight,
                 "sigma": [round(x, 4) for x in self.table()] if self.samples else "u",
@@ -161,7 +185,8 @@ class Calibration:
         return path
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Calibration:
+    def from_dict(cls, d: Mapping[str, JSONValue]) -> Calibration:
+        """Read from a calibration file's JSON (checked here: format, counts per bin)."""
         if d.get("format") != "aec-calibration/1":
             raise ConfigError("not an AEC calibration file (format aec-calibration/1)")
         bins = int(d["bins"])
@@ -182,7 +207,7 @@ def store_path(kind: str, name: str) -> Path:
     return cache_dir() / "aec" / kind / f"{name}.json"
 
 
-def read_stored(kind: str, name: str, what: str, make: str) -> tuple[Any, Path]:
+def read_stored(kind: str, name: str, what: str, make: str) -> tuple[JSONValue, Path]:
     """The JSON of a stored file of ``kind`` (by name or path) and its path; a
     missing or unreadable file is a ConfigError naming it and how to ``make`` one."""
     path = store_path(kind, name)

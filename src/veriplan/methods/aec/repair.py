@@ -16,10 +16,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from veriplan.envs.base import Fact
 from veriplan.methods.aec.domain import FactState, Key, Rule, key_of, show
+
+if TYPE_CHECKING:
+    from veriplan.core.jsonvalue import JSONValue
 
 
 @dataclass(frozen=True)
@@ -31,7 +34,7 @@ class Counterexample:
     source: str  # the evidence: "observation", "query", "execution", "monitor", "failed_action"
     step: int
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, JSONValue]:  # its fields, the key shown
         d = asdict(self)
         d["key"] = show(self.key)
         return d

@@ -13,10 +13,13 @@ import json
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from veriplan.bench.stats import mcnemar
 from veriplan.bench.store import UnitRecord
+
+if TYPE_CHECKING:
+    from veriplan.core.jsonvalue import JSONValue
 
 AEC_METHODS = ("aec", "aec-direct", "aec-react", "wkm", "query-only", "walle-standin")
 # Table 1's columns: (heading, ALFWorld task type)
@@ -37,7 +40,7 @@ class Episode:
     env: str
     task_type: str
     split: str
-    metrics: dict[str, Any] = field(default_factory=dict)
+    metrics: dict[str, JSONValue] = field(default_factory=dict)  # the result's, as stored
     # how its planning rounds ended without a commit, read from the transcript's
     # verify entries (see ``_round_ends``); None when that cannot be told
     round_ends: dict[str, int] | None = None
@@ -67,7 +70,7 @@ class Episode:
         return None
 
 
-def _split_of(r: UnitRecord, m: dict[str, Any]) -> str:
+def _split_of(r: UnitRecord, m: dict[str, JSONValue]) -> str:
     if m.get("split"):
         return str(m["split"])
     for s in (*SPLITS, "eval", "train", "valid"):
@@ -76,7 +79,7 @@ def _split_of(r: UnitRecord, m: dict[str, Any]) -> str:
     return ""
 
 
-def _type_of(r: UnitRecord, m: dict[str, Any]) -> str:
+def _type_of(r: UnitRecord, m: dict[str, JSONValue]) -> str:
     """The task type: the metrics', else read from the id (household
     ``eval/pick_and_place/3``, ScienceWorld ``boil:21``)."""
     if m.get("task_type"):
@@ -105,7 +108,7 @@ def episodes(records: list[UnitRecord]) -> list[Episode]:
 ROUND_ENDS = (("H emptied", "emptied"), ("V rejected h*", "rejected"))
 
 
-def _round_ends(result: dict[str, Any]) -> dict[str, int] | None:
+def _round_ends(result: dict[str, JSONValue]) -> dict[str, int] | None:
     """Count the transcript's ``verify`` entries that did not commit: with no
     hypothesis left (H emptied) or with h* rejected by V. The transcript holds
     every iteration's rounds and the other counters are the last iteration's,

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from veriplan.envs.base import Fact
 from veriplan.methods.aec.domain import FactState, Key, key_of, show
@@ -158,6 +158,11 @@ class GroundedStore:
             (key_of(f), f.value) for f in self.state.facts())]
 
 
+class BeliefRecord(TypedDict):
+    value: bool
+    sigma: float
+
+
 class BeliefStore:
     """w_hat: (p, v_hat, sigma) for simulated predicates."""
 
@@ -173,8 +178,26 @@ class BeliefStore:
     def __len__(self) -> int:
         return len(self.entries)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, BeliefRecord]:
+        """The beliefs by predicate, shown."""
         return {show(k): {"value": v, "sigma": round(s, 4)} for k, (v, s) in self.entries.items()}
+
+
+class PreconditionRecord(TypedDict):
+    p: str
+    expected: bool
+    stated: bool
+    step: NotRequired[int]  # 1-based: the step that needs a derived precondition
+
+
+class HypothesisRecord(TypedDict):
+    """A :class:`Hypothesis` as the transcript keeps it."""
+
+    index: int
+    actions: list[str]
+    score: float
+    pre: list[PreconditionRecord]
+    notes: list[str]
 
 
 @dataclass
@@ -195,7 +218,7 @@ class Hypothesis:
     def expected(self, key: Key) -> bool | None:
         return self.pre.get(key)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> HypothesisRecord:
         return {"index": self.index, "actions": list(self.actions), "score": self.score,
                 "pre": [{"p": show(k), "expected": v, "stated": k in self.stated,
                          **({"step": self.steps[k] + 1} if k in self.steps else {})}

@@ -21,10 +21,13 @@ import math
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 from veriplan.errors import ConfigError
 from veriplan.methods.aec.predictor import read_stored, store_path
+
+if TYPE_CHECKING:
+    from veriplan.core.jsonvalue import JSONValue
 
 CANDIDATES = (0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5)
 FORMAT = "aec-tau/1"
@@ -44,7 +47,48 @@ _SELECTED = " (selected by "
 _NOT_SELECTED = " (not selected: "
 
 
-def summarize(results: Iterable[tuple[float, str, Mapping[str, Any]]]) -> list[dict[str, Any]]:
+class Candidate(TypedDict):
+    """One tau's numbers, as :func:`summarize` gives them."""
+
+    tau: float
+    episodes: int  # compared (those whose environment failed left out)
+    left_out: int  # episodes whose environment failed for some candidate
+    success: float
+    replanning_rounds: float
+    queries: float
+    env_steps: float
+
+
+class _Chosen(TypedDict, total=False):  # a Candidate's numbers, when one was chosen
+    episodes: int
+    left_out: int
+    success: float
+    replanning_rounds: float
+    queries: float
+    env_steps: float
+
+
+class Choice(_Chosen):
+    """What :func:`choose` gives: the chosen candidate's numbers (none when
+    nothing was selected) and the choice."""
+
+    tau: float
+    selected: bool
+    decided_by: str  # one of DECIDED_BY
+    reason: str
+
+
+class TauSource(TypedDict):
+    """A run's ``tau_source`` read back (:func:`read_source`)."""
+
+    file: str | None
+    selected: bool | None
+    decided_by: str | None
+    reason: NotRequired[str]
+
+
+def summarize(results: Iterable[tuple[float, str, Mapping[str, JSONValue]]]
+              ) -> list[Candidate]:
     """Per tau, from (tau, episode, SolveResult dict) triples: episodes, success
     rate, mean replanning rounds (the cap for failures), queries and environment
     steps. An episode whose environment failed (failure ``env_error``: the
@@ -53,7 +97,7 @@ def summarize(results: Iterable[tuple[float, str, Mapping[str, Any]]]) -> list[d
     crash never decides tau; ``left_out`` counts those episodes."""
     rows = [(float(tau), str(episode), r) for tau, episode, r in results]
     broken = {ep for _, ep, r in rows if r.get("failure") == "env_error"}
-    by: dict[float, list[Mapping[str, Any]]] = {}
+    by: dict[float, list[Mapping[str, JSONValue]]] = {}
     for tau, ep, r in rows:
         by.setdefault(tau, [])
         if ep not in broken:
@@ -82,7 +126,7 @@ def default_tau() -> float:
     return float(Config().tau)
 
 
-def choose(summary: list[dict[str, Any]], default: float | None = None) -> dict[str, Any]:
+def choose(summary: list[Candidate], default: float | None = None) -> Choice:
     """The chosen candidate's numbers with ``selected``, ``decided_by`` and
     ``reason``. Candidates are ranked by success (higher), replanning rounds,
     queries (fewer), tau (smaller); ``decided_by`` is the first of the three
@@ -111,8 +155,8 @@ def choose(summary: list[dict[str, Any]], default: float | None = None) -> dict[
     return {**best, "selected": True, "decided_by": decided, "reason": _REASONS[decided]}
 
 
-def save_tau(name: str, chosen: dict[str, Any], summary: list[dict[str, Any]],
-             **context: Any) -> Path:
+def save_tau(name: str, chosen: Choice, summary: list[Candidate], **context: JSONValue
+             ) -> Path:
     path = store_path("tau", name)
     path.parent.mkdir(parents=True, exist_ok=True)
     data = {"format": FORMAT, "tau": chosen["tau"], "selected": chosen.get("selected", True),
@@ -144,7 +188,7 @@ def load_tau(name: str) -> tuple[float, str]:
     return float(data["tau"]), str(path)
 
 
-def read_source(source: str) -> dict[str, Any]:
+def read_source(source: str) -> TauSource:
     """What a run's ``tau_source`` says: ``file`` (None for the config
     setting), ``selected`` (True, False, or None when not recorded) and
     ``decided_by`` (None when not recorded or not selected)."""
@@ -162,5 +206,5 @@ def read_source(source: str) -> dict[str, Any]:
     return {"file": source, "selected": None, "decided_by": None}
 
 
-__all__ = ["CANDIDATES", "DECIDED_BY", "NO_WIN", "choose", "default_tau", "load_tau",
-           "read_source", "save_tau", "summarize"]
+__all__ = ["CANDIDATES", "DECIDED_BY", "NO_WIN", "Candidate", "Choice", "TauSource", "choose",
+           "default_tau", "load_tau", "read_source", "save_tau", "summarize"]

@@ -18,7 +18,7 @@ import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import TypedDict, Unpack
 
 from veriplan.core.verdict import Finding, FindingKind, Judgement, Scope
 from veriplan.core.verdict import Verdict as JVerdict
@@ -228,7 +228,7 @@ class Verification(Judgement):
         return self.verdict is JVerdict.UNKNOWN and bool(self.findings) and all(
             f.kind is FindingKind.UNCHECKABLE for f in self.findings)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, object]:  # as Judgement.to_dict, with AEC's fields
         return {**Judgement.to_dict(self), "ok": self.ok, "reason": self.reason,
                 "check_pre": self.check_pre, "pullback": self.pullback,
                 "missing": [show(k) for k in self.missing],
@@ -237,7 +237,18 @@ class Verification(Judgement):
                            for i, k, v, r in self.relied]}
 
 
-def judge(findings: Sequence[Finding], *, reason: str = "", **extra: Any) -> Verification:
+class VerificationFields(TypedDict, total=False):
+    """What :func:`judge` passes on to :class:`Verification` besides the verdict."""
+
+    check_pre: bool | None
+    pullback: bool | None
+    missing: tuple[Key, ...]
+    contradicted: tuple[Key, ...]
+    relied: tuple[Relied, ...]
+
+
+def judge(findings: Sequence[Finding], *, reason: str = "",
+          **extra: Unpack[VerificationFields]) -> Verification:
     """The verdict of ``findings``: invalid when one is decisive (anything but
     UNGROUNDED and UNCHECKABLE), unknown when there are others, else valid."""
     undecided = (FindingKind.UNGROUNDED, FindingKind.UNCHECKABLE)
