@@ -32,7 +32,7 @@ BACKENDS = {"controlled-autotos": "veriplan.methods.autotos.controlled:Controlle
 SWEEPS = Path(__file__).parent / "sweeps"
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> Any:  # whatever the lazy name is: a class, a function
     if name in _LAZY:
         return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -15,13 +15,70 @@ records of ``veriplan autotos run`` or the results in a bench run store.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
 from veriplan.domains.autotos.harness import CATEGORIES
 
+if TYPE_CHECKING:
+    from veriplan.core.jsonvalue import JSONValue
+
 POINTS = ("initial", "sound", "final")
 PHASES = ("goal", "soundness", "completeness")
+
+
+class Table1Row(TypedDict):
+    model: str
+    domain: str
+    val: str  # "w/ val" or "w/o val"
+    runs: int
+    mean_calls: float
+
+
+class PointRow(TypedDict):
+    """One point of a run (Figure 2) over a row's runs."""
+
+    reached: int
+    runs: int
+    mean_accuracy: float | None
+    at_100: int
+
+
+class Figure2Row(TypedDict):
+    model: str
+    domain: str
+    val: str
+    points: dict[str, PointRow]  # by POINTS
+    end_mean_accuracy: float | None
+    end_at_100: int
+
+
+class Figure3Row(TypedDict):
+    """Mean feedback calls per run, by phase (the keys of PHASES)."""
+
+    model: str
+    domain: str
+    val: str
+    runs: int
+    goal: float
+    soundness: float
+    completeness: float
+
+
+class Figure4Row(TypedDict):
+    model: str
+    errors: dict[str, int]  # by category
+    total: int
+
+
+class Figures(TypedDict):
+    """The numbers behind the four tables (:func:`aggregate`)."""
+
+    table1: list[Table1Row]
+    figure2: list[Figure2Row]
+    figure3: list[Figure3Row]
+    figure4: list[Figure4Row]
 
 
 @dataclass(frozen=True)
@@ -38,7 +95,7 @@ class RunSummary:
     partial_check: bool = True
 
     @classmethod
-    def from_metrics(cls, model: str, metrics: dict[str, Any]) -> RunSummary:
+    def from_metrics(cls, model: str, metrics: Mapping[str, JSONValue]) -> RunSummary:
         """From a stored ``AutoToSResult.metrics``."""
         return cls(model, metrics.get("domain", ""), metrics.get("status", ""),
                    dict(metrics.get("calls") or {}), dict(metrics.get("categories") or {}),
@@ -46,7 +103,7 @@ class RunSummary:
                    bool(metrics.get("partial_check", True)))
 
     @classmethod
-    def from_record(cls, record: dict[str, Any]) -> RunSummary:
+    def from_record(cls, record: Mapping[str, JSONValue]) -> RunSummary:
         """From a run record written by ``veriplan autotos run``."""
         accuracy = {k: (v or {}).get("accuracy") for k, v in
                     (record.get("accuracy") or {}).items()}
@@ -73,7 +130,7 @@ def _domains(runs: list[RunSummary]) -> list[str]:
     return list(dict.fromkeys(r.domain for r in runs))
 
 
-def aggregate(runs: list[RunSummary]) -> dict[str, Any]:
+def aggregate(runs: list[RunSummary]) -> Figures:
     """The numbers behind the four tables (also what report.json keeps)."""
     by: dict[tuple, list[RunSummary]] = defaultdict(list)
     for r in runs:

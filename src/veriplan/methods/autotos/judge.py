@@ -36,13 +36,16 @@ import gc
 import signal
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
-from veriplan.domains.autotos.base import Instance, SearchDomain, identity
+from veriplan.domains.autotos.base import Instance, SearchDomain, State, identity
 from veriplan.sandbox import Ended, Job, Limits, Overran, Stalled
 from veriplan.sandbox.runner import IDLE_GRACE
+
+if TYPE_CHECKING:
+    from veriplan.core.jsonvalue import JSONValue
 
 TARGET = "veriplan.domains.autotos.harness:job"
 MALFORMED = "malformed_answer"
@@ -54,17 +57,25 @@ ONE_CALL = {"goal_tests": "goal", "completeness": "succ"}  # modes: each instanc
 SLACK = 5.0  # seconds past an instance's own limit before it is killed from outside
 
 
+class FailureData(TypedDict):
+    """A :class:`Failed` as a check's answer carries it."""
+
+    category: str
+    message: str
+    evidence: dict[str, JSONValue]  # each value as JSON, else its repr
+
+
 class Failed(Exception):
     """A verdict against the model's functions; ``dead``: the sandbox was
     killed or ended, so a new one is needed for anything after."""
 
     def __init__(self, category: str, message: str, role: str = "succ", *, dead: bool = False,
-                 **evidence: Any) -> None:
+                 **evidence: object) -> None:  # states, arguments: shown as JSON or repr
         super().__init__(message)
         self.category, self.message, self.role, self.dead = category, message, role, dead
         self.evidence = evidence
 
-    def data(self) -> dict:
+    def data(self) -> FailureData:
         from veriplan.domains.autotos.harness import jsonable_or_repr
 
         evidence = {k: jsonable_or_repr(v) for k, v in self.evidence.items()}
@@ -83,7 +94,7 @@ class Session:
 
     def __init__(self, domain: SearchDomain, mode: str, succ: str | None, goal: str | None,
                  call_limit: float, search_limit: float, instances: list[dict],
-                 limits: Limits, **extra: Any) -> None:
+                 limits: Limits, **extra: JSONValue) -> None:  # more of the job's payload
         self.d, self.limit, self.mode = domain, call_limit, mode
         self.search_limit = search_limit
         payload = {"domain": domain.name, "mode": mode, "succ_code": succ, "goal_code": goal,
@@ -133,7 +144,7 @@ class Session:
                           **_safe(where, e.role, e.code & ((1 << 23) - 1)))
         return _malformed(e.detail, dead=True)
 
-    def claim(self, failure: Any, **evidence: Any) -> Failed:
+    def claim(self, failure: JSONValue, **evidence: object) -> Failed:
         """A failure the sandbox reports about its own functions."""
         if not isinstance(failure, dict) or failure.get("category") not in CLAIMS:
             return _malformed(f"an unknown failure {str(failure)[:300]}")
@@ -418,7 +429,7 @@ def _replay(s: Session, d: SearchDomain, inst: Instance, partial: bool, mutation
     lines = s.job.lines
     calls = 0
 
-    def upcoming() -> Any:
+    def upcoming() -> State:
         """The state the next successor call is on (goal answers not yet in
         are taken as false: the sandbox went on searching)."""
         queued = set(frontier)
@@ -430,7 +441,7 @@ def _replay(s: Session, d: SearchDomain, inst: Instance, partial: bool, mutation
             return {"state": children[index], "args": gargs}
         return {"state": upcoming(), "args": sargs}
 
-    def path_to(k: Any) -> list:
+    def path_to(k: Hashable | None) -> list[State]:
         """The states from the one with key ``k`` back to the initial state."""
         out = []
         while k is not None:

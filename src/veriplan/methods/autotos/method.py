@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, NotRequired, TypedDict, Unpack
 
 import jinja2
 
@@ -32,6 +32,54 @@ from veriplan.methods.records import Entry, Event, Observer, quiet
 from veriplan.methods.result import Run
 from veriplan.sandbox.secrets import scrub, secret_values
 
+if TYPE_CHECKING:
+    from veriplan.core.jsonvalue import JSONValue
+    from veriplan.methods.autotos.judge import FailureData
+
+
+class CheckPayload(TypedDict, total=False):
+    """What a :func:`check` takes besides the functions, by mode: ``instances``
+    (goal_tests' units, soundness' and evaluate's instances: id, init, meta),
+    ``pairs`` (completeness: state, successors, meta), ``partial`` (soundness),
+    ``checks`` (evaluate)."""
+
+    instances: list[dict[str, JSONValue]]
+    pairs: list[dict[str, JSONValue]]
+    partial: bool
+    checks: bool
+
+
+class InvalidExample(TypedDict):
+    id: str
+    problem: str
+
+
+class Evaluation(TypedDict):
+    """What :func:`evaluate` gives: the accuracy at one point of a run and its counts."""
+
+    accuracy: float
+    solved: int
+    valid: int
+    optimal: int
+    instances: int
+    seconds: float
+    categories: dict[str, int]  # what went wrong, by failure category
+    failure: NotRequired[FailureData]  # the check itself failed: nothing was solved
+    invalid_examples: NotRequired[list[InvalidExample]]
+    calls: NotRequired[int]
+
+
+class LoopMetrics(TypedDict):
+    """What the report's AutoToS tables read (:func:`metrics`)."""
+
+    domain: str
+    status: str
+    calls: dict[str, int]
+    categories: dict[str, int]
+    feedback: dict[str, int]
+    partial_check: bool
+    accuracy: dict[str, float | None]  # by point of the run
+
 
 @cache
 def _text(name: str) -> str:
@@ -44,7 +92,7 @@ def feedback(failure: dict, domain: SearchDomain | None = None) -> str:
     partial soundness check, the domain's own request)."""
     show = domain.show if domain is not None else repr
 
-    def state(x: Any) -> str:
+    def state(x: object) -> str:
         try:
             return show(x)
         except Exception:  # noqa: BLE001 - evidence that is not a state of the domain
@@ -84,7 +132,8 @@ def _payload_instances(instances) -> list[dict]:
 
 
 def check(domain: SearchDomain, mode: str, succ: str | None, goal: str, config: Config,
-          solved: Callable[[int, dict], None] | None = None, **payload: Any) -> dict:
+          solved: Callable[[int, dict], None] | None = None, **payload: Unpack[CheckPayload]
+          ) -> dict:
     """One check of the model's functions; returns {"failure": ... or None, ...}.
     The functions run in the sandbox, which only reports their answers; the
     verdict is computed here (:mod:`veriplan.methods.autotos.judge`). Whatever
@@ -110,7 +159,7 @@ def check(domain: SearchDomain, mode: str, succ: str | None, goal: str, config: 
 
 
 def evaluate(domain: SearchDomain, data: DomainData, succ: str, goal: str, config: Config,
-             checks: bool = False, strict: bool | None = None) -> dict:
+             checks: bool = False, strict: bool | None = None) -> Evaluation:
     """Solve the evaluation instances with the components and validate each
     solution here (and optimality for BFS where known). As in the authors'
     evaluation the per-transition checks are off (``checks``: on, for the
@@ -194,7 +243,7 @@ class LoopRecord:
     # (Steps 1-3), on its completeness (Step 4); the paper's Figure 3
     feedback: dict[str, int] = field(default_factory=lambda: dict.fromkeys(PHASES, 0))
     steps: list[dict] = field(default_factory=list)  # every prompt, answer and check
-    accuracy: dict[str, Any] = field(default_factory=dict)  # initial / sound / final
+    accuracy: dict[str, Evaluation] = field(default_factory=dict)  # initial / sound / final
     succ_code: str | None = None
     goal_code: str | None = None
     seconds: float = 0.0
@@ -267,7 +316,7 @@ def run_loop(domain: SearchDomain, data: DomainData, llm: LLM, config: Config = 
         fail(chats[role], failure, phase)
         ask(chats[role], phase)
 
-    def run_check(mode: str, **payload: Any) -> dict | None:
+    def run_check(mode: str, **payload: Unpack[CheckPayload]) -> dict | None:
         out = check(domain, mode, chats["succ"].code, chats["goal"].code,
                     config, **payload)
         rec.steps.append({"kind": "check", "mode": mode, "failure": out.get("failure")})
@@ -337,7 +386,8 @@ def _role(failure: dict) -> str:
     return "goal" if failure["category"].startswith("goal") else "succ"
 
 
-def reference(domain: SearchDomain, data: DomainData, config: Config = Config()) -> dict:
+def reference(domain: SearchDomain, data: DomainData, config: Config = Config()
+              ) -> Evaluation:
     """The hand-written components through the same harness, every check on,
     every solution validated step by step."""
     return evaluate(domain, data, domain.reference_code("succ"), domain.reference_code("goal"),
@@ -367,7 +417,7 @@ def solve(problem: AutoToSProblem, llm: LLM, config: Config = Config(), *,
         last_diagnosis="" if verified else f"final accuracy {final.get('accuracy')}")
 
 
-def metrics(rec: LoopRecord) -> dict[str, Any]:
+def metrics(rec: LoopRecord) -> LoopMetrics:
     """What the report's AutoToS tables read (Table 1, Figures 2-4)."""
     return {"domain": rec.domain, "status": rec.status, "calls": rec.calls,
             "categories": rec.categories, "feedback": rec.feedback,
