@@ -4,11 +4,15 @@ extra: ``pip install 'veriplan[frames]'``)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from veriplan.bench.store import RunStore, UnitRecord
 from veriplan.errors import VeriplanError
+
+if TYPE_CHECKING:
+    from veriplan.core.jsonvalue import JSONValue
 
 #: The fixed columns, in order, with their pandas dtypes; ``settings.<key>`` and
 #: ``metrics.<key>`` columns follow (object dtype: values as the method gave them).
@@ -36,7 +40,7 @@ def _pandas():
     return pandas
 
 
-def failure(r: UnitRecord, result: dict[str, Any]) -> str | None:
+def failure(r: UnitRecord, result: Mapping[str, object]) -> str | None:
     """Why a unit is not model-solved: the error category of a unit that
     failed to run, else the method's own failure category, else the failure
     kinds of its last attempt ("precondition", "goal+translation", ...); None
@@ -52,11 +56,11 @@ def failure(r: UnitRecord, result: dict[str, Any]) -> str | None:
     return "+".join(kinds) if kinds else None
 
 
-def row(r: UnitRecord) -> dict[str, Any]:
+def row(r: UnitRecord) -> dict[str, JSONValue]:
     """One unit as a flat row: the store's columns, settings and metrics
     flattened (``settings.<key>``, ``metrics.<key>``; nested dicts by dots)."""
     result = r.result_dict()
-    out: dict[str, Any] = {
+    out: dict[str, JSONValue] = {
         "id": r.id, "method": r.method, "settings": r.config, "dataset": r.dataset,
         "instance": r.instance, "backend": r.backend, "model": r.model, "seed": r.seed,
         "status": r.status, "verified": bool(r.verified),
@@ -70,7 +74,7 @@ def row(r: UnitRecord) -> dict[str, Any]:
     return out
 
 
-def _flatten(prefix: str, value: Any, out: dict[str, Any]) -> None:
+def _flatten(prefix: str, value: JSONValue, out: dict[str, JSONValue]) -> None:
     if isinstance(value, dict):
         for k, v in value.items():
             _flatten(f"{prefix}.{k}", v, out)

@@ -39,7 +39,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from veriplan.bench.datasets import Instance, load_dataset
 from veriplan.bench.imports_planbench import read_json, verdict
@@ -52,6 +52,9 @@ from veriplan.bench.published import (
     store_published,
     unknown_instance,
 )
+
+if TYPE_CHECKING:
+    from veriplan.core.jsonvalue import JSONValue
 
 METHOD = "published:mystery-planning"
 MYSTERY_ACTIONS = frozenset({"attack", "feast", "succumb", "overcome"})
@@ -80,7 +83,7 @@ def record_files(run_dir: Path) -> list[Path]:
     return sorted(files, key=order)
 
 
-def _steps(plan: Any, file: Path, where: str) -> str:
+def _steps(plan: JSONValue, file: Path, where: str) -> str:
     """Structured steps as PDDL lines; a step that is not ``{name, args}`` is
     kept as its JSON text, which veriplan then reports as an unread line."""
     if plan is None:
@@ -163,7 +166,8 @@ def _note(att: dict) -> str:
     return "; ".join(parts)
 
 
-def to_record(file: Path, rec: Any, instance: Instance, *, where: str) -> PublishedRecord:
+def to_record(file: Path, rec: JSONValue, instance: Instance, *, where: str
+              ) -> PublishedRecord:
     """One of the authors' records as a :class:`PublishedRecord` on ``instance``."""
     if not isinstance(rec, dict):
         raise PublishedResultsError("a record must be a JSON object", file=str(file), line=1)

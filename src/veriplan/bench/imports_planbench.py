@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from veriplan.bench.datasets import Dataset, Instance, load_dataset
 from veriplan.bench.published import (
@@ -34,11 +34,14 @@ from veriplan.bench.published import (
     unknown_instance,
 )
 
+if TYPE_CHECKING:
+    from veriplan.core.jsonvalue import JSONValue
+
 METHOD = "published:planbench"
 VERDICT_KEYS = ("correct", "llm_correct")
 
 
-def read_json(path: Path, what: str) -> tuple[Any, str]:
+def read_json(path: Path, what: str) -> tuple[JSONValue, str]:
     """The parsed JSON of ``path`` and its text; a typed error naming the file
     (and the line and column of a syntax error)."""
     try:
@@ -57,7 +60,7 @@ def read_json(path: Path, what: str) -> tuple[Any, str]:
                                     line=exc.lineno, col=exc.colno) from None
 
 
-def verdict(value: Any) -> bool | None:
+def verdict(value: object) -> bool | None:
     """A published verdict as a bool (True/False, "True"/"False", 1/0), else None."""
     if isinstance(value, bool):
         return value
@@ -68,7 +71,7 @@ def verdict(value: Any) -> bool | None:
     return None
 
 
-def _line_of(text: str, instance_id: Any) -> int | None:
+def _line_of(text: str, instance_id: JSONValue) -> int | None:
     m = re.search(r'"instance_id"\s*:\s*"?' + re.escape(str(instance_id)) + r'"?\s*[,}]', text)
     return text.count("\n", 0, m.start()) + 1 if m else None
 
@@ -82,14 +85,14 @@ def _by_number(dataset: Dataset) -> dict[int, list[Instance]]:
     return out
 
 
-def _plan_text(plan: Any) -> str | None:
+def _plan_text(plan: JSONValue) -> str | None:
     if isinstance(plan, list) and all(isinstance(s, str) for s in plan):
         return "\n".join(plan)
     return plan if isinstance(plan, str) else None
 
 
 def read_records(path: str | Path, dataset: Dataset, *, skip_unknown: bool = False,
-                 loaded: tuple[Any, str] | None = None
+                 loaded: tuple[JSONValue, str] | None = None
                  ) -> tuple[dict, list[PublishedRecord], list[str]]:
     """The file's header, its records as :class:`PublishedRecord`, and the ids
     left out as unknown (only with ``skip_unknown``; else such a record is an

@@ -37,7 +37,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from veriplan.bench.datasets import Dataset, Instance
 from veriplan.bench.store import RunStore, UnitRecord
@@ -46,6 +46,9 @@ from veriplan.core.verdict import Scope
 from veriplan.errors import DataError, SourceError
 from veriplan.planio import ParsedPlan
 from veriplan.verify import ValidationResult
+
+if TYPE_CHECKING:
+    from veriplan.core.jsonvalue import JSONValue
 
 BACKEND = "published"  # the backend column of imported units: the answers were not run here
 
@@ -93,7 +96,7 @@ class PublishedRecord:
     beside: Mapping[str, Answer] = field(default_factory=dict)
     seconds: float = 0.0
     error: str | None = None  # the publishers' pipeline failed on this record
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    extra: Mapping[str, JSONValue] = field(default_factory=dict)  # the record's own fields
 
 
 @dataclass
@@ -221,7 +224,7 @@ def _clip(text: str, width: int = 300) -> str:
 def _entry(call: int | None, role: str, j: Judged) -> dict:
     from veriplan.methods.records import Entry
 
-    data: dict[str, Any] = {"read_from": j.answer.read_from}
+    data: dict[str, JSONValue] = {"read_from": j.answer.read_from}
     if j.answer.published_ok is not None:
         data["published_ok"] = j.answer.published_ok
     if j.answer.published_note:
@@ -295,7 +298,7 @@ def overturn(rec: PublishedRecord, judged: list[Judged], fallback: Judged | None
                                     f"the fallback's plan is")
 
 
-def to_unit(rec: PublishedRecord, method: str, model: str, settings: Mapping[str, Any]
+def to_unit(rec: PublishedRecord, method: str, model: str, settings: Mapping[str, JSONValue]
             ) -> Unit:
     return Unit(method, rec.instance.dataset, rec.instance.id, BACKEND, model,
                 canonical(dict(settings)), 0)
@@ -319,7 +322,7 @@ def judge_record(rec: PublishedRecord, unit: Unit, results: Mapping[str, Validat
     signals = [attempt_signal(k, j.parsed(), j.result, j.valid).to_dict()
                for k, j in enumerate(judged, 1)]
     last = "" if verified or not judged else judged[-1].result.feedback()
-    metrics: dict[str, Any] = {
+    metrics: dict[str, JSONValue] = {
         "published_verdict": rec.published_verdict,
         "published_solved_by": rec.published_solved_by if rec.published_verdict else None,
         "agrees": turned is None, "overturn": turned[0] if turned else None,
@@ -349,7 +352,7 @@ def judge_record(rec: PublishedRecord, unit: Unit, results: Mapping[str, Validat
 
 def store_published(records: Iterable[PublishedRecord], out: str | Path, *, method: str,
                     model: str, dataset: Dataset, source: str,
-                    settings: Mapping[str, Any] | None = None,
+                    settings: Mapping[str, JSONValue] | None = None,
                     skipped_unknown: list[str] | None = None) -> ImportSummary:
     """Judge every record not yet in ``out``'s store and add it (a unit already
     there is kept as it is: importing again changes nothing)."""

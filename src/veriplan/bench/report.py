@@ -11,7 +11,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from veriplan.bench.plotting import pyplot, save_figure
 from veriplan.bench.stats import (
@@ -26,6 +26,8 @@ from veriplan.core.verdict import Scope
 from veriplan.errors import ConfigError, DataError
 
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
     from veriplan.methods import ReportFn
 
 
@@ -377,7 +379,7 @@ def analyse(records: list[UnitRecord], summaries: list[GroupSummary]) -> list[di
     return out
 
 
-def _legend(ax: Any, fontsize: int) -> None:
+def _legend(ax: Axes, fontsize: int) -> None:
     """A legend when the plot has labelled lines (none: no legend, and no
     matplotlib warning in the report's output)."""
     if ax.get_legend_handles_labels()[0]:
