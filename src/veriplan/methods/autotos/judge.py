@@ -38,7 +38,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 from veriplan.domains.autotos.base import Instance, SearchDomain, State, identity
 from veriplan.sandbox import Ended, Job, Limits, Overran, Stalled
@@ -63,6 +63,26 @@ class FailureData(TypedDict):
     category: str
     message: str
     evidence: dict[str, JSONValue]  # each value as JSON, else its repr
+
+
+class SearchResult(TypedDict):
+    """One instance's search (:func:`evaluate`)."""
+
+    id: str
+    path: list[JSONValue] | None  # the states as JSON, from the initial one; None: unsolved
+    failure: FailureData | None
+    calls: int
+    seconds: float
+
+
+class CheckResult(TypedDict):
+    """A check's answer: its failure (None: passed), and by check ``solved``
+    (soundness: the example instances solved) or ``results`` (evaluate: every
+    instance's, in order)."""
+
+    failure: FailureData | None
+    solved: NotRequired[int]
+    results: NotRequired[list[SearchResult]]
 
 
 class Failed(Exception):
@@ -93,7 +113,7 @@ class Session:
     """One sandbox job of the harness, read line by line."""
 
     def __init__(self, domain: SearchDomain, mode: str, succ: str | None, goal: str | None,
-                 call_limit: float, search_limit: float, instances: list[dict],
+                 call_limit: float, search_limit: float, instances: list[dict[str, JSONValue]],
                  limits: Limits, **extra: JSONValue) -> None:  # more of the job's payload
         self.d, self.limit, self.mode = domain, call_limit, mode
         self.search_limit = search_limit
@@ -107,7 +127,7 @@ class Session:
     def close(self) -> None:
         self.job.close()
 
-    def line(self, where: Callable[[str, int], dict]) -> list:
+    def line(self, where: Callable[[str, int], dict[str, object]]) -> list[JSONValue]:
         """The next line (a non-empty JSON array). ``where(role, index)`` gives
         the evidence for a call that overran or ended the process."""
         try:
@@ -128,7 +148,7 @@ class Session:
             raise _malformed(f"a line that is not a tagged list: {str(line)[:200]}")
         return line
 
-    def _ended(self, e: Ended, where: Callable[[str, int], dict]) -> Failed:
+    def _ended(self, e: Ended, where: Callable[[str, int], dict[str, object]]) -> Failed:
         rc = e.returncode
         if e.kind == "timeout" or (e.kind == "exit" and rc in (-signal.SIGXCPU,
                                                                -signal.SIGKILL)):
@@ -176,14 +196,15 @@ class Session:
                                  f"{k}: {str(line[1:])[:300]}", dead=True)
 
 
-def _safe(where: Callable[[str, int], dict], role: str, index: int) -> dict:
+def _safe(where: Callable[[str, int], dict[str, object]], role: str, index: int
+          ) -> dict[str, object]:
     try:
         return where(role, index)
     except Exception:  # noqa: BLE001 - evidence is a courtesy
         return {}
 
 
-def _public(inst: dict) -> dict:
+def _public(inst: dict[str, JSONValue]) -> dict[str, JSONValue]:
     meta = {k: v for k, v in (inst.get("meta") or {}).items() if k not in _HIDDEN_META}
     return {"id": inst.get("id", ""), "init": inst["init"], "meta": meta}
 
@@ -204,13 +225,14 @@ def _limits(search_limit: float, n: int) -> Limits:
     return Limits(wall_seconds=wall, cpu_seconds=int(wall) + 5)
 
 
-def _instance(d: SearchDomain, item: dict) -> Instance:
+def _instance(d: SearchDomain, item: dict[str, JSONValue]) -> Instance:
     return Instance(item.get("id", ""), d.decode(item["init"]), item.get("meta", {}))
 
 
 # --- the checks ------------------------------------------------------------------------
 
-def goal_tests(d: SearchDomain, goal: str, units: list[dict], call_limit: float) -> dict:
+def goal_tests(d: SearchDomain, goal: str, units: list[dict[str, JSONValue]],
+               call_limit: float) -> CheckResult:
     """Step 2: the goal test on known goal and non-goal states."""
     s = Session(d, "goal_tests", None, goal, call_limit, 1.0, units, _limits(call_limit, 1))
     try:
@@ -239,7 +261,8 @@ def goal_tests(d: SearchDomain, goal: str, units: list[dict], call_limit: float)
         s.close()
 
 
-def completeness(d: SearchDomain, succ: str, pairs: list[dict], call_limit: float) -> dict:
+def completeness(d: SearchDomain, succ: str, pairs: list[dict[str, JSONValue]],
+                 call_limit: float) -> CheckResult:
     """Step 4: the known successors of the unit-test states must all come out."""
     items = [{"id": str(i), "init": p["state"], "meta": p.get("meta", {})}
              for i, p in enumerate(pairs)]
@@ -273,8 +296,8 @@ def completeness(d: SearchDomain, succ: str, pairs: list[dict], call_limit: floa
         s.close()
 
 
-def soundness(d: SearchDomain, succ: str, goal: str, instances: list[dict], call_limit: float,
-              search_limit: float, partial: bool) -> dict:
+def soundness(d: SearchDomain, succ: str, goal: str, instances: list[dict[str, JSONValue]],
+              call_limit: float, search_limit: float, partial: bool) -> CheckResult:
     """Step 3: search the example instances with every check on; the partial
     soundness check is the domain's, or none (``partial`` false: the paper's
     "w/o val")."""
@@ -301,9 +324,9 @@ def soundness(d: SearchDomain, succ: str, goal: str, instances: list[dict], call
         s.close()
 
 
-def evaluate(d: SearchDomain, succ: str, goal: str, instances: list[dict], call_limit: float,
-             search_limit: float, checks: bool,
-             solved: Callable[[int, dict], None] | None = None) -> dict:
+def evaluate(d: SearchDomain, succ: str, goal: str, instances: list[dict[str, JSONValue]],
+             call_limit: float, search_limit: float, checks: bool,
+             solved: Callable[[int, SearchResult], None] | None = None) -> CheckResult:
     """Solve each instance; a failure ends that instance only (a sandbox
     killed for an overrunning call is restarted for the instances left; after
     :data:`RESTARTS` such instances in a row the rest fail the same way without
@@ -312,7 +335,7 @@ def evaluate(d: SearchDomain, succ: str, goal: str, instances: list[dict], call_
     the sandbox's paths come back (the caller validates them). ``solved(k,
     result)`` is called as each instance's search ends without a failure
     (the caller may validate its path while the sandbox searches the next)."""
-    results: list[dict | None] = [None] * len(instances)
+    results: list[SearchResult | None] = [None] * len(instances)  # all set by the end
     todo = list(range(len(instances)))
     killed_in_a_row = 0
     with _no_gc():
@@ -370,7 +393,8 @@ def evaluate(d: SearchDomain, succ: str, goal: str, instances: list[dict], call_
 RESTARTS = 5  # instances in a row whose sandbox had to be killed before the rest are given up
 
 
-def _give_up(results: list, left: list[int], instances: list[dict], f: Failed,
+def _give_up(results: list[SearchResult | None], left: list[int],
+             instances: list[dict[str, JSONValue]], f: Failed,
              why: str) -> None:
     """The instances ``left`` fail like the last one, not searched (``why``)."""
     data = f.data()
@@ -381,7 +405,7 @@ def _give_up(results: list, left: list[int], instances: list[dict], f: Failed,
                       "seconds": 0.0, "failure": data}
 
 
-def _result(s: Session, d: SearchDomain, inst: Instance) -> tuple[list | None, int]:
+def _result(s: Session, d: SearchDomain, inst: Instance) -> tuple[list[JSONValue] | None, int]:
     """A search's result without its trace (the path is validated later)."""
     args = {"state": inst.init}
     line = s.line(lambda role, i: args)
@@ -394,7 +418,7 @@ def _result(s: Session, d: SearchDomain, inst: Instance) -> tuple[list | None, i
 
 
 def replay(s: Session, d: SearchDomain, inst: Instance, partial: bool, mutation: bool = True
-           ) -> tuple[list | None, int]:
+           ) -> tuple[list[JSONValue] | None, int]:
     """The search, replayed from the sandbox's answers with every check on;
     (the path as JSON states, or None; the number of calls). ``mutation``:
     the expansion lines carry each expanded state as it was after the
@@ -408,7 +432,7 @@ def replay(s: Session, d: SearchDomain, inst: Instance, partial: bool, mutation:
 
 
 def _replay(s: Session, d: SearchDomain, inst: Instance, partial: bool, mutation: bool
-            ) -> tuple[list | None, int]:
+            ) -> tuple[list[JSONValue] | None, int]:
     key, decode, encode = d.key, d.decode, d.encode
     plain = decode is identity
     sargs = dict(zip(d.succ_params, d.succ_args(inst)))
@@ -436,7 +460,7 @@ def _replay(s: Session, d: SearchDomain, inst: Instance, partial: bool, mutation
         order = list(frontier) + [k for k in fresh if k not in queued]
         return seen[order[0] if bfs else order[-1]][1]
 
-    def where(role: str, index: int) -> dict:
+    def where(role: str, index: int) -> dict[str, object]:
         if role == "goal":
             return {"state": children[index], "args": gargs}
         return {"state": upcoming(), "args": sargs}

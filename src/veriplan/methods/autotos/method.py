@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from functools import cache
 from importlib import resources
@@ -34,7 +34,8 @@ from veriplan.sandbox.secrets import scrub, secret_values
 
 if TYPE_CHECKING:
     from veriplan.core.jsonvalue import JSONValue
-    from veriplan.methods.autotos.judge import FailureData
+    from veriplan.domains.autotos.base import Instance
+    from veriplan.methods.autotos.judge import CheckResult, FailureData, SearchResult
 
 
 class CheckPayload(TypedDict, total=False):
@@ -86,7 +87,7 @@ def _text(name: str) -> str:
     return resources.files(__package__).joinpath("prompts", name).read_text()
 
 
-def feedback(failure: dict, domain: SearchDomain | None = None) -> str:
+def feedback(failure: FailureData, domain: SearchDomain | None = None) -> str:
     """The text fed back for a failure: what went wrong, the failing call's
     state and every other argument, and what the model should do (after a
     partial soundness check, the domain's own request)."""
@@ -127,13 +128,13 @@ def function_code(answer: str) -> str | None:
     return None
 
 
-def _payload_instances(instances) -> list[dict]:
+def _payload_instances(instances: Iterable[Instance]) -> list[dict[str, JSONValue]]:
     return [{"id": i.id, "init": i.init, "meta": i.meta} for i in instances]
 
 
 def check(domain: SearchDomain, mode: str, succ: str | None, goal: str, config: Config,
-          solved: Callable[[int, dict], None] | None = None, **payload: Unpack[CheckPayload]
-          ) -> dict:
+          solved: Callable[[int, SearchResult], None] | None = None,
+          **payload: Unpack[CheckPayload]) -> CheckResult:
     """One check of the model's functions; returns {"failure": ... or None, ...}.
     The functions run in the sandbox, which only reports their answers; the
     verdict is computed here (:mod:`veriplan.methods.autotos.judge`). Whatever
@@ -171,7 +172,7 @@ def evaluate(domain: SearchDomain, data: DomainData, succ: str, goal: str, confi
     by_id = {i.id: i for i in instances}
     verdicts: dict[int, str | None] = {}  # validated while the sandbox searches on
 
-    def validate(k: int, r: dict) -> None:
+    def validate(k: int, r: SearchResult) -> None:
         if r["path"] is not None:
             verdicts[k] = domain.validate(by_id[r["id"]], r["path"], strict)
 
@@ -242,7 +243,8 @@ class LoopRecord:
     # non-goal the search stopped at), on the successor function's soundness
     # (Steps 1-3), on its completeness (Step 4); the paper's Figure 3
     feedback: dict[str, int] = field(default_factory=lambda: dict.fromkeys(PHASES, 0))
-    steps: list[dict] = field(default_factory=list)  # every prompt, answer and check
+    # every prompt, answer and check: {"kind": "call" | "failure" | "check", ...}
+    steps: list[dict[str, JSONValue]] = field(default_factory=list)
     accuracy: dict[str, Evaluation] = field(default_factory=dict)  # initial / sound / final
     succ_code: str | None = None
     goal_code: str | None = None
@@ -296,7 +298,7 @@ def run_loop(domain: SearchDomain, data: DomainData, llm: LLM, config: Config = 
                         "function", "evidence": {}}, again)
             ask(chat, again)
 
-    def fail(chat: Chat, failure: dict, phase: str) -> None:
+    def fail(chat: Chat, failure: FailureData, phase: str) -> None:
         rec.categories[failure["category"]] = rec.categories.get(failure["category"], 0) + 1
         text = feedback(failure, domain)
         chat.messages.append(Message("user", text))
@@ -305,7 +307,7 @@ def run_loop(domain: SearchDomain, data: DomainData, llm: LLM, config: Config = 
         emit(Event("failure", f"{chat.role}: {failure['category']}: "
                    f"{failure.get('message', '')}", ok=False, data=failure))
 
-    def feed_back(failure: dict, step: str) -> None:
+    def feed_back(failure: FailureData, step: str) -> None:
         """Send ``failure`` to the conversation of the function it is about,
         and ask that function again."""
         nonlocal goal_tested
@@ -316,7 +318,7 @@ def run_loop(domain: SearchDomain, data: DomainData, llm: LLM, config: Config = 
         fail(chats[role], failure, phase)
         ask(chats[role], phase)
 
-    def run_check(mode: str, **payload: Unpack[CheckPayload]) -> dict | None:
+    def run_check(mode: str, **payload: Unpack[CheckPayload]) -> FailureData | None:
         out = check(domain, mode, chats["succ"].code, chats["goal"].code,
                     config, **payload)
         rec.steps.append({"kind": "check", "mode": mode, "failure": out.get("failure")})
@@ -378,7 +380,7 @@ def run_loop(domain: SearchDomain, data: DomainData, llm: LLM, config: Config = 
     return rec
 
 
-def _role(failure: dict) -> str:
+def _role(failure: FailureData) -> str:
     """Which function a failure is about (and whose conversation gets it)."""
     named = failure.get("evidence", {}).get("function")
     if named in ("succ", "goal"):
@@ -464,5 +466,5 @@ def transcript(rec: LoopRecord) -> list[Entry]:
     return out
 
 
-def record_dict(rec: LoopRecord) -> dict:
+def record_dict(rec: LoopRecord) -> dict[str, JSONValue]:
     return asdict(rec)

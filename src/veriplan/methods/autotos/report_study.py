@@ -12,9 +12,29 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TypedDict
 
 from veriplan.methods.autotos.paper import DOMAINS, calls, point, runs
 from veriplan.papers.measure import Unit, groups, read_units
+
+
+class StudyRow(TypedDict):
+    """One (domain, model) of the study (:func:`rows`): w/ val unless ``_wo``."""
+
+    domain: str
+    model: str
+    runs: int
+    runs_wo: int
+    calls: float | None
+    passed: int
+    initial: float | None
+    sound: float | None
+    sound_reached: int
+    end: float | None
+    end_wo: float | None
+    at_100: int
+    at_100_wo: int
+    completeness_gain: float | None
 
 
 def _rate(model: str) -> tuple[float, str]:
@@ -34,9 +54,9 @@ def _pct(x: float | None) -> str:
     return "-" if x is None else f"{100 * x:.1f}%"
 
 
-def rows(units: Sequence[Unit]) -> list[dict]:
+def rows(units: Sequence[Unit]) -> list[StudyRow]:
     """One row a (domain, model): the numbers the curves plot."""
-    out = []
+    out: list[StudyRow] = []
     by = groups(units)
     for domain in DOMAINS:
         for (_kind, model) in sorted(by, key=lambda k: _rate(k[1])):
