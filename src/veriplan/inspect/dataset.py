@@ -6,8 +6,8 @@ metadata where the instance's files are, so the solver and the scorer (and
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from inspect_ai.dataset import MemoryDataset, Sample
 
@@ -18,9 +18,9 @@ from veriplan.methods.backprompt.method import first_prompt
 PROMPTS = ("planbench", "pddl")
 
 
-def instance_metadata(instance: Instance) -> dict[str, Any]:
+def instance_metadata(instance: Instance) -> dict[str, str | int | None]:
     """What locates ``instance`` (plain JSON, kept in the sample's metadata)."""
-    md: dict[str, Any] = {
+    md: dict[str, str | int | None] = {
         "dataset": instance.dataset, "instance": instance.id,
         "domain": str(instance.domain_path), "problem": str(instance.problem_path),
         "planbench_config": str(instance.config_path) if instance.config_path else None,
@@ -31,8 +31,9 @@ def instance_metadata(instance: Instance) -> dict[str, Any]:
     return md
 
 
-def instance_from_metadata(md: dict[str, Any]) -> Instance:
-    """The instance a sample was made from (see :func:`instance_metadata`)."""
+def instance_from_metadata(md: Mapping[str, object]) -> Instance:
+    """The instance a sample was made from (see :func:`instance_metadata`): ``md``
+    is the sample's metadata as inspect holds it, read with checks."""
     try:
         args = (str(md["instance"]), str(md["dataset"]), Path(md["domain"]),
                 Path(md["problem"]),

@@ -4,7 +4,8 @@ the explanation is the validator's diagnosis, the metadata its details."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from inspect_ai.scorer import (
     CORRECT,
@@ -22,10 +23,13 @@ from veriplan.inspect.dataset import instance_from_metadata
 from veriplan.planio import parse_plan
 from veriplan.verify import ValidationResult, feedback_text, validate_plan
 
+if TYPE_CHECKING:
+    from veriplan.core.jsonvalue import JSONValue
+
 METHOD_KEY = "veriplan"  # where the method solver leaves its run in the state's metadata
 
 
-def judge(text: str, metadata: dict[str, Any]) -> tuple[ValidationResult, list[str]]:
+def judge(text: str, metadata: Mapping[str, object]) -> tuple[ValidationResult, list[str]]:
     """``text`` read as a plan for the sample's task (PlanBench natural
     language and PDDL lines when the dataset has a PlanBench config, PDDL
     lines otherwise) and validated; the validation and the steps read."""
@@ -37,7 +41,7 @@ def judge(text: str, metadata: dict[str, Any]) -> tuple[ValidationResult, list[s
     return validate_plan(task, parsed), [str(s) for s in parsed.steps]
 
 
-def score_metadata(result: ValidationResult) -> dict[str, Any]:
+def score_metadata(result: ValidationResult) -> dict[str, JSONValue]:
     return {
         "valid": result.valid,
         "failed_step": result.failed_step,

@@ -17,7 +17,7 @@ import dataclasses
 import functools
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 import anyio.lowlevel
 import anyio.to_thread
@@ -36,11 +36,15 @@ from veriplan.inspect.backend import InspectBackend, fail_fast, unreachable_erro
 from veriplan.inspect.dataset import instance_from_metadata
 from veriplan.inspect.scorer import METHOD_KEY
 from veriplan.llm.client import LLM
-from veriplan.methods import MethodSpec, SolveResult, get_method, methods_for
+from veriplan.methods import MethodConfig, MethodSpec, SolveResult, get_method, methods_for
 from veriplan.methods.records import Entry
 
+if TYPE_CHECKING:
+    from veriplan.core.jsonvalue import JSONValue
 
-def method_config(spec: MethodSpec, config: Mapping[str, Any] | str | None) -> Any:
+
+def method_config(spec: MethodSpec, config: Mapping[str, object] | str | None
+                  ) -> MethodConfig:
     """The method's config from a mapping or a JSON object (``-T config=...``)."""
     if isinstance(config, str):
         try:
@@ -75,7 +79,7 @@ def final_answer(result: SolveResult) -> str:
     return ""
 
 
-def run_summary(result: SolveResult) -> dict[str, Any]:
+def run_summary(result: SolveResult) -> dict[str, JSONValue]:
     return {"method": result.method, "verified": result.verified,
             "scope": result.scope.value,
             "solved_by": result.solved_by, "attempts": result.attempts,
@@ -86,7 +90,7 @@ def run_summary(result: SolveResult) -> dict[str, Any]:
 
 @solver
 def veriplan_method(method: str = "direct",
-                    config: Mapping[str, Any] | str | None = None) -> Solver:
+                    config: Mapping[str, object] | str | None = None) -> Solver:
     """Run veriplan's ``method`` with its settings ``config`` (the method's
     defaults otherwise) on each sample. Methods with a ``seed`` setting get
     ``seed + epoch - 1``, so inspect's epochs are distinct runs."""

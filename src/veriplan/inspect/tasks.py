@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.model import GenerateConfig
@@ -34,7 +33,7 @@ DIRECT = GenerateConfig(temperature=0.0, max_tokens=400, stop_seqs=["[PLAN END]"
 
 
 def build(dataset: str, method: str | None = None,
-          config: Mapping[str, Any] | str | None = None, prompt: str = "planbench",
+          config: Mapping[str, object] | str | None = None, prompt: str = "planbench",
           one_shot: bool = True, data_dir: str | None = None, limit: int | None = None) -> Task:
     """The task on the veriplan dataset ``dataset`` (see the module's doc)."""
     samples = planbench_dataset(dataset, Path(data_dir) if data_dir else None, prompt=prompt,
@@ -46,7 +45,7 @@ def build(dataset: str, method: str | None = None,
 
 @task
 def planbench(dataset: str = "blocksworld", method: str | None = None,
-              config: Mapping[str, Any] | str | None = None, prompt: str = "planbench",
+              config: Mapping[str, object] | str | None = None, prompt: str = "planbench",
               one_shot: bool = True, data_dir: str | None = None,
               limit: int | None = None) -> Task:
     """Plan generation on any PDDL dataset of veriplan's registry, judged by
@@ -56,7 +55,7 @@ def planbench(dataset: str = "blocksworld", method: str | None = None,
 
 @task
 def planbench_blocksworld(method: str | None = None,
-                          config: Mapping[str, Any] | str | None = None,
+                          config: Mapping[str, object] | str | None = None,
                           prompt: str = "planbench", one_shot: bool = True,
                           data_dir: str | None = None, limit: int | None = None) -> Task:
     """PlanBench Blocksworld (500 instances, one-shot)."""
@@ -64,7 +63,7 @@ def planbench_blocksworld(method: str | None = None,
 
 
 @task
-def planbench_mystery(method: str | None = None, config: Mapping[str, Any] | str | None = None,
+def planbench_mystery(method: str | None = None, config: Mapping[str, object] | str | None = None,
                       prompt: str = "planbench", one_shot: bool = True,
                       data_dir: str | None = None, limit: int | None = None) -> Task:
     """PlanBench Mystery Blocksworld (500 instances, one-shot, obfuscated names)."""
@@ -72,7 +71,7 @@ def planbench_mystery(method: str | None = None, config: Mapping[str, Any] | str
 
 
 @task
-def planbench_logistics(method: str | None = None, config: Mapping[str, Any] | str | None = None,
+def planbench_logistics(method: str | None = None, config: Mapping[str, object] | str | None = None,
                         prompt: str = "pddl", one_shot: bool = True,
                         data_dir: str | None = None, limit: int | None = None) -> Task:
     """PlanBench Logistics (200 instances). The prompt is the task in PDDL:
@@ -84,7 +83,7 @@ def planbench_logistics(method: str | None = None, config: Mapping[str, Any] | s
 
 @task
 def planbench_blocksworld_hard(method: str | None = None,
-                               config: Mapping[str, Any] | str | None = None,
+                               config: Mapping[str, object] | str | None = None,
                                prompt: str = "pddl", one_shot: bool = False,
                                data_dir: str | None = None, limit: int | None = None) -> Task:
     """PlanBench's Blocksworld-hard (110 problems of 6 to 16 blocks, zero-shot).
