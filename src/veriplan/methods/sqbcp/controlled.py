@@ -89,7 +89,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeAlias, TypedDict
 
 from veriplan.core.problems import Dataset
 from veriplan.errors import BackendError, ConfigError, DataError
@@ -98,7 +98,7 @@ from veriplan.llm.controlled import ControlledModel
 from veriplan.llm.types import LLMRequest
 
 if TYPE_CHECKING:
-    from veriplan.domains.hidden.task import HiddenTask
+    from veriplan.domains.hidden.task import HiddenTask, Latent
 
 DATASETS = ("sqbcp_recipes", "sqbcp_howto", "sqbcp_pddl_hidden")
 
@@ -119,7 +119,7 @@ class Settings:
     @classmethod
     def parse(cls, spec: str) -> Settings:
         family, _, rest = (spec or "sqbcp").partition(":")
-        values: dict[str, Any] = {}
+        values: dict[str, float | str] = {}
         for part in filter(None, (p.strip() for p in rest.split(","))):
             k, sep, v = part.partition("=")
             if not sep or k not in ("p_hidden", "acc", "seed", "omit"):
@@ -181,21 +181,21 @@ class Truth:
     tasks by their prompt's goal line, then by what the prompt states
     (:meth:`find`; see the module docstring)."""
 
-    def __init__(self, tasks: Iterable[Any] | None = None,
+    def __init__(self, tasks: Iterable[HiddenTask] | None = None,
                  datasets: Iterable[str] = DATASETS, data_dir: str | None = None,
                  limit: int | None = None) -> None:
         self._given = list(tasks) if tasks is not None else None
         self._limit = limit  # only each dataset's first ``limit`` tasks (a sweep's limit)
         self._datasets = [d for d in datasets if d]
         self._data_dir = data_dir
-        self._by_goal: dict[str, list[Any]] = {}
+        self._by_goal: dict[str, list[HiddenTask]] = {}
         self._loaded: set[str] = set()
         self._by_ref: dict[TaskRef, HiddenTask] = {}
         self._lock = threading.Lock()
         if self._given is not None:
             self._index(self._given)
 
-    def _index(self, tasks: Iterable[Any]) -> None:
+    def _index(self, tasks: Iterable[HiddenTask]) -> None:
         for t in tasks:
             self._by_goal.setdefault(t.goal.strip(), []).append(t)
 
@@ -241,7 +241,7 @@ class Truth:
                                f"only on {', '.join(DATASETS)})")
         return task
 
-    def find(self, prompt: str) -> Any:
+    def find(self, prompt: str) -> HiddenTask:
         goal = _goal_line(prompt)
         with self._lock:
             if goal not in self._by_goal and self._given is None:
@@ -379,7 +379,7 @@ def _after(t: HiddenTask, steps: Iterable[tuple[str, tuple[str, ...]]], init: se
     return {atom_key(str(a)) or str(a) for a in real.atoms(state)}
 
 
-def _fit(task: Any, ordered: list[str]) -> int:
+def _fit(task: HiddenTask, ordered: list[str]) -> int:
     """How well a task explains the prompt's fact lines: every prompt states
     the task's known facts first, in order (worth 100, and 1 per fact); each
     known fact missing costs 10, each line the task cannot have stated 1."""
@@ -404,7 +404,7 @@ def _fact_lines(prompt: str) -> list[str]:
     return [line[2:].strip() for line in m.group(1).splitlines()] if m else []
 
 
-def _told(p: Any, prompt: str) -> bool:
+def _told(p: Latent, prompt: str) -> bool:
     """The prompt states the fact (revealed, or an answer it shows)."""
     low = prompt.lower()
     if p.subject.startswith("("):
@@ -415,10 +415,21 @@ def _told(p: Any, prompt: str) -> bool:
     return p.text.lower() in low or f"not so: {subject}\n" in low or f"- {subject}\n" in low
 
 
+class StepEffects(TypedDict, total=False):
+    """A step's typed effects as the controlled model answers them
+    (:meth:`Planner.effects`; the keys of SQ-BCP's hypothesis schema)."""
+
+    resources: dict[str, int]
+    structure: str
+    facts_true: list[str]
+    completes_goal: bool
+    seconds: int
+
+
 class Planner:
     """The controlled planner for one task (see the module docstring)."""
 
-    def __init__(self, task: Any, settings: Settings) -> None:
+    def __init__(self, task: HiddenTask, settings: Settings) -> None:
         self.t, self.s = task, settings
         self.pddl = task.family == "pddl_hidden" or any(
             p.subject.startswith("(") for p in task.latent)
@@ -426,7 +437,7 @@ class Planner:
         self.objects = sorted(task.payload["closed_world"][2]) if self.pddl else []
 
     # ----- which preconditions a step involves -----------------------------------------
-    def involved(self, i: int) -> list[Any]:
+    def involved(self, i: int) -> list[Latent]:
         from veriplan.domains.hidden.task import uses
 
         step = self.ref[i]
@@ -438,23 +449,23 @@ class Planner:
         own = {q.subject.lower() for q in self.t.latent} | {
             k.lower().removeprefix("you have ").removeprefix("a ") for k in self.t.known}
 
-        def adapted(p: Any) -> bool:  # the step uses a substitute that stands for p only
+        def adapted(p: Latent) -> bool:  # the step uses a substitute that stands for p only
             return not p.holds and any(uses(step, s) and s.lower() not in own
                                        for s in p.substitutes)
 
         return [p for p in self.t.latent if uses(step, p.subject) or adapted(p)]
 
-    def omitted(self, p: Any, i: int, sample: int = 0) -> bool:
+    def omitted(self, p: Latent, i: int, sample: int = 0) -> bool:
         return draw(self.s, self.t.id, "omit", i, p.id, sample) < self.s.p_hidden
 
-    def guess_right(self, p: Any, i: int, sample: int = 0) -> bool:
+    def guess_right(self, p: Latent, i: int, sample: int = 0) -> bool:
         return draw(self.s, self.t.id, "guess", i, p.id, sample) < self.s.acc
 
-    def first_use(self, p: Any) -> int:
+    def first_use(self, p: Latent) -> int:
         return next(i for i in range(len(self.ref)) if p in self.involved(i))
 
     # ----- the step as written ---------------------------------------------------------
-    def wrong(self, i: int, p: Any) -> str:
+    def wrong(self, i: int, p: Latent) -> str:
         """The step as the unadapted procedure writes it (it relies on ``p``)."""
         from veriplan.domains.hidden.task import phrase_pattern
 
@@ -477,7 +488,7 @@ class Planner:
         return step
 
     def step(self, i: int, told: Mapping[str, bool], may_ask: bool, sample: int = 0
-             ) -> tuple[str, list[Any], list[Any]]:
+             ) -> tuple[str, list[Latent], list[Latent]]:
         """Step ``i`` as written, the preconditions listed (not omitted, not told)
         and those relied on wrongly. ``told``: precondition id -> stated."""
         text = self.ref[i]
@@ -500,7 +511,7 @@ class Planner:
         return text, listed, wrong
 
     # ----- answers ----------------------------------------------------------------------
-    def question(self, p: Any) -> str:
+    def question(self, p: Latent) -> str:
         if p.subject.startswith("("):
             return f"Is it true that {p.subject}?"
         return f"Do you have {p.subject}?" if p.kind in ("resource", "equipment") else \
@@ -537,12 +548,12 @@ class Planner:
             out.append({"action": text, "preconditions": pre, "effects": eff})
         return json.dumps({"hypotheses": out})
 
-    def claim(self, p: Any, i: int, j: int) -> str:
+    def claim(self, p: Latent, i: int, j: int) -> str:
         right = draw(self.s, self.t.id, "label", i, p.id, j) < self.s.acc
         truth = "SAT" if p.holds else "VIOL"
         return truth if right else ("VIOL" if p.holds else "SAT")
 
-    def effects(self, i: int, text: str) -> dict[str, Any]:
+    def effects(self, i: int, text: str) -> StepEffects:
         """The step's typed effects: the work passes from step to step as one
         resource ("part i of the work"), the last step makes the product; the
         items a step uses are its preconditions, not resources it uses up."""
@@ -626,7 +637,7 @@ class Planner:
                 start.add(self.confused(first, p))
         return start
 
-    def confused(self, i: int, p: Any) -> str:
+    def confused(self, i: int, p: Latent) -> str:
         """``p``'s atom with one argument swapped for another object (the
         draws :meth:`wrong` makes for step ``i``)."""
         name, *args = p.subject.strip("()").split()
@@ -654,9 +665,13 @@ class Schema:
 _ATOM_TEXT = re.compile(r"\(\s*[\w-]+(?:\s+[?\w-]+)*\s*\)")
 
 
-def _sexp(text: str) -> list[Any]:
+# A parenthesised term: a token, or a list of terms.
+_Term: TypeAlias = "str | list[_Term]"
+
+
+def _sexp(text: str) -> list[_Term]:
     """``text``'s parenthesised terms as nested lists of tokens."""
-    stack: list[list[Any]] = [[]]
+    stack: list[list[_Term]] = [[]]
     for tok in re.findall(r"[()]|[^\s()]+", text.lower()):
         if tok == "(":
             stack.append([])
@@ -668,7 +683,7 @@ def _sexp(text: str) -> list[Any]:
     return stack[0]
 
 
-def _atoms(terms: list[Any]) -> tuple[list[str], list[str]]:
+def _atoms(terms: list[_Term]) -> tuple[list[str], list[str]]:
     """The positive and negated atoms of a conjunction (or effect list)."""
     pos: list[str] = []
     neg: list[str] = []
@@ -814,7 +829,7 @@ class ControlledBackend(ControlledModel):
     name = "controlled"
     family = "sqbcp"
 
-    def __init__(self, model: str = "sqbcp", *, tasks: Iterable[Any] | None = None,
+    def __init__(self, model: str = "sqbcp", *, tasks: Iterable[HiddenTask] | None = None,
                  datasets: str | Iterable[str] = DATASETS, data_dir: str | None = None,
                  limit: int | None = None, **_: object) -> None:
         self.settings = Settings.parse(model)

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TypedDict
 
+from veriplan.core.jsonvalue import JSONValue
 from veriplan.methods.sqbcp.world import SAT, UNK, VIOL, Effects, World
 
 LABELS = (SAT, VIOL, UNK)
@@ -34,7 +35,8 @@ HYPOTHESIS = {
 }
 
 
-def hypotheses_schema(k: int) -> dict[str, Any]:
+def hypotheses_schema(k: int) -> dict[str, JSONValue]:
+    """The JSON schema of an answer of at most ``k`` hypotheses."""
     return {"type": "object", "required": ["hypotheses"], "properties": {
         "hypotheses": {"type": "array", "items": HYPOTHESIS, "maxItems": k}}}
 
@@ -49,6 +51,28 @@ class Precondition:
     label: str
     claimed: str = UNK
     how: str = ""
+
+
+class PreconditionDict(TypedDict):
+    """A precondition as :meth:`Hypothesis.to_dict` shows it."""
+
+    text: str
+    subject: str
+    label: str
+    claimed: str
+    how: str
+
+
+class HypothesisDict(TypedDict):
+    """:meth:`Hypothesis.to_dict`: a hypothesis as SQ-BCP's transcript keeps it
+    (``effects`` in words: :meth:`~veriplan.methods.sqbcp.world.Effects.summary`)."""
+
+    action: str
+    steps: list[str]
+    score: float
+    completes_goal: bool
+    pre: list[PreconditionDict]
+    effects: str
 
 
 @dataclass(frozen=True)
@@ -84,7 +108,7 @@ class Hypothesis:
                                if w.value(p.text, p.subject) is not None else ""))
         return replace(self, pre=tuple(pre))
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> HypothesisDict:
         return {"action": self.action, "steps": list(self.steps), "score": round(self.score, 4),
                 "completes_goal": self.completes_goal,
                 "pre": [{"text": p.text, "subject": p.subject, "label": p.label,
@@ -103,14 +127,15 @@ class NotAHypothesis(ValueError):
     """A model answer item that is not a hypothesis (counted, the run goes on)."""
 
 
-def _str(x: Any, what: str) -> str:
+def _str(x: object, what: str) -> str:
     if not isinstance(x, str) or not x.strip():
         raise NotAHypothesis(f"{what} is not a non-empty string")
     return " ".join(x.split())
 
 
-def read(item: Any) -> Hypothesis:
-    """A hypothesis from one item of the model's answer."""
+def read(item: JSONValue) -> Hypothesis:
+    """A hypothesis from one item of the model's answer (a JSON value: anything
+    but an object of the expected form is a :class:`NotAHypothesis`)."""
     if not isinstance(item, Mapping):
         raise NotAHypothesis("not an object")
     action = _str(item.get("action"), "action")
@@ -142,7 +167,7 @@ def read(item: Any) -> Hypothesis:
                       steps=(action,), completes_goal=eff.get("completes_goal") is True)
 
 
-def read_all(value: Any, limit: int) -> tuple[list[Hypothesis], list[str]]:
+def read_all(value: JSONValue, limit: int) -> tuple[list[Hypothesis], list[str]]:
     """The hypotheses of an answer (at most ``limit``) and why items were not."""
     items = value.get("hypotheses") if isinstance(value, Mapping) else value
     if isinstance(items, Mapping):

@@ -14,7 +14,7 @@ import itertools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from veriplan.core.verdict import Scope, Verdict
 from veriplan.llm.client import LLM
@@ -49,7 +49,11 @@ from veriplan.methods.sqbcp.world import (
 from veriplan.methods.templates import renderer
 
 if TYPE_CHECKING:
+    import numpy as np
+
+    from veriplan.core.jsonvalue import JSONValue
     from veriplan.domains.hidden import HiddenTask
+    from veriplan.domains.hidden.task import Answer
 
 
 
@@ -76,12 +80,12 @@ class _Search:
         self.learned: dict[str, bool] = {}
         self.signatures: set[str] = set()
         self.order = itertools.count()
-        self.rejected: list[dict[str, Any]] = []
+        self.rejected: list[dict[str, list[str]]] = []  # plan (steps), why
         self.expansions = 0
         self.substitutions: list[dict[str, str]] = []
         self.unanswered: set[str] = set()
-        self.answers: list[dict[str, Any]] = []
-        self.asked: dict[str, Any] = {}  # question -> the oracle's answer (asked once)
+        self.answers: list[dict[str, str | list[str]]] = []
+        self.asked: dict[str, Answer] = {}  # question -> the oracle's answer (asked once)
         self.established = 0  # bridges composed in (``tally.bridges`` counts those tried)
         self.need_sets: set[frozenset[str]] = set()  # backward: need-sets already generated
 
@@ -545,7 +549,7 @@ def make_distance(config: Config) -> tuple[Distance, str]:
         use = "minilm" if embeddings.available() else "lexical"
     if use == "minilm":
         encoder = embeddings.Encoder.load()
-        memo: dict[str, Any] = {}
+        memo: dict[str, np.ndarray] = {}
 
         def d_s(a: str, b: str) -> float:
             missing = [t for t in (a, b) if t not in memo]
@@ -621,7 +625,7 @@ def finish(run: Run, search: _Search, req: Request, plan: list[str], accepted: b
     t = search.tally
     hidden = req.hidden
     violations = judged.get("violations", [])
-    metrics: dict[str, Any] = {
+    metrics: dict[str, JSONValue] = {
         **judged, "no_plan": not plan, "ablation": "none", "accepted": accepted,
         "stop": stop, "violations": violations,
         "violated": bool(judged.get("violated")), "hypotheses": t.proposed,

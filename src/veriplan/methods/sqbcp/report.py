@@ -18,11 +18,11 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
 
 from veriplan.bench.plotting import pyplot, save_figure
 from veriplan.bench.stats import PairedComparison, mcnemar, wilson_interval
 from veriplan.bench.store import UnitRecord
+from veriplan.core.jsonvalue import JSONValue
 from veriplan.domains.hidden.metrics import judgement
 from veriplan.errors import RecordError
 from veriplan.methods import ReportSection
@@ -30,7 +30,7 @@ from veriplan.methods import ReportSection
 OWN_TASKS = ("sqbcp_recipes", "sqbcp_howto")
 
 
-def _metrics(r: UnitRecord) -> dict[str, Any]:
+def _metrics(r: UnitRecord) -> dict[str, JSONValue]:
     return r.result_dict().get("metrics", {}) if r.result else {}
 
 
@@ -271,8 +271,8 @@ def pairs(records: list[UnitRecord]) -> list[Pair]:
     return out
 
 
-def _by_hidden(ms: list[dict[str, Any]]) -> dict[int, HiddenCell]:
-    cells: dict[int, list[dict[str, Any]]] = defaultdict(list)
+def _by_hidden(ms: list[dict[str, JSONValue]]) -> dict[int, HiddenCell]:
+    cells: dict[int, list[dict[str, JSONValue]]] = defaultdict(list)
     for m in ms:
         if m.get("hidden") is not None:
             cells[int(m["hidden"])].append(m)
