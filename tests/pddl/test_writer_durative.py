@@ -6,7 +6,6 @@ reads the original."""
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import warnings
@@ -17,7 +16,7 @@ import pytest
 from veriplan.pddl.ast import DURATION, DurativeAction
 from veriplan.pddl.parser import parse_domain, parse_problem, read_domain, read_problem
 from veriplan.pddl.writer import domain_to_pddl, problem_to_pddl
-from veriplan.verify.val import ValTool, ValUnavailable, find_val
+from veriplan.verify.val import ValTool
 
 EVERY_PART = """
 (define (domain every-part)
@@ -96,16 +95,6 @@ def test_every_temporal_ipc_domain_is_written_and_read_back(temporal):
         text = domain_to_pddl(d)
         assert "(:durative-action " in text, f
         assert parse_domain(text) == d, f
-
-
-@pytest.fixture(scope="module")
-def val() -> ValTool:
-    try:
-        return find_val()
-    except ValUnavailable as exc:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"CI installs VAL (the dev extra): {exc}")
-        pytest.skip(f"VAL cannot be used here: {exc}")
 
 
 def _val_reads(val: ValTool, domain: Path) -> bool:

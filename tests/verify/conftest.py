@@ -4,13 +4,10 @@ batch tests' fresh caches."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from veriplan.pddl.task import clear_domain_cache
 from veriplan.verify import batch, task_cache
-from veriplan.verify.val import ValTool, ValUnavailable, find_val
 
 
 @pytest.fixture
@@ -21,16 +18,6 @@ def fresh_batch_caches():
     clear_domain_cache()
     yield
     batch.clear_caches()
-
-
-@pytest.fixture(scope="session")
-def val() -> ValTool:
-    try:
-        return find_val()
-    except ValUnavailable as exc:
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"CI installs VAL (the dev extra): {exc}")
-        pytest.skip(f"VAL cannot be used here: {exc}")
 
 
 @pytest.fixture
