@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, TypedDict, TypeVar, overload
 from veriplan.core.jsonvalue import JSONValue
 from veriplan.core.verdict import Scope
 from veriplan.methods.failures import Failure, check_failure
-from veriplan.methods.records import Entry, EntryDict, Signal, SignalDict
+from veriplan.methods.records import Entry, Signal
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -108,36 +108,13 @@ class SolveResult:
         stored "verified" says)."""
         return f"verified {self.scope.describes}" if self.verified else "not verified"
 
-    def to_dict(self) -> SolveResultDict:
+    def to_dict(self) -> dict[str, JSONValue]:
+        """What the run store keeps of the result: its fields as JSON values
+        (``scope`` and ``failure`` as their values)."""
         d = asdict(self)
         d["scope"] = self.scope.value
         d["failure"] = self.failure.value if self.failure is not None else None
-        return d  # type: ignore[return-value]
-
-
-class SolveResultDict(TypedDict):
-    """:meth:`SolveResult.to_dict`: what the run store keeps of a result
-    (``scope`` and ``failure`` as their values)."""
-
-    method: str
-    verified: bool
-    plan: list[str]
-    attempts: int
-    llm_calls: int
-    tokens: int
-    seconds: float
-    backend: str
-    model: str
-    solved_by: str | None
-    cost: float | None
-    cache_hits: int
-    last_diagnosis: str
-    transcript: list[EntryDict]
-    signals: list[SignalDict]
-    failure: str | None
-    metrics: dict[str, JSONValue]
-    scope: str
-    credit: str
+        return d
 
 
 class Usage(TypedDict):
